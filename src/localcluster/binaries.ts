@@ -1,0 +1,188 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ControlPlaneBuildError } from './errors.js';
+import { withDirectoryLock } from './lock.js';
+import { cacheRoot, repositoryRoot } from './paths.js';
+import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
+
+/** Absolute paths of the control-plane executables. */
+export interface ControlPlaneBinaries {
+  readonly kubeApiServer: string;
+  readonly etcd: string;
+  readonly kubectl: string;
+}
+
+export interface EnsureBinariesOptions {
+  /** Progress lines for a person watching ("building kube-apiserver … 2m10s"). */
+  readonly onProgress?: (line: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+interface BinarySpec {
+  readonly name: keyof ControlPlaneBinaries;
+  readonly file: string;
+  readonly module: 'kubernetes' | 'etcd';
+  readonly pkg: string;
+  readonly ldflags: string;
+}
+
+const versionLdflags = (() => {
+  const [major, minor] = KUBERNETES_VERSION.replace(/^v/, '').split('.');
+  const vars = {
+    gitVersion: KUBERNETES_VERSION,
+    gitMajor: major ?? '',
+    gitMinor: minor ?? '',
+    gitTreeState: 'clean',
+  };
+  // kube-apiserver reports component-base's version; kubectl's client half reads client-go's.
+  return ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']
+    .flatMap((pkg) => Object.entries(vars).map(([k, v]) => `-X ${pkg}.${k}=${v}`))
+    .join(' ');
+})();
+
+const SPECS: readonly BinarySpec[] = [
+  {
+    name: 'etcd',
+    file: 'etcd',
+    module: 'etcd',
+    pkg: 'go.etcd.io/etcd/server/v3',
+    ldflags: '-s -w',
+  },
+  {
+    name: 'kubeApiServer',
+    file: 'kube-apiserver',
+    module: 'kubernetes',
+    pkg: 'k8s.io/kubernetes/cmd/kube-apiserver',
+    ldflags: `-s -w ${versionLdflags}`,
+  },
+  {
+    name: 'kubectl',
+    file: 'kubectl',
+    module: 'kubernetes',
+    pkg: 'k8s.io/kubernetes/cmd/kubectl',
+    ldflags: `-s -w ${versionLdflags}`,
+  },
+];
+
+/**
+ * Builds kube-apiserver, kubectl and etcd from the Go wrapper modules in test/controlplane/
+ * into a cache outside the clone, once: later calls (and other checkouts) reuse them. The
+ * cache folder is named after the versions and a hash of the wrapper modules, so changing a
+ * go.mod builds afresh. Builds run under a lock so parallel callers do not build twice.
+ */
+export async function ensureControlPlaneBinaries(
+  options: EnsureBinariesOptions = {},
+): Promise<ControlPlaneBinaries> {
+  const progress = options.onProgress ?? (() => undefined);
+  const modulesDir = join(repositoryRoot(), 'test', 'controlplane');
+  const fingerprint = await fingerprintModules(modulesDir);
+  const binDir = join(
+    cacheRoot(),
+    'controlplane',
+    `${KUBERNETES_VERSION}-etcd${ETCD_VERSION}-${fingerprint}`,
+  );
+  const paths = Object.fromEntries(
+    SPECS.map((s) => [s.name, join(binDir, s.file)]),
+  ) as unknown as ControlPlaneBinaries;
+  if (SPECS.every((s) => existsSync(join(binDir, s.file)))) return paths;
+
+  assertGoAvailable();
+  await mkdir(binDir, { recursive: true });
+  await withDirectoryLock(
+    join(binDir, '.lock'),
+    {
+      signal: options.signal,
+      onWait: (pid) => progress(`waiting for process ${pid}, which is building the control plane`),
+    },
+    async () => {
+      for (const spec of SPECS) {
+        const out = join(binDir, spec.file);
+        if (existsSync(out)) continue;
+        await goBuild(spec, join(modulesDir, spec.module), out, progress, options.signal);
+      }
+    },
+  );
+  return paths;
+}
+
+function assertGoAvailable(): void {
+  const probe = spawnSync('go', ['version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    throw new ControlPlaneBuildError(
+      'The Go toolchain (go >= 1.24) is needed once to build kube-apiserver, kubectl and etcd ' +
+        'for the local control plane, but `go version` failed' +
+        (probe.error ? ` (${probe.error.message})` : `: ${probe.stderr}`) +
+        '. Install Go and make sure `go` is on PATH, then run the command again.',
+      'go',
+    );
+  }
+}
+
+async function fingerprintModules(modulesDir: string): Promise<string> {
+  const hash = createHash('sha256');
+  for (const mod of ['kubernetes', 'etcd']) {
+    for (const file of ['go.mod', 'go.sum']) {
+      hash.update(await readFile(join(modulesDir, mod, file)));
+    }
+  }
+  for (const spec of SPECS) hash.update(spec.ldflags);
+  return hash.digest('hex').slice(0, 12);
+}
+
+async function goBuild(
+  spec: BinarySpec,
+  moduleDir: string,
+  out: string,
+  progress: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const tmp = `${out}.partial-${process.pid}`;
+  const started = Date.now();
+  progress(`building ${spec.file} from ${spec.pkg} (first run only; takes minutes)…`);
+  const child = spawn(
+    'go',
+    ['build', '-trimpath', `-ldflags=${spec.ldflags}`, '-o', tmp, spec.pkg],
+    {
+      cwd: moduleDir,
+      env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal,
+    },
+  );
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    const text = chunk.toString();
+    output = (output + text).slice(-20_000);
+    for (const line of text.split('\n')) if (line.startsWith('go: downloading')) progress(line);
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const heartbeat = setInterval(() => {
+    progress(`  still building ${spec.file}… ${Math.round((Date.now() - started) / 1000)}s`);
+  }, 30_000);
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    if (code !== 0) {
+      await rm(tmp, { force: true });
+      throw new ControlPlaneBuildError(
+        `go build of ${spec.file} (${spec.pkg}) in ${moduleDir} failed with exit code ${code}. ` +
+          'If the installed Go cannot compile this Kubernetes release, see ' +
+          'test/controlplane/README.md for the supported pairs.\n' +
+          output,
+        spec.file,
+        output,
+      );
+    }
+  } finally {
+    clearInterval(heartbeat);
+  }
+  await rename(tmp, out);
+  await writeFile(`${out}.built`, `${new Date().toISOString()} in ${Date.now() - started} ms\n`);
+  progress(`built ${spec.file} in ${Math.round((Date.now() - started) / 1000)}s`);
+}
