@@ -13,13 +13,16 @@ const swc = [
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
-  // Sources import siblings as `./x.js` (NodeNext); jest resolves the .ts file.
+  // Sources import siblings as `./x.ts` (tsc rewrites to .js on build); older `./x.js`
+  // specifiers are mapped to their .ts source.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
 };
 
 /** @type {import('jest').Config} */
 export default {
+  // Integration tests wait on a real apiserver; the limit is a hang guard, not a timing check.
+  testTimeout: 60_000,
   projects: [
     {
       ...common,
@@ -32,7 +35,6 @@ export default {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
-      testTimeout: 120_000,
     },
   ],
 };

@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ControlPlaneBuildError } from './errors.js';
-import { withDirectoryLock } from './lock.js';
-import { cacheRoot, repositoryRoot } from './paths.js';
-import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
+import { ControlPlaneBuildError } from './errors.ts';
+import { withDirectoryLock } from './lock.ts';
+import { cacheRoot, repositoryRoot } from './paths.ts';
+import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.ts';
 
 /** Absolute paths of the control-plane executables. */
 export interface ControlPlaneBinaries {

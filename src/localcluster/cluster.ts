@@ -8,14 +8,14 @@ import {
   generateRsaKeyPair,
   issueCertificate,
   type CertificateAuthority,
-} from '../pki/index.js';
-import { ensureControlPlaneBinaries, type ControlPlaneBinaries } from './binaries.js';
-import { ControlPlaneStartError } from './errors.js';
-import { probe, type ProbeTls } from './http.js';
-import { writeUserKubeconfig, type UserCredentials } from './kubeconfig.js';
-import { freeLoopbackPort } from './ports.js';
-import { startProcess, tailFile, type ManagedProcess } from './process.js';
-import { forgetCluster, reapOrphanedClusters, recordCluster } from './registry.js';
+} from '../pki/index.ts';
+import { ensureControlPlaneBinaries, type ControlPlaneBinaries } from './binaries.ts';
+import { ControlPlaneStartError } from './errors.ts';
+import { probe, type ProbeTls } from './http.ts';
+import { writeUserKubeconfig, type UserCredentials } from './kubeconfig.ts';
+import { freeLoopbackPort } from './ports.ts';
+import { startProcess, tailFile, type ManagedProcess } from './process.ts';
+import { forgetCluster, reapOrphanedClusters, recordCluster } from './registry.ts';
 
 export interface LocalClusterOptions {
   /** Prebuilt binaries; built (or found in the cache) when absent. */

@@ -8,8 +8,8 @@ export {
   type LocalCluster,
   type LocalClusterInfo,
   type LocalClusterOptions,
-} from './cluster.js';
-export { ensureControlPlaneBinaries, type ControlPlaneBinaries } from './binaries.js';
-export { writeUserKubeconfig, type UserCredentials } from './kubeconfig.js';
-export { ControlPlaneBuildError, ControlPlaneStartError } from './errors.js';
-export { KUBERNETES_VERSION, ETCD_VERSION } from './versions.js';
+} from './cluster.ts';
+export { ensureControlPlaneBinaries, type ControlPlaneBinaries } from './binaries.ts';
+export { writeUserKubeconfig, type UserCredentials } from './kubeconfig.ts';
+export { ControlPlaneBuildError, ControlPlaneStartError } from './errors.ts';
+export { KUBERNETES_VERSION, ETCD_VERSION } from './versions.ts';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
-import { issueCertificate, type CertificateAuthority } from '../pki/index.js';
+import { issueCertificate, type CertificateAuthority } from '../pki/index.ts';
 
 export interface UserCredentials {
   readonly name: string;

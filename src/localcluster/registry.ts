@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAlive } from './lock.js';
-import { killGroup } from './process.js';
-import { cacheRoot } from './paths.js';
+import { isAlive } from './lock.ts';
+import { killGroup } from './process.ts';
+import { cacheRoot } from './paths.ts';
 
 /**
  * A record of every running local cluster (owner pid, component pids, work dir) under

@@ -21,4 +21,4 @@ export {
   type IssuedCertificate,
   type KeyPairPem,
   type CertificateUsage,
-} from './certificates.js';
+} from './certificates.ts';
