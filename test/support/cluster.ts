@@ -105,7 +105,7 @@ export async function kubectl(
       ['--kubeconfig', options.kubeconfig ?? info.kubeconfigPath, ...args],
       { env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 60_000 },
       (err, stdout, stderr) => {
-        if (err && typeof err.code !== 'number') return reject(err);
+        if (err && typeof err.code !== 'number') return reject(new Error(err.message));
         resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
       },
     );

@@ -14,7 +14,7 @@ export async function waitFor<T>(
   for (;;) {
     try {
       const value = await condition();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch (err) {
       lastError = err;
     }
