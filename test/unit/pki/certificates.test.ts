@@ -1,0 +1,65 @@
+import { describe, expect, it } from '@jest/globals';
+import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
+import {
+  certificateNotAfter,
+  createCertificateAuthority,
+  issueCertificate,
+} from '../../../src/pki/index.ts';
+
+describe('pki', () => {
+  const ca = createCertificateAuthority({ commonName: 'test-ca' });
+
+  it('creates a self-signed CA that can sign', () => {
+    const cert = new X509Certificate(ca.certPem);
+    expect(cert.ca).toBe(true);
+    expect(cert.subject).toBe('CN=test-ca');
+    expect(cert.verify(cert.publicKey)).toBe(true);
+    // The key in the bundle belongs to the certificate.
+    expect(cert.checkPrivateKey(createPrivateKey(ca.keyPem))).toBe(true);
+  });
+
+  it('issues a server certificate with the requested names, verifiable by the CA', () => {
+    const leaf = issueCertificate(ca, {
+      commonName: 'webhook',
+      dnsNames: ['webhook.ns.svc', 'localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server',
+      validityMs: 60_000,
+    });
+    const cert = new X509Certificate(leaf.certPem);
+    const caCert = new X509Certificate(ca.certPem);
+    expect(cert.ca).toBe(false);
+    expect(cert.checkIssued(caCert)).toBe(true);
+    expect(cert.verify(caCert.publicKey)).toBe(true);
+    expect(cert.checkHost('webhook.ns.svc')).toBe('webhook.ns.svc');
+    expect(cert.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    expect(cert.checkHost('other.example')).toBeUndefined();
+    expect(cert.keyUsage).toContain('1.3.6.1.5.5.7.3.1'); // serverAuth
+    expect(cert.keyUsage).not.toContain('1.3.6.1.5.5.7.3.2'); // clientAuth
+    const notAfter = certificateNotAfter(leaf.certPem).getTime();
+    expect(Math.abs(notAfter - leaf.notAfter.getTime())).toBeLessThan(1000);
+    expect(notAfter - Date.now()).toBeLessThanOrEqual(60_000);
+  });
+
+  it('issues client certificates whose organizations are the Kubernetes groups', () => {
+    const leaf = issueCertificate(ca, {
+      commonName: 'alice',
+      organizations: ['devs', 'system:masters'],
+      usage: 'client',
+    });
+    const cert = new X509Certificate(leaf.certPem);
+    expect(cert.subject.split('\n')).toEqual(['CN=alice', 'O=devs', 'O=system:masters']);
+    expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
+    expect(createPublicKey(leaf.keyPem).export({ format: 'pem', type: 'spki' })).toBe(
+      cert.publicKey.export({ format: 'pem', type: 'spki' }),
+    );
+  });
+
+  it('does not verify a certificate against a different CA', () => {
+    const other = createCertificateAuthority({ commonName: 'other-ca' });
+    const leaf = issueCertificate(ca, { commonName: 'x', usage: 'server' });
+    expect(
+      new X509Certificate(leaf.certPem).verify(new X509Certificate(other.certPem).publicKey),
+    ).toBe(false);
+  });
+});
