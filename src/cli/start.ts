@@ -1,0 +1,134 @@
+import { existsSync } from 'node:fs';
+import * as k8s from '@kubernetes/client-node';
+import { KUBERNETES_VERSION, startLocalCluster } from '../localcluster/index.ts';
+import type { StartOptions } from './args.ts';
+import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
+
+/** Where the command writes: lines for a person, not structured logs. */
+export interface Console {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export class ClusterConnectionError extends Error {
+  override readonly name = 'ClusterConnectionError';
+}
+
+const VERSION_TIMEOUT_MS = 10_000;
+
+/**
+ * `npm start`: with a cluster configured, checks the connection and reports the server
+ * version; without one, runs the embedded local control plane until `signal` aborts.
+ * Resolves with the process exit code.
+ */
+export async function runStart(
+  options: StartOptions,
+  io: Console,
+  signal: AbortSignal,
+): Promise<number> {
+  const source = chooseClusterSource(options);
+  if (source.kind === 'local') return runLocal(io, signal);
+  const kc = loadKubeConfig(source);
+  const version = await serverVersion(kc, describeSource(source, kc));
+  io.out(`Connected to ${kc.getCurrentCluster()?.server ?? '?'} (${describeSource(source, kc)}).`);
+  io.out(`Server version: ${version}`);
+  return 0;
+}
+
+function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  if (source.kind === 'in-cluster') {
+    kc.loadFromCluster();
+    return kc;
+  }
+  if (!existsSync(source.path)) {
+    throw new ClusterConnectionError(
+      `kubeconfig ${source.path} (from ${source.origin}) does not exist. ` +
+        'Point --kubeconfig or KUBECONFIG at an existing file, or run `npm start -- --local` ' +
+        'for the embedded control plane.',
+    );
+  }
+  try {
+    kc.loadFromFile(source.path);
+  } catch (err) {
+    throw new ClusterConnectionError(
+      `kubeconfig ${source.path} (from ${source.origin}) cannot be read: ${(err as Error).message}`,
+    );
+  }
+  if (!kc.getCurrentCluster()) {
+    throw new ClusterConnectionError(
+      `kubeconfig ${source.path} (from ${source.origin}) has no current context with a cluster; ` +
+        'set one with `kubectl config use-context <name>`.',
+    );
+  }
+  return kc;
+}
+
+function describeSource(source: ClusterSource, kc: k8s.KubeConfig): string {
+  if (source.kind === 'kubeconfig') {
+    return `context "${kc.getCurrentContext()}" of ${source.path}, from ${source.origin}`;
+  }
+  return source.kind === 'in-cluster' ? 'in-cluster service account' : 'local control plane';
+}
+
+async function serverVersion(kc: k8s.KubeConfig, where: string): Promise<string> {
+  const api = kc.makeApiClient(k8s.VersionApi);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const info = await Promise.race([
+      api.getCode(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${VERSION_TIMEOUT_MS / 1000} s`)),
+          VERSION_TIMEOUT_MS,
+        );
+      }),
+    ]);
+    return info.gitVersion;
+  } catch (err) {
+    throw new ClusterConnectionError(
+      `cannot reach the Kubernetes API at ${kc.getCurrentCluster()?.server ?? '?'} (${where}): ` +
+        `${describeError(err)}. Check that the cluster is up and the credentials are valid, ` +
+        'or run `npm start -- --local` for the embedded control plane.',
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runLocal(io: Console, signal: AbortSignal): Promise<number> {
+  io.err('No kubeconfig found: starting the embedded local control plane.');
+  const started = Date.now();
+  const cluster = await startLocalCluster({ onProgress: (line) => io.err(`  ${line}`), signal });
+  try {
+    io.out('');
+    io.out(
+      `Planwright local control plane is up (${((Date.now() - started) / 1000).toFixed(1)} s).`,
+    );
+    io.out(`  API server:  ${cluster.server} (Kubernetes ${KUBERNETES_VERSION})`);
+    io.out(`  kubeconfig:  ${cluster.kubeconfigPath}`);
+    io.out('Try it from another terminal:');
+    io.out(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
+    io.out(`  ${cluster.binaries.kubectl} get namespaces`);
+    io.out('Press Ctrl-C to stop; the control plane and its files are removed.');
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    io.err('Stopping the local control plane…');
+    return 0;
+  } finally {
+    await cluster.stop();
+    io.err('Stopped.');
+  }
+}
+
+/** undici reports "fetch failed" and hides the reason (ECONNREFUSED, a TLS error…) in `cause`. */
+function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err; e instanceof Error && parts.length < 4; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    parts.push(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
+  }
+  return parts.length > 0 ? parts.join(': ') : String(err);
+}

@@ -1,0 +1,89 @@
+// `npm start` as a user runs it: the real entry point in a child process.
+import { describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cacheRoot } from '../../src/localcluster/paths.ts';
+import { kubectl, testCluster } from '../support/cluster.ts';
+import { waitFor } from '../support/wait.ts';
+
+interface Run {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exited: Promise<number | null>;
+}
+
+function start(args: string[], env: NodeJS.ProcessEnv): Run {
+  const child = spawn(
+    process.execPath,
+    ['--import', './scripts/register-ts.mjs', 'src/main.ts', ...args],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const run: Run = {
+    child,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+  };
+  child.stdout?.on('data', (c: Buffer) => (run.stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (run.stderr += c.toString()));
+  return run;
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('npm start', () => {
+  it('with a reachable kubeconfig, prints the server version and exits 0', async () => {
+    const run = start(['--kubeconfig', testCluster().kubeconfigPath], process.env);
+    expect(await run.exited).toBe(0);
+    expect(run.stdout).toMatch(/Server version: v1\.34\.\d+/);
+  });
+
+  it('with a kubeconfig that does not exist, names it and exits 1', async () => {
+    const run = start([], { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr).toContain(
+      'kubeconfig /nonexistent/kubeconfig (from KUBECONFIG) does not exist',
+    );
+  });
+
+  it('without any kubeconfig, runs the local control plane until SIGINT and then cleans up', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'pw-home-'));
+    // A fresh HOME has no ~/.kube/config; keep the binary cache of this run, though.
+    const env = { ...process.env, HOME: home, PLANWRIGHT_CACHE_DIR: cacheRoot() };
+    delete env['KUBECONFIG'];
+    delete env['KUBERNETES_SERVICE_HOST'];
+    const run = start([], env);
+    await waitFor('the local control plane to be announced', () => run.stdout.includes('Ctrl-C'), {
+      timeoutMs: 60_000,
+    });
+    const kubeconfig = /export KUBECONFIG=(\S+)/.exec(run.stdout)?.[1] ?? '';
+    const res = await kubectl(['get', 'namespace', 'default', '-o', 'name'], { kubeconfig });
+    expect(res.stdout.trim()).toBe('namespace/default');
+    const pids = (await import('node:child_process'))
+      .execFileSync('pgrep', ['-f', kubeconfig.replace(/\/admin\.kubeconfig$/, '')], {
+        encoding: 'utf8',
+      })
+      .trim()
+      .split('\n')
+      .map(Number);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.stderr).toContain('Stopped.');
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+  });
+});
