@@ -62,7 +62,11 @@ describe('npm start', () => {
   it('without any kubeconfig, runs the local control plane until SIGINT and then cleans up', async () => {
     const home = await mkdtemp(join(tmpdir(), 'pw-home-'));
     // A fresh HOME has no ~/.kube/config; keep the binary cache of this run, though.
-    const env = { ...process.env, HOME: home, PLANWRIGHT_CACHE_DIR: cacheRoot() };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HOME: home,
+      PLANWRIGHT_CACHE_DIR: cacheRoot(),
+    };
     delete env['KUBECONFIG'];
     delete env['KUBERNETES_SERVICE_HOST'];
     const run = start([], env);
