@@ -23,6 +23,7 @@ const common = {
 export default {
   // Integration tests wait on a real apiserver; the limit is a hang guard, not a timing check.
   testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
       ...common,
