@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ControlPlaneBuildError } from './errors.ts';
 import { withDirectoryLock } from './lock.ts';
@@ -98,6 +98,10 @@ export async function ensureControlPlaneBinaries(
       onWait: (pid) => progress(`waiting for process ${pid}, which is building the control plane`),
     },
     async () => {
+      // Partial outputs of a build that was killed: nobody else can be writing them now.
+      for (const entry of await readdir(binDir)) {
+        if (entry.includes('.partial-')) await rm(join(binDir, entry), { force: true });
+      }
       for (const spec of SPECS) {
         const out = join(binDir, spec.file);
         if (existsSync(out)) continue;
@@ -109,7 +113,7 @@ export async function ensureControlPlaneBinaries(
 }
 
 function assertGoAvailable(): void {
-  const probe = spawnSync('go', ['version'], { encoding: 'utf8' });
+  const probe = spawnSync('go', ['version'], { encoding: 'utf8', env: process.env });
   if (probe.error || probe.status !== 0) {
     throw new ControlPlaneBuildError(
       'The Go toolchain (go >= 1.24) is needed once to build kube-apiserver, kubectl and etcd ' +
