@@ -1,0 +1,48 @@
+/**
+ * The webhook server: one HTTPS server per replica hosting admission webhooks, health,
+ * readiness and metrics, with a certificate it manages itself (or reads from cert-manager's
+ * files). Knows nothing of KUDO: handlers are registered by the domain layer.
+ *
+ * @example
+ * const tls = new SelfManagedTls({ kubeConfig, namespace: 'planwright-system',
+ *   secretName: 'planwright-webhook-tls', serviceName: 'planwright-webhook',
+ *   mutatingConfigurations: ['planwright'], validatingConfigurations: ['planwright'], logger });
+ * const server = new WebhookServer({ port: 9443, tls, logger, registry });
+ * server.registerValidating('instances', (request) => allow());
+ * await server.start(signal);
+ */
+export { WebhookServer, type WebhookServerOptions } from './server.ts';
+export {
+  allow,
+  deny,
+  denyForbidden,
+  denyInternal,
+  denyInvalid,
+  patch,
+  toAdmissionResponse,
+  type AdmissionResult,
+  type JsonPatchOperation,
+  type ResultOptions,
+} from './admission/response.ts';
+export type { AdmissionContext, AdmissionHandler, WebhookType } from './admission/handler.ts';
+export {
+  parseAdmissionReview,
+  ADMISSION_REVIEW_V1,
+  type AdmissionOperation,
+  type AdmissionObject,
+  type AdmissionRequest,
+  type AdmissionResponse,
+  type AdmissionReviewResponse,
+  type AdmissionStatus,
+  type StatusCause,
+} from './admission/review.ts';
+export type { ReadinessCheck } from './routes/health.ts';
+export type { CertificateSource, ServingCertificate } from './tls/source.ts';
+export { StaticCertificateSource } from './tls/static.ts';
+export {
+  AdmissionInputError,
+  CaInjectionError,
+  HandlerTimeoutError,
+  ServerConfigError,
+  TlsError,
+} from './errors.ts';

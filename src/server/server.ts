@@ -1,0 +1,280 @@
+/**
+ * The one HTTPS server every replica runs: `/mutate/<name>`, `/validate/<name>`, `/healthz`,
+ * `/readyz`, `/metrics`. Handlers and readiness checks are registered from outside; the
+ * certificate comes from a {@link CertificateSource} and is swapped in place when it changes.
+ *
+ * @example
+ * const server = new WebhookServer({ port: 9443, tls, logger, registry: new Registry() });
+ * server.registerMutating('instances', instanceMutator);
+ * server.registerValidating('instances', instanceValidator);
+ * server.addReadinessCheck('caches-synced', () => cache.synced);
+ * const { port } = await server.start(rootSignal); // stops when rootSignal aborts
+ */
+import https from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
+import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { DEFAULT_BODY_LIMIT_BYTES } from './admission/body.ts';
+import type { AdmissionHandler, WebhookType } from './admission/handler.ts';
+import { admissionRoute } from './admission/route.ts';
+import { ServerConfigError, TlsError } from './errors.ts';
+import { ServerMetrics } from './metrics.ts';
+import {
+  healthzRoute,
+  ReadinessChecks,
+  readyzRoute,
+  type ReadinessCheck,
+} from './routes/health.ts';
+import type { CertificateSource, ServingCertificate } from './tls/source.ts';
+
+export interface WebhookServerOptions {
+  /** TCP port; 0 picks a free one (tests). */
+  readonly port: number;
+  /** Interface to bind; default all interfaces. */
+  readonly host?: string;
+  readonly tls: CertificateSource;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  /**
+   * Deadline for one handler call. Default 5 s: well under the apiserver's default webhook
+   * timeout of 10 s, so the apiserver gets our reasoned denial rather than its own timeout.
+   */
+  readonly handlerTimeoutMs?: number;
+  /** Default 7 MiB, as controller-runtime. */
+  readonly bodyLimitBytes?: number;
+  /** Time allowed to receive request headers. Default 10 s. */
+  readonly headersTimeoutMs?: number;
+  /** Time allowed to receive a whole request. Default 30 s. */
+  readonly requestTimeoutMs?: number;
+  /**
+   * Idle keep-alive time. Default 120 s: longer than Go's 90 s idle timeout, so the apiserver
+   * closes idle connections first and never sends a POST on one we are closing (a POST is
+   * not retried).
+   */
+  readonly keepAliveTimeoutMs?: number;
+  /** How long stop waits for in-flight requests before cutting connections. Default 5 s. */
+  readonly shutdownGraceMs?: number;
+}
+
+const NAME_PATTERN = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
+
+export class WebhookServer {
+  private readonly options: Required<Omit<WebhookServerOptions, 'host'>> & { host?: string };
+  private readonly handlers: Record<WebhookType, Map<string, AdmissionHandler>> = {
+    mutating: new Map(),
+    validating: new Map(),
+  };
+  private readonly readiness = new ReadinessChecks();
+  private readonly metrics: ServerMetrics;
+  private readonly stopController = new AbortController();
+  private server: https.Server | undefined;
+  private stopped: Promise<void> | undefined;
+
+  constructor(options: WebhookServerOptions) {
+    const positive = (setting: keyof WebhookServerOptions, value: number): number => {
+      if (!Number.isFinite(value) || value <= 0) {
+        throw new ServerConfigError(`must be a positive number, got ${value}`, setting);
+      }
+      return value;
+    };
+    if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+      throw new ServerConfigError(`must be an integer 0-65535, got ${options.port}`, 'port');
+    }
+    if (!options.tls) throw new ServerConfigError('a certificate source is required', 'tls');
+    if (!options.logger) throw new ServerConfigError('a pino logger is required', 'logger');
+    if (!options.registry)
+      throw new ServerConfigError('a prom-client Registry is required', 'registry');
+    this.options = {
+      ...options,
+      handlerTimeoutMs: positive('handlerTimeoutMs', options.handlerTimeoutMs ?? 5_000),
+      bodyLimitBytes: positive(
+        'bodyLimitBytes',
+        options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      ),
+      headersTimeoutMs: positive('headersTimeoutMs', options.headersTimeoutMs ?? 10_000),
+      requestTimeoutMs: positive('requestTimeoutMs', options.requestTimeoutMs ?? 30_000),
+      keepAliveTimeoutMs: positive('keepAliveTimeoutMs', options.keepAliveTimeoutMs ?? 120_000),
+      shutdownGraceMs: positive('shutdownGraceMs', options.shutdownGraceMs ?? 5_000),
+    };
+    this.metrics = new ServerMetrics(options.registry);
+    for (const [name, check] of Object.entries(options.tls.readinessChecks())) {
+      this.readiness.add(name, check);
+    }
+  }
+
+  /** Serves `handler` at `/mutate/<name>`. */
+  registerMutating(name: string, handler: AdmissionHandler): void {
+    this.register('mutating', name, handler);
+  }
+
+  /** Serves `handler` at `/validate/<name>`; it must not return a patch. */
+  registerValidating(name: string, handler: AdmissionHandler): void {
+    this.register('validating', name, handler);
+  }
+
+  /** `/readyz` answers 200 only while every check returns true. */
+  addReadinessCheck(name: string, check: ReadinessCheck): void {
+    this.readiness.add(name, check);
+  }
+
+  /** The bound port, once started. */
+  get port(): number {
+    const address = this.server?.address();
+    if (!address || typeof address === 'string') {
+      throw new ServerConfigError('the server is not listening', 'port');
+    }
+    return address.port;
+  }
+
+  /**
+   * Starts the certificate source, waits for its first certificate, then listens. Stops
+   * (gracefully) when `signal` aborts; {@link stop} does the same and can be awaited.
+   */
+  async start(signal: AbortSignal): Promise<{ port: number }> {
+    if (this.server) throw new ServerConfigError('start was already called', 'start');
+    if (signal.aborted) throw new ServerConfigError('the signal is already aborted', 'start');
+    const tls = this.options.tls;
+    tls.start(AbortSignal.any([signal, this.stopController.signal]));
+    const first = await firstCertificate(
+      tls,
+      AbortSignal.any([signal, this.stopController.signal]),
+    );
+    this.metrics.certificateLoaded(first.notAfter);
+
+    const server = https.createServer({
+      ...secureContext(first),
+      minVersion: 'TLSv1.2',
+      keepAlive: true,
+      headersTimeout: this.options.headersTimeoutMs,
+      requestTimeout: this.options.requestTimeoutMs,
+    });
+    server.keepAliveTimeout = this.options.keepAliveTimeoutMs;
+    server.on('request', this.app());
+    server.on('tlsClientError', (err) => {
+      this.options.logger.debug({ err: err.message }, 'TLS handshake failed');
+    });
+    server.on('clientError', (err, socket) => {
+      // Malformed HTTP: answer 400 if the socket is still writable, never crash.
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      this.options.logger.debug({ err: err.message }, 'malformed HTTP request');
+    });
+    tls.onCertificate((certificate) => {
+      try {
+        server.setSecureContext({ ...secureContext(certificate) });
+        this.metrics.certificateLoaded(certificate.notAfter);
+        this.options.logger.info(
+          { notAfter: certificate.notAfter.toISOString() },
+          'serving certificate swapped in',
+        );
+      } catch (err) {
+        this.options.logger.error({ err }, 'new serving certificate rejected; keeping the old one');
+      }
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (err) => this.options.logger.error({ err }, 'HTTPS server error'));
+    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    this.options.logger.info({ port: this.port }, 'webhook server listening');
+    return { port: this.port };
+  }
+
+  /** Stops accepting, lets in-flight requests finish (bounded by the grace), closes all. */
+  stop(): Promise<void> {
+    this.stopped ??= this.close();
+    return this.stopped;
+  }
+
+  private async close(): Promise<void> {
+    this.stopController.abort(new Error('webhook server stopping'));
+    const server = this.server;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => server.closeAllConnections(), this.options.shutdownGraceMs);
+    await closed;
+    clearTimeout(grace);
+  }
+
+  private register(type: WebhookType, name: string, handler: AdmissionHandler): void {
+    if (!NAME_PATTERN.test(name)) {
+      throw new ServerConfigError(
+        `"${name}" is not a valid webhook name (lowercase letters, digits, '-' and '.')`,
+        `${type} webhook name`,
+      );
+    }
+    if (typeof handler !== 'function') {
+      throw new ServerConfigError(`handler for "${name}" must be a function`, `${type} webhook`);
+    }
+    if (this.handlers[type].has(name)) {
+      throw new ServerConfigError(`"${name}" is already registered`, `${type} webhook name`);
+    }
+    this.handlers[type].set(name, handler);
+  }
+
+  private app(): express.Express {
+    const app = express();
+    app.disable('x-powered-by');
+    app.disable('etag');
+    const common = {
+      metrics: this.metrics,
+      logger: this.options.logger,
+      bodyLimitBytes: this.options.bodyLimitBytes,
+      handlerTimeoutMs: this.options.handlerTimeoutMs,
+      signal: this.stopController.signal,
+    };
+    app.post(
+      '/mutate/:name',
+      admissionRoute({ ...common, type: 'mutating', handlers: this.handlers.mutating }),
+    );
+    app.post(
+      '/validate/:name',
+      admissionRoute({ ...common, type: 'validating', handlers: this.handlers.validating }),
+    );
+    app.get('/healthz', healthzRoute());
+    app.get('/readyz', readyzRoute(this.readiness));
+    app.get('/metrics', (_req: Request, res: Response, next: NextFunction) => {
+      this.metrics.registry
+        .metrics()
+        .then((text) => res.type(this.metrics.registry.contentType).send(text))
+        .catch(next);
+    });
+    app.use((req: Request, res: Response) => {
+      req.resume();
+      res.status(404).json({ message: `no route for ${req.method} ${req.path}` });
+    });
+    app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      this.options.logger.error({ err }, 'unhandled error in a route');
+      if (!res.headersSent) res.status(500).json({ message: 'internal error' });
+    });
+    return app;
+  }
+}
+
+function secureContext(certificate: ServingCertificate): SecureContextOptions {
+  return { cert: certificate.certPem, key: certificate.keyPem };
+}
+
+function firstCertificate(
+  source: CertificateSource,
+  signal: AbortSignal,
+): Promise<ServingCertificate> {
+  const current = source.current();
+  if (current) return Promise.resolve(current);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void =>
+      reject(new TlsError('stopped before a serving certificate was loaded', 'certificate source'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    source.onCertificate((certificate) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(certificate);
+    });
+  });
+}
