@@ -1,0 +1,52 @@
+// Parse once, execute many: the compiled form of a template with its function map.
+
+import { execute } from './exec.js';
+import type { FuncTable, MissingKey } from './exec.js';
+import { builtins } from './funcs/builtins.js';
+import { kudoFuncs } from './funcs/kudo.js';
+import { parse } from './parser.js';
+import type { Tree } from './parser.js';
+import { fromJS } from './values.js';
+import type { FuncDef } from './values.js';
+
+export interface TemplateOptions {
+  /** 'kudo': sprig's TxtFuncMap minus env/expandenv/base/dir/clean/ext/isAbs, plus toYaml. */
+  funcs?: 'kudo' | 'none' | ReadonlyMap<string, FuncDef>;
+  /** Go's missingkey option; KUDO uses 'error'. 'default' is Go's default ('invalid'). */
+  missingKey?: MissingKey | 'default';
+}
+
+function table(funcs: TemplateOptions['funcs']): FuncTable {
+  if (funcs === undefined || funcs === 'kudo') return { funcs: kudoFuncs, builtins };
+  if (funcs === 'none') return { funcs: new Map(), builtins };
+  return { funcs, builtins };
+}
+
+export class Template {
+  private readonly trees = new Map<string, Tree>();
+  private readonly table: FuncTable;
+  private readonly missingKey: MissingKey;
+
+  /** Parses `text` as template `name` (plus its {{define}}s); throws TemplateError. */
+  constructor(
+    readonly name: string,
+    text: string,
+    options: TemplateOptions = {},
+  ) {
+    this.table = table(options.funcs);
+    const mk = options.missingKey ?? 'error';
+    this.missingKey = mk === 'default' ? 'invalid' : mk;
+    const t = this.table;
+    parse(name, text, (fn) => t.funcs.has(fn) || t.builtins.has(fn), this.trees);
+  }
+
+  /** Renders with `data` as dot: plain JSON-like data (numbers are float64) or Go values. */
+  execute(data: unknown): string {
+    return execute(this.trees, this.name, fromJS(data), { table: this.table, missingKey: this.missingKey });
+  }
+
+  /** Names of all templates defined by the source ({{define}}, {{block}} and the main one). */
+  templateNames(): string[] {
+    return [...this.trees.keys()];
+  }
+}

@@ -1,0 +1,228 @@
+// Go values as templates observe them. Templates can tell an int from a float64 from a
+// string (printing, eq/lt, function argument checks), so plain JS values are not enough:
+// float64 is a JS number, every Go integer kind is a GoInt (bigint, so int64 stays exact),
+// and slices/maps carry their Go element type because `%T`, typeOf and argument checks
+// show it.
+
+/** A Go type as Go spells it (`int`, `[]interface {}`, `map[string]string`, ...). */
+export type GoType = string;
+
+export type IntKind =
+  'int' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint' | 'uint8' | 'uint16' | 'uint32' | 'uint64';
+
+export class GoInt {
+  constructor(
+    readonly kind: IntKind,
+    readonly v: bigint,
+  ) {}
+  get unsigned(): boolean {
+    return this.kind.startsWith('u');
+  }
+}
+
+export class GoSlice {
+  constructor(
+    readonly elem: GoType,
+    readonly items: GoValue[],
+  ) {}
+  get type(): GoType {
+    return `[]${this.elem}`;
+  }
+}
+
+/** Maps always have string keys here: that is all JSON/YAML data and sprig produce. */
+export class GoMap {
+  constructor(
+    readonly elem: GoType,
+    readonly entries: Map<string, GoValue>,
+  ) {}
+  get type(): GoType {
+    return `map[string]${this.elem}`;
+  }
+  sortedKeys(): string[] {
+    return [...this.entries.keys()].sort(compareGoStrings);
+  }
+}
+
+/** A Go function value (data can carry functions for `call`). */
+export class GoFunc {
+  constructor(
+    readonly type: GoType,
+    readonly def: FuncDef,
+  ) {}
+}
+
+/** A Go struct or pointer value with methods (semver versions, times). */
+export class GoObject {
+  constructor(
+    readonly type: GoType,
+    readonly methods: Record<string, FuncDef>,
+    /** What fmt prints: the String() method, which such types have. */
+    readonly str: () => string,
+    readonly kind: 'ptr' | 'struct' | 'complex128' = 'ptr',
+    readonly native?: unknown,
+  ) {}
+}
+
+/** `null` is a nil interface value sitting in a slot (map value, list element, result). */
+export type GoValue =
+  string | number | boolean | null | GoInt | GoSlice | GoMap | GoFunc | GoObject;
+
+/** A function's signature and implementation, as the executor needs to check and call it. */
+export interface FuncDef {
+  /** Types of the fixed parameters. */
+  params: GoType[];
+  /** Element type of the variadic parameter, if any. */
+  variadic?: GoType;
+  /**
+   * The implementation. Arguments arrive checked and converted to the parameter types;
+   * `undefined` only for `reflect.Value` parameters given an invalid value. Throw a
+   * FuncError for Go's returned error (or a recovered panic).
+   */
+  impl: (args: (GoValue | undefined)[]) => GoValue | undefined;
+}
+
+/** The error a Go function returns (or the panic it raises), as text. */
+export class FuncError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FuncError';
+  }
+}
+
+export function int(n: number | bigint, kind: IntKind = 'int'): GoInt {
+  return new GoInt(kind, typeof n === 'bigint' ? n : BigInt(Math.trunc(n)));
+}
+
+export function typeOf(v: GoValue | undefined): GoType {
+  if (v === undefined || v === null) return '<nil>';
+  switch (typeof v) {
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'float64';
+    case 'boolean':
+      return 'bool';
+  }
+  if (v instanceof GoInt) return v.kind;
+  return v.type;
+}
+
+/** Go's reflect.Kind name. */
+export function kindOf(v: GoValue | undefined): string {
+  if (v === undefined || v === null) return 'invalid';
+  if (v instanceof GoSlice) return 'slice';
+  if (v instanceof GoMap) return 'map';
+  if (v instanceof GoFunc) return 'func';
+  if (v instanceof GoObject) return v.kind;
+  return typeOf(v);
+}
+
+/** Byte-wise comparison, as Go compares strings (UTF-16 order differs above the BMP). */
+export function compareGoStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i) ?? 0;
+    const y = b.codePointAt(i) ?? 0;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+/** Go's truthiness (text/template isTrue); undefined is the invalid value. */
+export function isTrue(v: GoValue | undefined): boolean {
+  if (v === undefined || v === null) return false;
+  switch (typeof v) {
+    case 'string':
+      return v.length > 0;
+    case 'number':
+      return v !== 0;
+    case 'boolean':
+      return v;
+  }
+  if (v instanceof GoInt) return v.v !== 0n;
+  if (v instanceof GoSlice) return v.items.length > 0;
+  if (v instanceof GoMap) return v.entries.size > 0;
+  if (v instanceof GoObject) {
+    const c = v.native as { re: number; im: number } | undefined;
+    return v.kind === 'complex128' && c ? c.re !== 0 || c.im !== 0 : true;
+  }
+  return true;
+}
+
+export const utf8 = new TextEncoder();
+export const utf8Decoder = new TextDecoder();
+
+/** Length in bytes, as Go's len(string). */
+export function byteLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Whether the value has type `t` exactly (Go assignability for the types templates see). */
+export function assignable(v: GoValue, t: GoType): boolean {
+  if (t === 'interface {}' || t === 'reflect.Value') return true;
+  if (v === null)
+    return t.startsWith('[]') || t.startsWith('map[') || t.startsWith('*') || t.startsWith('func');
+  return typeOf(v) === t;
+}
+
+/** Convert plain JS data (as decoded from JSON/YAML) into Go values the way encoding/json would. */
+export function fromJS(x: unknown): GoValue {
+  if (x === null || x === undefined) return null;
+  switch (typeof x) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return x;
+    case 'bigint':
+      return new GoInt('int64', x);
+  }
+  if (
+    x instanceof GoInt ||
+    x instanceof GoSlice ||
+    x instanceof GoMap ||
+    x instanceof GoFunc ||
+    x instanceof GoObject
+  ) {
+    return x;
+  }
+  if (Array.isArray(x)) return new GoSlice('interface {}', x.map(fromJS));
+  if (x instanceof Map) {
+    const m = new Map<string, GoValue>();
+    for (const [k, v] of x as Map<unknown, unknown>) m.set(String(k), fromJS(v));
+    return new GoMap('interface {}', m);
+  }
+  if (typeof x === 'object') {
+    const m = new Map<string, GoValue>();
+    for (const [k, v] of Object.entries(x as Record<string, unknown>)) m.set(k, fromJS(v));
+    return new GoMap('interface {}', m);
+  }
+  return null;
+}
+
+/** The reverse of fromJS, for JSON/YAML encoding. */
+export function toJS(v: GoValue | undefined): unknown {
+  if (v === undefined || v === null) return null;
+  if (v instanceof GoInt) return v.v;
+  if (v instanceof GoSlice) return v.items.map(toJS);
+  if (v instanceof GoMap) {
+    const o: Record<string, unknown> = {};
+    for (const k of v.sortedKeys()) o[k] = toJS(v.entries.get(k) ?? null);
+    return o;
+  }
+  if (v instanceof GoObject) return v.str();
+  if (v instanceof GoFunc) return null;
+  return v;
+}

@@ -1,0 +1,59 @@
+// Every corpus case is rendered by Go (the oracle, one process per case file) and by
+// Planwright; outputs must be identical, or both sides must fail. Error messages must
+// match too, unless a case says "looseError" (a documented divergence).
+
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { renderTemplate } from '../../src/gotemplate/index.js';
+import { TemplateError } from '../../src/gotemplate/index.js';
+import { here, runOracle } from './oracle.js';
+import type { OracleCase, OracleResult } from './oracle.js';
+import { decodeTagged } from './tagged.js';
+
+interface CorpusCase extends OracleCase {
+  looseError?: boolean;
+}
+
+interface CorpusFile {
+  data?: unknown;
+  cases: CorpusCase[];
+}
+
+const casesDir = join(here, 'cases');
+const files = readdirSync(casesDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+
+function renderTS(c: CorpusCase): OracleResult {
+  try {
+    return { output: renderTemplate(c.name ?? 'tpl', c.template, decodeTagged(c.data), { funcs: 'kudo' }) };
+  } catch (e) {
+    if (e instanceof TemplateError) return { output: '', error: e.message };
+    return { output: '', error: `non-TemplateError thrown: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` };
+  }
+}
+
+describe.each(files)('gotemplate corpus %s', (file) => {
+  const corpus = JSON.parse(readFileSync(join(casesDir, file), 'utf8')) as CorpusFile;
+  // A case without its own data uses the file's.
+  const cases = corpus.cases.map((c) => ('data' in c ? c : { ...c, data: corpus.data }));
+  let goResults: OracleResult[] = [];
+
+  it('renders with the Go oracle', () => {
+    goResults = runOracle(cases);
+    expect(goResults).toHaveLength(cases.length);
+  });
+
+  it.each(cases.map((c, i) => [i, c.template.slice(0, 60), c] as const))('case %d: %s', (i, _label, c) => {
+    const go = goResults[i]!;
+    const ts = renderTS(c);
+    if (go.error === undefined) {
+      expect({ error: ts.error, output: ts.output }).toEqual({ error: undefined, output: go.output });
+    } else {
+      expect(ts.error).toBeDefined();
+      if (!c.looseError && !go.error.startsWith('oracle: panic')) expect(ts.error).toBe(go.error);
+      else expect(ts.error).not.toMatch(/^non-TemplateError/);
+    }
+  });
+});
