@@ -1,0 +1,257 @@
+/**
+ * A small HTTP client for the Kubernetes API built on the auth and TLS settings of a
+ * client-node `KubeConfig`. It exists because the runtime needs what the generated clients
+ * hide: raw status codes, Retry-After, streaming watches with an inactivity timeout, and one
+ * keep-alive connection pool per cluster that is closed on shutdown (no open handles).
+ *
+ * @example
+ * const client = new KubeClient(kc, 'local');
+ * const cms = await client.request<{ items: unknown[] }>({ path: '/api/v1/configmaps', query: { limit: 500 } });
+ * await client.watch({ path: '/api/v1/configmaps', query: { resourceVersion: rv }, inactivityMs: 180_000, signal,
+ *   onEvent: (event) => console.log(event) });
+ * client.close();
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  ApiError,
+  KubeConfigError,
+  WatchInactivityError,
+  parseRetryAfter,
+  type StatusBody,
+} from './errors.ts';
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface RequestOptions {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Absolute API path, e.g. `/api/v1/namespaces/x/configmaps`. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  /** Serialised as JSON unless already a string. */
+  readonly body?: unknown;
+  /** Default `application/json`; use e.g. `application/merge-patch+json` for PATCH. */
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+  /** Whole-request timeout. Default 60 s. */
+  readonly timeoutMs?: number;
+}
+
+export interface WatchOptions {
+  readonly path: string;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  readonly signal: AbortSignal;
+  /** Reconnect when no byte arrived for this long (dead TCP connections never error). */
+  readonly inactivityMs: number;
+  /** Called synchronously for every decoded line, in order. Throwing ends the watch with that error. */
+  readonly onEvent: (event: unknown) => void;
+}
+
+/** Largest error body we read; Status objects are small. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+export class KubeClient {
+  private agent: https.Agent | http.Agent | undefined;
+  private readonly server: URL;
+  private closed = false;
+
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    /** The cluster key this client talks to (`local` for the home cluster). */
+    readonly cluster: string = 'local',
+  ) {
+    const current = kubeConfig.getCurrentCluster();
+    if (!current) throw new KubeConfigError('no current cluster in the kubeconfig', cluster);
+    this.server = new URL(current.server);
+  }
+
+  /** One JSON request. Non-2xx answers throw {@link ApiError}. */
+  async request<T>(options: RequestOptions): Promise<T> {
+    const verb = options.method ?? 'GET';
+    const res = await this.send(options, options.timeoutMs ?? 60_000);
+    const text = await readBody(
+      res,
+      res.statusCode !== undefined && res.statusCode >= 300 ? MAX_ERROR_BODY : Infinity,
+    );
+    if (res.statusCode === undefined || res.statusCode >= 300) {
+      throw toApiError(res, text, verb, options.path);
+    }
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /**
+   * Streams a watch until the server ends it (resolves), or fails (rejects with
+   * {@link ApiError}, {@link WatchInactivityError} or a network error). Aborting `signal`
+   * resolves. `watch=true` is added.
+   */
+  async watch(options: WatchOptions): Promise<void> {
+    if (options.signal.aborted) return;
+    const local = new AbortController();
+    const onAbort = (): void => local.abort();
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    let inactive = false;
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        inactive = true;
+        local.abort();
+      }, options.inactivityMs);
+    };
+    try {
+      arm();
+      const res = await this.send(
+        { path: options.path, query: { ...options.query, watch: true }, signal: local.signal },
+        undefined,
+      );
+      if (res.statusCode !== 200) {
+        const text = await readBody(res, MAX_ERROR_BODY);
+        throw toApiError(res, text, 'WATCH', options.path);
+      }
+      await new Promise<void>((resolve, reject) => {
+        let pending = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          arm();
+          pending += chunk;
+          let nl: number;
+          while ((nl = pending.indexOf('\n')) >= 0) {
+            const line = pending.slice(0, nl);
+            pending = pending.slice(nl + 1);
+            if (line.trim() === '') continue;
+            try {
+              options.onEvent(JSON.parse(line));
+            } catch (err) {
+              res.destroy();
+              reject(err instanceof Error ? err : new Error(String(err)));
+              return;
+            }
+          }
+        });
+        res.on('end', () => resolve());
+        res.on('error', reject);
+        res.on('close', () =>
+          res.complete ? resolve() : reject(new Error(`watch ${options.path}: connection closed`)),
+        );
+      });
+    } catch (err) {
+      if (options.signal.aborted) return;
+      if (inactive) throw new WatchInactivityError(options.path, options.inactivityMs);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Closes pooled connections. Requests after close fail. */
+  close(): void {
+    this.closed = true;
+    this.agent?.destroy();
+    this.agent = undefined;
+  }
+
+  private async send(
+    options: RequestOptions,
+    timeoutMs: number | undefined,
+  ): Promise<http.IncomingMessage> {
+    if (this.closed) throw new Error(`client for cluster ${this.cluster} is closed`);
+    // applyToHTTPSOptions is called per request because tokens (exec plugins, projected
+    // service-account tokens) rotate; the TLS material is taken once for our own pooled agent.
+    const opts: https.RequestOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    const isHttps = this.server.protocol === 'https:';
+    if (!this.agent) {
+      const tls = {
+        ca: opts.ca,
+        cert: opts.cert,
+        key: opts.key,
+        servername: opts.servername,
+        rejectUnauthorized: opts.rejectUnauthorized,
+        keepAlive: true,
+        maxSockets: 64,
+      };
+      this.agent = isHttps ? new https.Agent(tls) : new http.Agent({ keepAlive: true });
+    }
+    const url = new URL(this.server.toString().replace(/\/$/, '') + options.path);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    // client-node puts bearer tokens and impersonation into a plain headers object.
+    for (const [name, value] of Object.entries((opts.headers ?? {}) as Record<string, unknown>)) {
+      if (typeof value === 'string') headers[name] = value;
+    }
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    }
+    const signals = [
+      options.signal,
+      timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs),
+    ].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+    const mod = isHttps ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = mod.request(
+        url,
+        { method: options.method ?? 'GET', headers, agent: this.agent, signal },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+}
+
+function readBody(res: http.IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+function toApiError(res: http.IncomingMessage, text: string, verb: string, path: string): ApiError {
+  let status: StatusBody | undefined;
+  try {
+    status = JSON.parse(text) as StatusBody;
+  } catch {
+    status = undefined;
+  }
+  const header: string | string[] | undefined = res.headers['retry-after'];
+  const first: string | undefined = Array.isArray(header) ? header[0] : header;
+  const retryAfter = parseRetryAfter(first) ?? status?.details?.retryAfterSeconds;
+  const code = res.statusCode ?? 0;
+  return new ApiError(
+    code,
+    status?.reason ?? http.STATUS_CODES[code] ?? 'Unknown',
+    status?.message ?? (text.slice(0, 200) || 'no body'),
+    verb,
+    path,
+    retryAfter,
+    status,
+  );
+}
+
+/** Builds an ApiError from a watch `ERROR` event's Status object. */
+export function statusToApiError(status: StatusBody, path: string): ApiError {
+  return new ApiError(
+    status.code ?? 500,
+    status.reason ?? 'Unknown',
+    status.message ?? 'watch error',
+    'WATCH',
+    path,
+    status.details?.retryAfterSeconds,
+    status,
+  );
+}

@@ -1,0 +1,33 @@
+/** Talking to the Kubernetes API: configuration, a raw client, GVK mapping, typed errors. */
+export {
+  KubeClient,
+  statusToApiError,
+  type RequestOptions,
+  type WatchOptions,
+  type QueryValue,
+} from './client.ts';
+export {
+  loadKubeConfig,
+  inClusterNamespace,
+  SERVICE_ACCOUNT_DIR,
+  type LoadKubeConfigOptions,
+  type LoadedKubeConfig,
+} from './config.ts';
+export {
+  ResourceMapper,
+  gvkKey,
+  apiVersionOf,
+  parseApiVersion,
+  collectionPath,
+  objectPath,
+  type GroupVersionKind,
+  type ResourceMapping,
+} from './gvk.ts';
+export {
+  ApiError,
+  KubeConfigError,
+  WatchInactivityError,
+  UnknownKindError,
+  parseRetryAfter,
+  type StatusBody,
+} from './errors.ts';

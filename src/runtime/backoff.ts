@@ -1,0 +1,92 @@
+/**
+ * Backoff policies. Both are pure bookkeeping (no timers): callers sleep on their own signal.
+ *
+ * @example
+ * const backoff = new JitteredBackoff();            // 0.8 s → 30 s, jittered, reset after 2 min healthy
+ * for (;;) { try { await once(); backoff.succeeded(); } catch { await sleep(backoff.next(), undefined, { signal }); } }
+ */
+
+export interface JitteredBackoffOptions {
+  readonly initialMs?: number;
+  readonly maxMs?: number;
+  readonly factor?: number;
+  /** Fraction of the delay added at random (0.5 → delay × [1, 1.5)). */
+  readonly jitter?: number;
+  /** After this long without failures the next failure starts from `initialMs` again. */
+  readonly resetAfterMs?: number;
+  readonly now?: () => number;
+  readonly random?: () => number;
+}
+
+/** Exponential backoff with jitter and reset after a healthy period (client-go's watch backoff). */
+export class JitteredBackoff {
+  private attempt = 0;
+  private lastFailure = -Infinity;
+  private readonly initialMs: number;
+  private readonly maxMs: number;
+  private readonly factor: number;
+  private readonly jitter: number;
+  private readonly resetAfterMs: number;
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(options: JitteredBackoffOptions = {}) {
+    this.initialMs = options.initialMs ?? 800;
+    this.maxMs = options.maxMs ?? 30_000;
+    this.factor = options.factor ?? 2;
+    this.jitter = options.jitter ?? 0.5;
+    this.resetAfterMs = options.resetAfterMs ?? 120_000;
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** The delay before the next attempt, after a failure. */
+  next(): number {
+    const now = this.now();
+    if (now - this.lastFailure > this.resetAfterMs) this.attempt = 0;
+    this.lastFailure = now;
+    const base = Math.min(this.maxMs, this.initialMs * this.factor ** this.attempt);
+    this.attempt += 1;
+    return Math.min(this.maxMs, base * (1 + this.jitter * this.random()));
+  }
+
+  /** Forget past failures now. */
+  reset(): void {
+    this.attempt = 0;
+    this.lastFailure = -Infinity;
+  }
+}
+
+export interface ItemBackoffOptions {
+  readonly baseMs?: number;
+  readonly maxMs?: number;
+}
+
+/** Per-key exponential failure backoff: 5 ms doubling to a cap (default 1000 s). */
+export class ItemExponentialBackoff<K> {
+  private readonly failures = new Map<K, number>();
+  readonly baseMs: number;
+  readonly maxMs: number;
+
+  constructor(options: ItemBackoffOptions = {}) {
+    this.baseMs = options.baseMs ?? 5;
+    this.maxMs = options.maxMs ?? 1_000_000;
+  }
+
+  /** Records one more failure of `key` and returns how long to wait before retrying it. */
+  when(key: K): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    // Cap the exponent too, so 2 ** n never overflows to Infinity.
+    return Math.min(this.maxMs, this.baseMs * 2 ** Math.min(n, 60));
+  }
+
+  /** How many times `key` failed since it last succeeded. */
+  retries(key: K): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  forget(key: K): void {
+    this.failures.delete(key);
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The one place caches come from: one {@link Cache} per {cluster, group/version/kind}, created
+ * lazily on first use, shared by every controller and admission handler, and dropped when no
+ * user holds it any more (after a grace period that grows 2 s → ~8 min each time the same
+ * cache is dropped and wanted again, so flapping users do not cause relist storms).
+ *
+ * The cluster key is part of every cache key from the start: `local` is the home cluster;
+ * remote clusters are added with `addCluster(key, client)`.
+ *
+ * @example
+ * const registry = new CacheRegistry({ clients: new Map([['local', client]]), logger, signal });
+ * const lease = await registry.acquire<ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap' }, 'admission');
+ * await lease.cache.synced;
+ * lease.cache.get('default/x');
+ * lease.release(); // the cache stays while others use it
+ */
+import type { Logger } from 'pino';
+import type { KubeClient } from '../kube/index.ts';
+import { ResourceMapper, gvkKey, type GroupVersionKind } from '../kube/index.ts';
+import { Cache } from './cache.ts';
+import type { RuntimeMetrics } from './metrics.ts';
+import type { KubeObject } from './types.ts';
+
+export const LOCAL_CLUSTER = 'local';
+
+export interface CacheRegistryOptions {
+  /** Clients by cluster key; `local` is the home cluster. */
+  readonly clients: ReadonlyMap<string, KubeClient>;
+  readonly logger: Logger;
+  /** Root signal: aborting stops every cache. */
+  readonly signal: AbortSignal;
+  readonly metrics?: RuntimeMetrics;
+  /** First grace period before an unused cache is dropped. Default 2 s. */
+  readonly dropGraceMs?: number;
+  /** Cap of the growing grace period. Default 8 min. */
+  readonly maxDropGraceMs?: number;
+  /** Watcher inactivity timeout for all caches (tests shorten it). */
+  readonly inactivityMs?: number;
+}
+
+export interface CacheLease<T extends KubeObject> {
+  readonly cache: Cache<T>;
+  /** Gives the cache back; idempotent. */
+  release(): void;
+}
+
+interface Entry {
+  readonly cache: Promise<Cache>;
+  readonly users: Map<symbol, string>;
+  dropTimer?: NodeJS.Timeout;
+}
+
+interface Cluster {
+  readonly client: KubeClient;
+  readonly mapper: ResourceMapper;
+}
+
+export class CacheRegistry {
+  private readonly clusters = new Map<string, Cluster>();
+  private readonly entries = new Map<string, Entry>();
+  /** How often each cache key was dropped: drives the growing grace period. */
+  private readonly drops = new Map<string, number>();
+  private readonly abort = new AbortController();
+  private readonly signal: AbortSignal;
+
+  constructor(private readonly options: CacheRegistryOptions) {
+    for (const [key, client] of options.clients) this.addCluster(key, client);
+    this.signal = AbortSignal.any([options.signal, this.abort.signal]);
+    this.signal.addEventListener('abort', () => this.clearTimers(), { once: true });
+  }
+
+  addCluster(key: string, client: KubeClient): void {
+    if (this.clusters.has(key)) throw new Error(`cluster "${key}" is already registered`);
+    this.clusters.set(key, { client, mapper: new ResourceMapper(client) });
+  }
+
+  /** The client of a cluster (for live reads and writes next to the cache). */
+  client(cluster: string = LOCAL_CLUSTER): KubeClient {
+    return this.cluster(cluster).client;
+  }
+
+  mapper(cluster: string = LOCAL_CLUSTER): ResourceMapper {
+    return this.cluster(cluster).mapper;
+  }
+
+  /**
+   * Gets (creating and starting on first use) the shared cache of a kind and registers `user`
+   * as holding it. `user` is a readable name for logs (`controller:instances`, `admission`).
+   */
+  async acquire<T extends KubeObject>(
+    gvk: GroupVersionKind,
+    user: string,
+    cluster: string = LOCAL_CLUSTER,
+  ): Promise<CacheLease<T>> {
+    this.signal.throwIfAborted();
+    const key = `${cluster}|${gvkKey(gvk)}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      const created: Entry = { cache: this.create(gvk, cluster), users: new Map() };
+      this.entries.set(key, created);
+      // A failed creation (unknown kind) must not stay cached.
+      created.cache.catch(() => {
+        if (this.entries.get(key) === created) this.entries.delete(key);
+      });
+      entry = created;
+    }
+    clearTimeout(entry.dropTimer);
+    entry.dropTimer = undefined;
+    const token = Symbol(user);
+    entry.users.set(token, user);
+    const cache = (await entry.cache) as unknown as Cache<T>;
+    const held = entry;
+    let released = false;
+    return {
+      cache,
+      release: () => {
+        if (released) return;
+        released = true;
+        held.users.delete(token);
+        if (held.users.size === 0) this.scheduleDrop(key, held);
+      },
+    };
+  }
+
+  /** The cache if it exists (no creation, no user registered). */
+  async peek<T extends KubeObject>(
+    gvk: GroupVersionKind,
+    cluster: string = LOCAL_CLUSTER,
+  ): Promise<Cache<T> | undefined> {
+    const entry = this.entries.get(`${cluster}|${gvkKey(gvk)}`);
+    return entry ? ((await entry.cache) as unknown as Cache<T>) : undefined;
+  }
+
+  /** Keys (`cluster|gvk`) of the caches alive and who uses them. */
+  users(): Map<string, string[]> {
+    return new Map([...this.entries].map(([key, e]) => [key, [...e.users.values()]]));
+  }
+
+  /** True when every cache that has users is synced (a /readyz input). */
+  async allSynced(): Promise<boolean> {
+    for (const entry of this.entries.values()) {
+      if (entry.users.size === 0) continue;
+      const cache = await entry.cache.catch(() => undefined);
+      if (cache && !cache.isSynced) return false;
+    }
+    return true;
+  }
+
+  /** Stops every cache and closes nothing else (clients belong to the caller). */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    const caches = [...this.entries.values()].map((e) => e.cache);
+    this.entries.clear();
+    await Promise.all(caches.map(async (c) => (await c.catch(() => undefined))?.stop()));
+  }
+
+  private async create(gvk: GroupVersionKind, cluster: string): Promise<Cache> {
+    const { client, mapper } = this.cluster(cluster);
+    const mapping = await mapper.resolve(gvk, this.signal);
+    const metrics = this.options.metrics;
+    const cache = new Cache({
+      client,
+      mapping,
+      logger: this.options.logger.child({ cache: `${cluster}:${gvkKey(gvk)}` }),
+      inactivityMs: this.options.inactivityMs,
+      onWatchError: metrics
+        ? () => metrics.watchErrors.inc({ cluster, gvk: gvkKey(gvk) })
+        : undefined,
+    });
+    cache.start(this.signal);
+    return cache;
+  }
+
+  private scheduleDrop(key: string, entry: Entry): void {
+    if (this.signal.aborted) return;
+    const n = this.drops.get(key) ?? 0;
+    const grace = Math.min(
+      this.options.maxDropGraceMs ?? 480_000,
+      (this.options.dropGraceMs ?? 2_000) * 2 ** n,
+    );
+    entry.dropTimer = setTimeout(() => {
+      if (entry.users.size > 0 || this.entries.get(key) !== entry) return;
+      this.entries.delete(key);
+      this.drops.set(key, n + 1);
+      this.options.logger.info({ cache: key, graceMs: grace }, 'dropping unused cache');
+      void entry.cache.then((c) => c.stop()).catch(() => undefined);
+    }, grace);
+  }
+
+  private clearTimers(): void {
+    for (const entry of this.entries.values()) clearTimeout(entry.dropTimer);
+  }
+
+  private cluster(key: string): Cluster {
+    const found = this.clusters.get(key);
+    if (!found)
+      throw new Error(
+        `no cluster "${key}" is registered (known: ${[...this.clusters.keys()].join(', ')})`,
+      );
+    return found;
+  }
+}

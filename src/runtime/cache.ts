@@ -1,0 +1,226 @@
+/**
+ * A cache (shared informer) of one kind on one cluster: a {@link Watcher} feeding an indexed
+ * {@link Store}, plus event handlers. Obtain caches from the {@link CacheRegistry} so every
+ * controller and admission handler shares one per {cluster, GVK}.
+ *
+ * Objects returned by `get`/`list`/`byIndex` are the cached instances: READ-ONLY. Copy
+ * (`structuredClone`) before mutating. A relist swaps in a complete new store atomically and
+ * reports the differences (including deletions that happened during the gap) to handlers.
+ *
+ * @example
+ * const cache = registry.get<ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap' });
+ * await cache.synced;
+ * cache.get('default/my-config');
+ * cache.byIndex(NAMESPACE_INDEX, 'default');
+ * const unsubscribe = cache.subscribe({ onAdd: (cm) => queue.add(objectKey(cm)) });
+ */
+import type { Logger } from 'pino';
+import { collectionPath, type KubeClient, type ResourceMapping } from '../kube/index.ts';
+import {
+  NAMESPACE_INDEX,
+  OWNER_UID_INDEX,
+  Store,
+  byNamespace,
+  byOwnerUid,
+  type IndexFunc,
+} from './store.ts';
+import { objectKey, type KubeObject, type ObjectKey } from './types.ts';
+import { Watcher, type WatcherEvent } from './watcher.ts';
+
+export interface CacheHandlers<T> {
+  readonly onAdd?: (obj: T) => void;
+  readonly onUpdate?: (oldObj: T, newObj: T) => void;
+  readonly onDelete?: (obj: T) => void;
+}
+
+export interface CacheOptions {
+  readonly client: KubeClient;
+  readonly mapping: ResourceMapping;
+  readonly logger: Logger;
+  /** Restrict to one namespace; all namespaces by default. */
+  readonly namespace?: string;
+  readonly onWatchError?: (error: unknown) => void;
+  /** Extra watcher settings (tests shorten the inactivity timeout). */
+  readonly inactivityMs?: number;
+  readonly pageSize?: number;
+}
+
+export class Cache<T extends KubeObject = KubeObject> {
+  private store: Store<T>;
+  private readonly indexers = new Map<string, IndexFunc<T>>([
+    [NAMESPACE_INDEX, byNamespace],
+    [OWNER_UID_INDEX, byOwnerUid],
+  ]);
+  private readonly handlers = new Set<CacheHandlers<T>>();
+  private readonly watcher: Watcher<T>;
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+  private syncedFlag = false;
+  private resolveSynced!: () => void;
+  private rejectSynced!: (reason: unknown) => void;
+  /** Resolves once the first complete list is in; rejects if the cache stops before. */
+  readonly synced: Promise<void>;
+  readonly logger: Logger;
+
+  constructor(readonly options: CacheOptions) {
+    this.store = new Store(this.indexers);
+    this.logger = options.logger;
+    this.synced = new Promise<void>((resolve, reject) => {
+      this.resolveSynced = resolve;
+      this.rejectSynced = reject;
+    });
+    // Nobody may await `synced` before stop; an unobserved rejection must not crash the process.
+    this.synced.catch(() => undefined);
+    this.watcher = new Watcher<T>({
+      client: options.client,
+      path: collectionPath(options.mapping, options.namespace),
+      logger: options.logger,
+      onEvent: (event) => this.apply(event),
+      onError: options.onWatchError,
+      inactivityMs: options.inactivityMs,
+      pageSize: options.pageSize,
+    });
+  }
+
+  get mapping(): ResourceMapping {
+    return this.options.mapping;
+  }
+
+  get isSynced(): boolean {
+    return this.syncedFlag;
+  }
+
+  /** How many relists happened (the first list counts). */
+  get relists(): number {
+    return this.watcher.relists;
+  }
+
+  get size(): number {
+    return this.store.size;
+  }
+
+  /** Starts the watcher, stopped by `stop()` or by `parent` aborting. Idempotent. */
+  start(parent?: AbortSignal): void {
+    if (this.running) return;
+    const signal = parent ? AbortSignal.any([parent, this.abort.signal]) : this.abort.signal;
+    this.running = this.watcher.run(signal).finally(() => {
+      if (!this.syncedFlag)
+        this.rejectSynced(new Error(`cache ${this.describe()} stopped before it synced`));
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+  }
+
+  /** Waits for the first list, or rejects when `signal` aborts first. */
+  async waitForSync(signal: AbortSignal): Promise<void> {
+    if (this.syncedFlag) return;
+    signal.throwIfAborted();
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason as Error);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.synced.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  get(key: ObjectKey): T | undefined {
+    return this.store.get(key);
+  }
+
+  /** All objects, or those of one namespace. */
+  list(namespace?: string): T[] {
+    return namespace === undefined
+      ? this.store.list()
+      : this.store.byIndex(NAMESPACE_INDEX, namespace);
+  }
+
+  byIndex(name: string, value: string): T[] {
+    return this.store.byIndex(name, value);
+  }
+
+  /** Registers a custom index (applies to the current and all future stores). Names are unique. */
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    const existing = this.indexers.get(name);
+    if (existing === fn) return;
+    if (existing) throw new Error(`cache ${this.describe()} already has an index named "${name}"`);
+    this.indexers.set(name, fn);
+    this.store.addIndex(name, fn);
+  }
+
+  /**
+   * Adds handlers. If the cache is already synced, the current objects are replayed to
+   * `onAdd` so a late subscriber misses nothing. Returns the unsubscribe function.
+   */
+  subscribe(handlers: CacheHandlers<T>): () => void {
+    this.handlers.add(handlers);
+    if (this.syncedFlag && handlers.onAdd) {
+      for (const obj of this.store.values()) safely(this.logger, () => handlers.onAdd?.(obj));
+    }
+    return () => void this.handlers.delete(handlers);
+  }
+
+  get subscriberCount(): number {
+    return this.handlers.size;
+  }
+
+  describe(): string {
+    const m = this.options.mapping;
+    return `${this.options.client.cluster}:${m.group || 'core'}/${m.version}/${m.kind}`;
+  }
+
+  private apply(event: WatcherEvent<T>): void {
+    switch (event.type) {
+      case 'upsert': {
+        const old = this.store.upsert(event.object);
+        if (old === undefined) this.emit((h) => h.onAdd?.(event.object));
+        else if (old.metadata?.resourceVersion !== event.object.metadata?.resourceVersion)
+          this.emit((h) => h.onUpdate?.(old, event.object));
+        return;
+      }
+      case 'delete': {
+        const old = this.store.delete(objectKey(event.object));
+        this.emit((h) => h.onDelete?.(old ?? event.object));
+        return;
+      }
+      case 'relisted': {
+        const previous = this.store;
+        const next = Store.from(event.items, this.indexers);
+        this.store = next; // atomic: readers see the old or the new store, never a half-built one
+        for (const obj of next.values()) {
+          const old = previous.get(objectKey(obj));
+          if (old === undefined) this.emit((h) => h.onAdd?.(obj));
+          else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
+            this.emit((h) => h.onUpdate?.(old, obj));
+        }
+        for (const [key, old] of entries(previous)) {
+          if (next.get(key) === undefined) this.emit((h) => h.onDelete?.(old));
+        }
+        if (!this.syncedFlag) {
+          this.syncedFlag = true;
+          this.resolveSynced();
+          this.logger.debug({ cache: this.describe(), objects: next.size }, 'cache synced');
+        }
+        return;
+      }
+    }
+  }
+
+  private emit(fn: (handlers: CacheHandlers<T>) => void): void {
+    for (const h of this.handlers) safely(this.logger, () => fn(h));
+  }
+}
+
+function* entries<T extends KubeObject>(store: Store<T>): Generator<[ObjectKey, T]> {
+  for (const obj of store.values()) yield [objectKey(obj), obj];
+}
+
+// A failing handler must not break the watch or the other handlers.
+function safely(logger: Logger, fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    logger.error({ err }, 'cache event handler threw');
+  }
+}
