@@ -228,8 +228,8 @@ function toApiError(res: http.IncomingMessage, text: string, verb: string, path:
   } catch {
     status = undefined;
   }
-  const header: string | string[] | undefined = res.headers['retry-after'];
-  const first: string | undefined = Array.isArray(header) ? header[0] : header;
+  const header: unknown = res.headers['retry-after'];
+  const first = typeof header === 'string' ? header : undefined;
   const retryAfter = parseRetryAfter(first) ?? status?.details?.retryAfterSeconds;
   const code = res.statusCode ?? 0;
   return new ApiError(
