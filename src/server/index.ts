@@ -46,3 +46,18 @@ export {
   ServerConfigError,
   TlsError,
 } from './errors.ts';
+export { SelfManagedTls, type SelfManagedTlsOptions } from './tls/self-managed.ts';
+export {
+  ApiCaBundleInjector,
+  WatchConfigurationChangeFeed,
+  type CaBundleInjector,
+  type ConfigurationChangeFeed,
+  type WebhookConfigurationRef,
+} from './tls/ca-injector.ts';
+export { SecretTlsStore, type TlsMaterialStore, type StoredMaterial } from './tls/secret-store.ts';
+export {
+  DEFAULT_ROTATION_POLICY,
+  caBundle,
+  type RotationPolicy,
+  type TlsMaterial,
+} from './tls/rotation.ts';
