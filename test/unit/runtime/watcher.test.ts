@@ -29,7 +29,7 @@ type Step =
   | { list: KubeObject[]; rv: string }
   | { listError: ApiError }
   | { watch: { type: string; object: unknown }[]; end?: 'close' }
-  | { watchError: unknown };
+  | { watchError: Error };
 
 /** A scripted apiserver: each list/watch call consumes the next matching step. */
 class FakeClient {
@@ -71,7 +71,7 @@ class FakeClient {
     try {
       for (const e of step.watch) options.onEvent(e);
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return Promise.resolve();
   }
@@ -163,7 +163,6 @@ describe('Cache', () => {
   it('swaps in a relist atomically and reports adds, updates and deletions that happened in the gap', async () => {
     const ac = new AbortController();
     const gone = new ApiError(410, 'Expired', 'too old', 'WATCH', '/x');
-    let cache: Cache | undefined;
     let seenDuringSwap: string[] = [];
     const client = new FakeClient(
       [
@@ -173,7 +172,7 @@ describe('Cache', () => {
       ],
       () => ac.abort(),
     );
-    cache = new Cache({
+    const cache: Cache = new Cache({
       client: client as unknown as KubeClient,
       mapping: { group: '', version: 'v1', kind: 'Thing', plural: 'things', namespaced: true },
       logger,
@@ -185,7 +184,7 @@ describe('Cache', () => {
       onDelete: (o) => {
         log.push(`delete ${o.metadata?.name}`);
         // Handlers run after the swap: the store is already complete.
-        seenDuringSwap = cache?.list().map((x) => x.metadata?.name ?? '') ?? [];
+        seenDuringSwap = cache.list().map((x) => x.metadata?.name ?? '') ?? [];
       },
     });
     cache.start(ac.signal);
