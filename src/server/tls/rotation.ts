@@ -207,7 +207,8 @@ export function caBundle(material: TlsMaterial, now: Date = new Date()): string 
 
 function newCa(identity: ServingIdentity, policy: RotationPolicy, now: Date): KeyedCertificate {
   return createCertificateAuthority({
-    commonName: `${identity.commonName}-ca@${Math.floor(now.getTime() / 1000)}`,
+    // forge encodes the CN as PrintableString: letters, digits, "-", "." only (no "@"), or Go rejects it.
+    commonName: `${identity.commonName}-ca-${Math.floor(now.getTime() / 1000)}`,
     validityMs: policy.caValidityMs,
   });
 }
