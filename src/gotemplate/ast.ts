@@ -156,7 +156,9 @@ export function nodeString(n: Node): string {
       return s + n.cmds.map(nodeString).join(' | ');
     }
     case 'command':
-      return n.args.map((a) => (a.kind === 'pipe' ? `(${nodeString(a)})` : nodeString(a))).join(' ');
+      return n.args
+        .map((a) => (a.kind === 'pipe' ? `(${nodeString(a)})` : nodeString(a)))
+        .join(' ');
     case 'identifier':
       return n.ident;
     case 'variable':

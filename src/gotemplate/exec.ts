@@ -21,7 +21,17 @@ import { TemplateError } from './errors.js';
 import { formatFloat, printString } from './fmt.js';
 import { quoteGo } from './fmt.js';
 import type { Tree } from './parser.js';
-import { FuncError, GoFunc, GoInt, GoMap, GoObject, GoSlice, byteLength, isTrue, typeOf } from './values.js';
+import {
+  FuncError,
+  GoFunc,
+  GoInt,
+  GoMap,
+  GoObject,
+  GoSlice,
+  byteLength,
+  isTrue,
+  typeOf,
+} from './values.js';
 import type { FuncDef, GoType, GoValue, IntKind } from './values.js';
 
 export type V = GoValue | undefined;
@@ -231,7 +241,8 @@ class State {
           one(k, val.entries.get(k) ?? null);
         }
       } else if (val instanceof GoInt) {
-        if (decl.length > 1) this.errorf(`can't use ${printString(val)} to iterate over more than one variable`);
+        if (decl.length > 1)
+          this.errorf(`can't use ${printString(val)} to iterate over more than one variable`);
         for (let i = 0n; i < val.v; i++) {
           ran = true;
           one(undefined, new GoInt(val.kind, i));
@@ -333,7 +344,8 @@ class State {
   private idealConstant(c: NumberNode): V {
     this.at(c);
     if (c.isComplex) return complexValue(c.real, c.imag);
-    const isHexInt = c.text.length > 2 && c.text[0] === '0' && 'xX'.includes(c.text[1]!) && !/[pP]/.test(c.text);
+    const isHexInt =
+      c.text.length > 2 && c.text[0] === '0' && 'xX'.includes(c.text[1]!) && !/[pP]/.test(c.text);
     const isRuneInt = c.text[0] === "'";
     if (c.isFloat && !isHexInt && !isRuneInt && /[.eEpP]/.test(c.text)) return c.float;
     if (c.isInt) return new GoInt('int', c.int);
@@ -348,19 +360,33 @@ class State {
 
   private evalChainNode(dot: V, chain: ChainNode, args: Node[] | undefined, final: Final): V {
     this.at(chain);
-    if (chain.node.kind === 'nil') this.errorf(`indirection through explicit nil in ${nodeString(chain)}`);
+    if (chain.node.kind === 'nil')
+      this.errorf(`indirection through explicit nil in ${nodeString(chain)}`);
     const pipe = this.evalArg(dot, 'interface {}', chain.node);
     return this.evalFieldChain(dot, pipe, undefined, chain, chain.field, args, final);
   }
 
-  private evalVariableNode(dot: V, variable: VariableNode, args: Node[] | undefined, final: Final): V {
+  private evalVariableNode(
+    dot: V,
+    variable: VariableNode,
+    args: Node[] | undefined,
+    final: Final,
+  ): V {
     this.at(variable);
     const v = this.variable(variable.ident[0]!);
     if (variable.ident.length === 1) {
       this.notAFunction(args ?? [], final);
       return v.value;
     }
-    return this.evalFieldChain(dot, v.value, v.type, variable, variable.ident.slice(1), args, final);
+    return this.evalFieldChain(
+      dot,
+      v.value,
+      v.type,
+      variable,
+      variable.ident.slice(1),
+      args,
+      final,
+    );
   }
 
   private evalFieldChain(
@@ -381,7 +407,13 @@ class State {
     return this.evalField(dot, ident[n - 1]!, node, args, final, receiver, recvType);
   }
 
-  private evalFunction(dot: V, node: IdentifierNode, cmd: Node, args: Node[] | undefined, final: Final): V {
+  private evalFunction(
+    dot: V,
+    node: IdentifierNode,
+    cmd: Node,
+    args: Node[] | undefined,
+    final: Final,
+  ): V {
     this.at(node);
     const name = node.ident;
     const user = this.table.funcs.get(name);
@@ -400,7 +432,8 @@ class State {
     recvType: GoType | undefined,
   ): V {
     if (receiver === undefined) {
-      if (this.missingKey === 'error') this.errorf(`nil data; no entry for key ${quoteGo(fieldName)}`);
+      if (this.missingKey === 'error')
+        this.errorf(`nil data; no entry for key ${quoteGo(fieldName)}`);
       return undefined;
     }
     const typ = recvType ?? typeOf(receiver);
@@ -445,7 +478,9 @@ class State {
     if (fun.variadic !== undefined) {
       numFixed = fun.params.length;
       if (numIn < numFixed) {
-        this.errorf(`wrong number of args for ${name}: want at least ${numFixed} got ${argNodes.length}`);
+        this.errorf(
+          `wrong number of args for ${name}: want at least ${numFixed} got ${argNodes.length}`,
+        );
       }
     } else if (numIn !== nParams) {
       this.errorf(`wrong number of args for ${name}: want ${nParams} got ${numIn}`);
@@ -463,18 +498,23 @@ class State {
 
     const argv: V[] = new Array<V>(numIn);
     let i = 0;
-    for (; i < numFixed && i < argNodes.length; i++) argv[i] = this.evalArg(dot, fun.params[i]!, argNodes[i]!);
+    for (; i < numFixed && i < argNodes.length; i++)
+      argv[i] = this.evalArg(dot, fun.params[i]!, argNodes[i]!);
     if (fun.variadic !== undefined) {
       for (; i < argNodes.length; i++) argv[i] = this.evalArg(dot, fun.variadic, argNodes[i]!);
     }
     if (final !== MISSING) {
       let t: GoType;
-      if (fun.variadic !== undefined) t = numIn - 1 < numFixed ? fun.params[numIn - 1]! : fun.variadic;
+      if (fun.variadic !== undefined)
+        t = numIn - 1 < numFixed ? fun.params[numIn - 1]! : fun.variadic;
       else t = fun.params[fun.params.length - 1]!;
       argv[i] = this.validateType(final, t);
     }
     if (isBuiltin && name === 'call') {
-      const callee = argNodes.length === 0 ? printString(final === MISSING ? undefined : final) : nodeString(argNodes[0]!);
+      const callee =
+        argNodes.length === 0
+          ? printString(final === MISSING ? undefined : final)
+          : nodeString(argNodes[0]!);
       argv.unshift(callee);
     }
     try {
@@ -579,7 +619,8 @@ class State {
 }
 
 function complexValue(re: number, im: number): GoObject {
-  const str = (): string => `(${formatFloat(re, 'g', -1)}${im >= 0 || Number.isNaN(im) ? '+' : ''}${formatFloat(im, 'g', -1)}i)`;
+  const str = (): string =>
+    `(${formatFloat(re, 'g', -1)}${im >= 0 || Number.isNaN(im) ? '+' : ''}${formatFloat(im, 'g', -1)}i)`;
   return new GoObject('complex128', {}, str, 'complex128', { re, im });
 }
 
@@ -618,9 +659,19 @@ export interface ExecOptions {
 }
 
 /** Execute template `name` from `trees` with `data` as dot; returns the output. */
-export function execute(trees: ReadonlyMap<string, Tree>, name: string, data: V, opts: ExecOptions): string {
+export function execute(
+  trees: ReadonlyMap<string, Tree>,
+  name: string,
+  data: V,
+  opts: ExecOptions,
+): string {
   const tmpl = trees.get(name);
-  if (!tmpl) throw new TemplateError(`template: no template ${quoteGo(name)} associated with template`, 'exec', name);
+  if (!tmpl)
+    throw new TemplateError(
+      `template: no template ${quoteGo(name)} associated with template`,
+      'exec',
+      name,
+    );
   const s = new State(tmpl, trees, opts.table, opts.missingKey, data);
   try {
     s.walk(data, tmpl.root);

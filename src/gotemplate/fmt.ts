@@ -129,7 +129,11 @@ export function sprintf(format: string, args: readonly (GoValue | undefined)[]):
       '%!(EXTRA ' +
       args
         .slice(argNum)
-        .map((a) => (a === undefined || a === null ? '<nil>' : `${typeOf(a)}=${formatValue(a, 'v', noFlags, 0)}`))
+        .map((a) =>
+          a === undefined || a === null
+            ? '<nil>'
+            : `${typeOf(a)}=${formatValue(a, 'v', noFlags, 0)}`,
+        )
         .join(', ') +
       ')';
   }
@@ -194,7 +198,10 @@ export function formatValue(v: GoValue | undefined, verb: string, f: Flags, dept
   if (v instanceof GoMap) {
     const inner = v
       .sortedKeys()
-      .map((k) => `${formatValue(k, verb, f, depth + 1)}:${formatValue(v.entries.get(k) ?? null, verb, f, depth + 1)}`);
+      .map(
+        (k) =>
+          `${formatValue(k, verb, f, depth + 1)}:${formatValue(v.entries.get(k) ?? null, verb, f, depth + 1)}`,
+      );
     return `map[${inner.join(' ')}]`;
   }
   return badVerb(v, verb);
@@ -207,7 +214,8 @@ function goSyntax(v: GoValue | undefined): string {
   if (typeof v === 'number') return formatFloat(v, 'g', -1);
   if (typeof v === 'boolean') return String(v);
   if (v instanceof GoInt) return v.v.toString();
-  if (v instanceof GoSlice) return `${v.type}{${v.items.map((e) => (e === null ? 'interface {}(nil)' : goSyntax(e))).join(', ')}}`;
+  if (v instanceof GoSlice)
+    return `${v.type}{${v.items.map((e) => (e === null ? 'interface {}(nil)' : goSyntax(e))).join(', ')}}`;
   if (v instanceof GoMap) {
     return `${v.type}{${v
       .sortedKeys()

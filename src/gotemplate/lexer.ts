@@ -131,7 +131,12 @@ class Lexer {
   }
 
   private emit(type: ItemType): void {
-    this.items.push({ type, pos: this.start, val: this.input.slice(this.start, this.pos), line: this.startLine });
+    this.items.push({
+      type,
+      pos: this.start,
+      val: this.input.slice(this.start, this.pos),
+      line: this.startLine,
+    });
     this.start = this.pos;
     this.startLine = this.line;
   }
@@ -164,7 +169,10 @@ class Lexer {
   }
 
   private atRightDelim(): { delim: boolean; trimSpace: boolean } {
-    if (hasRightTrimMarker(this.input, this.pos) && this.input.startsWith(rightDelim, this.pos + 2)) {
+    if (
+      hasRightTrimMarker(this.input, this.pos) &&
+      this.input.startsWith(rightDelim, this.pos + 2)
+    ) {
       return { delim: true, trimSpace: true };
     }
     if (this.input.startsWith(rightDelim, this.pos)) return { delim: true, trimSpace: false };
@@ -355,7 +363,10 @@ class Lexer {
       this.next();
       numSpaces++;
     }
-    if (hasRightTrimMarker(this.input, this.pos - 1) && this.input.startsWith(rightDelim, this.pos + 1)) {
+    if (
+      hasRightTrimMarker(this.input, this.pos - 1) &&
+      this.input.startsWith(rightDelim, this.pos + 1)
+    ) {
       this.backup();
       if (numSpaces === 1) return () => this.lexRightDelim();
     }

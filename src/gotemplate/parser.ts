@@ -70,7 +70,14 @@ class Parser {
 
   // Sub-parsers (define, block) continue on the same token stream.
   private sub(name: string): Parser {
-    const p = new Parser(name, this.parseName, this.text, this.items, this.hasFunction, this.treeSet);
+    const p = new Parser(
+      name,
+      this.parseName,
+      this.text,
+      this.items,
+      this.hasFunction,
+      this.treeSet,
+    );
     p.i = this.i;
     p.furthest = this.furthest;
     return p;
@@ -83,7 +90,12 @@ class Parser {
 
   errorf(msg: string): never {
     const line = this.items[Math.min(this.furthest, this.items.length - 1)]?.line ?? 1;
-    throw new TemplateError(`template: ${this.parseName}:${line}: ${msg}`, 'parse', this.parseName, line);
+    throw new TemplateError(
+      `template: ${this.parseName}:${line}: ${msg}`,
+      'parse',
+      this.parseName,
+      line,
+    );
   }
 
   private next(): Item {
@@ -144,10 +156,16 @@ class Parser {
   private add(root: ListNode): void {
     const existing = this.treeSet.get(this.name);
     if (!existing || isEmptyTree(existing.root)) {
-      this.treeSet.set(this.name, { name: this.name, parseName: this.parseName, text: this.text, root });
+      this.treeSet.set(this.name, {
+        name: this.name,
+        parseName: this.parseName,
+        text: this.text,
+        root,
+      });
       return;
     }
-    if (!isEmptyTree(root)) this.errorf(`template: multiple definition of template ${quoteGo(this.name)}`);
+    if (!isEmptyTree(root))
+      this.errorf(`template: multiple definition of template ${quoteGo(this.name)}`);
   }
 
   parse(): void {
@@ -242,7 +260,12 @@ class Parser {
     }
     this.backup();
     const t = this.peek();
-    return { kind: 'action', pos: t.pos, line: t.line, pipe: this.pipeline('command', ItemType.RightDelim) };
+    return {
+      kind: 'action',
+      pos: t.pos,
+      line: t.line,
+      pipe: this.pipeline('command', ItemType.RightDelim),
+    };
   }
 
   private breakControl(tok: Item, word: 'break' | 'continue'): Node {
@@ -254,7 +277,14 @@ class Parser {
 
   private pipeline(context: string, end: ItemType): PipeNode {
     const tok = this.peekNonSpace();
-    const pipe: PipeNode = { kind: 'pipe', pos: tok.pos, line: tok.line, isAssign: false, decl: [], cmds: [] };
+    const pipe: PipeNode = {
+      kind: 'pipe',
+      pos: tok.pos,
+      line: tok.line,
+      isAssign: false,
+      decl: [],
+      cmds: [],
+    };
     for (;;) {
       const v = this.peekNonSpace();
       if (v.type !== ItemType.Variable) break;
@@ -274,7 +304,8 @@ class Parser {
         this.vars.push(v.val);
         if (context === 'range' && pipe.decl.length < 2) {
           const p = this.peekNonSpace().type;
-          if (p === ItemType.Variable || p === ItemType.RightDelim || p === ItemType.RightParen) continue;
+          if (p === ItemType.Variable || p === ItemType.RightDelim || p === ItemType.RightParen)
+            continue;
           this.errorf('range can only initialize variables');
         }
         this.errorf(`too many declarations in ${context}`);
@@ -332,10 +363,18 @@ class Parser {
       if (next.kind === 'else') {
         if (context === 'if' && this.peek().type === ItemType.If) {
           this.next();
-          elseList = { kind: 'list', pos: next.pos, nodes: [{ kind: 'if', ...this.parseControl('if') }] };
+          elseList = {
+            kind: 'list',
+            pos: next.pos,
+            nodes: [{ kind: 'if', ...this.parseControl('if') }],
+          };
         } else if (context === 'with' && this.peek().type === ItemType.With) {
           this.next();
-          elseList = { kind: 'list', pos: next.pos, nodes: [{ kind: 'with', ...this.parseControl('with') }] };
+          elseList = {
+            kind: 'list',
+            pos: next.pos,
+            nodes: [{ kind: 'with', ...this.parseControl('with') }],
+          };
         } else {
           [elseList, next] = this.itemList();
           if (next.kind !== 'end') this.errorf(`expected end; found ${nodeString(next)}`);
@@ -350,7 +389,8 @@ class Parser {
 
   private elseControl(): Node {
     const p = this.peekNonSpace();
-    if (p.type === ItemType.If || p.type === ItemType.With) return { kind: 'else', pos: p.pos, line: p.line };
+    if (p.type === ItemType.If || p.type === ItemType.With)
+      return { kind: 'else', pos: p.pos, line: p.line };
     const tok = this.expect(ItemType.RightDelim, 'else');
     return { kind: 'else', pos: tok.pos, line: tok.line };
   }
@@ -381,7 +421,8 @@ class Parser {
   }
 
   private parseTemplateName(tok: Item, context: string): string {
-    if (tok.type === ItemType.String || tok.type === ItemType.RawString) return this.unquoteOrFail(tok.val);
+    if (tok.type === ItemType.String || tok.type === ItemType.RawString)
+      return this.unquoteOrFail(tok.val);
     this.unexpected(tok, context);
   }
 
@@ -407,7 +448,8 @@ class Parser {
     if (this.peek().type === ItemType.Field) {
       const pos = this.peek().pos;
       const fields: string[] = [];
-      while (this.peek().type === ItemType.Field) fields.push(...this.next().val.slice(1).split('.'));
+      while (this.peek().type === ItemType.Field)
+        fields.push(...this.next().val.slice(1).split('.'));
       switch (node.kind) {
         case 'field':
           node = { kind: 'field', pos, ident: [...node.ident, ...fields] };
@@ -491,14 +533,22 @@ class Parser {
       }
       if (text.slice(next) !== "'") this.errorf(`malformed character constant: ${text}`);
       const cp = BigInt(ch.codePointAt(0)!);
-      Object.assign(n, { int: cp, isInt: true, uint: cp, isUint: true, float: Number(cp), isFloat: true });
+      Object.assign(n, {
+        int: cp,
+        isInt: true,
+        uint: cp,
+        isUint: true,
+        float: Number(cp),
+        isFloat: true,
+      });
       return n;
     }
     if (tok.type === ItemType.Complex) {
       const m = /^([+-]?[^+-]+)([+-].*)i$/.exec(text);
       const re = m ? parseFloat64(m[1]!) : undefined;
       const im = m ? parseFloat64(m[2]!) : undefined;
-      if (re === undefined || im === undefined) this.errorf(`illegal number syntax: ${quoteGo(text)}`);
+      if (re === undefined || im === undefined)
+        this.errorf(`illegal number syntax: ${quoteGo(text)}`);
       n.isComplex = true;
       n.real = re;
       n.imag = im;

@@ -42,7 +42,10 @@ export class Template {
 
   /** Renders with `data` as dot: plain JSON-like data (numbers are float64) or Go values. */
   execute(data: unknown): string {
-    return execute(this.trees, this.name, fromJS(data), { table: this.table, missingKey: this.missingKey });
+    return execute(this.trees, this.name, fromJS(data), {
+      table: this.table,
+      missingKey: this.missingKey,
+    });
   }
 
   /** Names of all templates defined by the source ({{define}}, {{block}} and the main one). */

@@ -27,10 +27,15 @@ const files = readdirSync(casesDir)
 
 function renderTS(c: CorpusCase): OracleResult {
   try {
-    return { output: renderTemplate(c.name ?? 'tpl', c.template, decodeTagged(c.data), { funcs: 'kudo' }) };
+    return {
+      output: renderTemplate(c.name ?? 'tpl', c.template, decodeTagged(c.data), { funcs: 'kudo' }),
+    };
   } catch (e) {
     if (e instanceof TemplateError) return { output: '', error: e.message };
-    return { output: '', error: `non-TemplateError thrown: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` };
+    return {
+      output: '',
+      error: `non-TemplateError thrown: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+    };
   }
 }
 
@@ -45,15 +50,21 @@ describe.each(files)('gotemplate corpus %s', (file) => {
     expect(goResults).toHaveLength(cases.length);
   });
 
-  it.each(cases.map((c, i) => [i, c.template.slice(0, 60), c] as const))('case %d: %s', (i, _label, c) => {
-    const go = goResults[i]!;
-    const ts = renderTS(c);
-    if (go.error === undefined) {
-      expect({ error: ts.error, output: ts.output }).toEqual({ error: undefined, output: go.output });
-    } else {
-      expect(ts.error).toBeDefined();
-      if (!c.looseError && !go.error.startsWith('oracle: panic')) expect(ts.error).toBe(go.error);
-      else expect(ts.error).not.toMatch(/^non-TemplateError/);
-    }
-  });
+  it.each(cases.map((c, i) => [i, c.template.slice(0, 60), c] as const))(
+    'case %d: %s',
+    (i, _label, c) => {
+      const go = goResults[i]!;
+      const ts = renderTS(c);
+      if (go.error === undefined) {
+        expect({ error: ts.error, output: ts.output }).toEqual({
+          error: undefined,
+          output: go.output,
+        });
+      } else {
+        expect(ts.error).toBeDefined();
+        if (!c.looseError && !go.error.startsWith('oracle: panic')) expect(ts.error).toBe(go.error);
+        else expect(ts.error).not.toMatch(/^non-TemplateError/);
+      }
+    },
+  );
 });

@@ -41,7 +41,8 @@ let built: string | undefined;
 export function oracleBinary(): string {
   if (built) return built;
   const hash = createHash('sha256');
-  for (const f of ['go.mod', 'go.sum', 'main.go']) hash.update(f).update(readFileSync(join(oracleDir, f)));
+  for (const f of ['go.mod', 'go.sum', 'main.go'])
+    hash.update(f).update(readFileSync(join(oracleDir, f)));
   const dir = join(cacheRoot(), hash.digest('hex').slice(0, 16));
   const bin = join(dir, 'oracle');
   if (existsSync(bin)) return (built = bin);
@@ -64,11 +65,13 @@ export function oracleBinary(): string {
       if (existsSync(bin)) return (built = bin);
       // A lock older than 10 minutes belongs to a build that died.
       try {
-        if (Date.now() - statSync(lock).mtimeMs > 10 * 60_000) rmSync(lock, { recursive: true, force: true });
+        if (Date.now() - statSync(lock).mtimeMs > 10 * 60_000)
+          rmSync(lock, { recursive: true, force: true });
       } catch {
         // raced with its owner removing it
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the oracle build lock ${lock}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for the oracle build lock ${lock}`);
       sleep(200);
     }
   }
@@ -81,7 +84,8 @@ export function oracleBinary(): string {
       encoding: 'utf8',
       env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },
     });
-    if (r.status !== 0) throw new Error(`building the Go oracle failed:\n${r.stderr}${r.error?.message ?? ''}`);
+    if (r.status !== 0)
+      throw new Error(`building the Go oracle failed:\n${r.stderr}${r.error?.message ?? ''}`);
     renameSync(tmp, bin);
     return (built = bin);
   } finally {

@@ -29,7 +29,14 @@ const testFuncs: Record<string, [string, FuncDef]> = {
     {
       params: ['string'],
       variadic: 'int',
-      impl: (a) => sprint([a[0] ?? null, new GoSlice('int', a.slice(1).map((x) => x ?? null))]),
+      impl: (a) =>
+        sprint([
+          a[0] ?? null,
+          new GoSlice(
+            'int',
+            a.slice(1).map((x) => x ?? null),
+          ),
+        ]),
     },
   ],
 };

@@ -2,7 +2,17 @@
 // executor; their entries here give the signature it checks argument counts against.
 
 import { quoteGo, sprint, sprintf, sprintln } from '../fmt.js';
-import { FuncError, GoFunc, GoInt, GoMap, GoSlice, byteLength, isTrue, typeOf, utf8 } from '../values.js';
+import {
+  FuncError,
+  GoFunc,
+  GoInt,
+  GoMap,
+  GoSlice,
+  byteLength,
+  isTrue,
+  typeOf,
+  utf8,
+} from '../values.js';
 import type { FuncDef, GoValue } from '../values.js';
 
 type V = GoValue | undefined;
@@ -14,7 +24,8 @@ function indexArg(index: V, cap: number): number {
     if (x < 0n || x > BigInt(cap)) throw new FuncError(`index out of range: ${x}`);
     return Number(x);
   }
-  if (index === undefined || index === null) throw new FuncError('cannot index slice/array with nil');
+  if (index === undefined || index === null)
+    throw new FuncError('cannot index slice/array with nil');
   throw new FuncError(`cannot index slice/array with type ${typeOf(index)}`);
 }
 
@@ -26,11 +37,19 @@ function index(args: V[]): V {
     if (typeof item === 'string' || item instanceof GoSlice) {
       const len: number = typeof item === 'string' ? byteLength(item) : item.items.length;
       const x = indexArg(idx, len);
-      if (x === len) throw new FuncError(`reflect: ${typeof item === 'string' ? 'string' : 'slice'} index out of range`);
-      item = typeof item === 'string' ? new GoInt('uint8', BigInt(utf8.encode(item)[x]!)) : item.items[x]!;
+      if (x === len)
+        throw new FuncError(
+          `reflect: ${typeof item === 'string' ? 'string' : 'slice'} index out of range`,
+        );
+      item =
+        typeof item === 'string'
+          ? new GoInt('uint8', BigInt(utf8.encode(item)[x]!))
+          : item.items[x]!;
     } else if (item instanceof GoMap) {
-      if (idx === undefined || idx === null) throw new FuncError('value is nil; should be of type string');
-      if (typeof idx !== 'string') throw new FuncError(`value has type ${typeOf(idx)}; should be string`);
+      if (idx === undefined || idx === null)
+        throw new FuncError('value is nil; should be of type string');
+      if (typeof idx !== 'string')
+        throw new FuncError(`value has type ${typeOf(idx)}; should be string`);
       const x = item.entries.get(idx);
       item = x !== undefined ? x : zeroOf(item.elem);
     } else {
@@ -98,7 +117,9 @@ function eqOne(a: V, k1: Kind, b: V): boolean {
   const bNil = b === undefined || b === null;
   if (aNil || bNil) return aNil === bNil;
   if (typeOf(a) !== typeOf(b)) {
-    throw new FuncError(`non-comparable types ${sprintf('%s', [a])}: ${typeOf(a)}, ${typeOf(b)}: ${sprint([b])}`);
+    throw new FuncError(
+      `non-comparable types ${sprintf('%s', [a])}: ${typeOf(a)}, ${typeOf(b)}: ${sprint([b])}`,
+    );
   }
   if (a instanceof GoSlice || a instanceof GoMap || a instanceof GoFunc) {
     throw new FuncError(`non-comparable type ${sprintf('%s', [b])}: ${typeOf(b)}`);
@@ -139,7 +160,8 @@ function lt(a: V, b: V): boolean {
 
 function compareOK(a: V, b: V): boolean {
   // Go compares strings bytewise; JS < compares UTF-16 units. Only differs above the BMP.
-  if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(utf8.encode(a), utf8.encode(b)) < 0;
+  if (typeof a === 'string' && typeof b === 'string')
+    return Buffer.compare(utf8.encode(a), utf8.encode(b)) < 0;
   return true;
 }
 
@@ -230,7 +252,9 @@ function call(args: V[]): V {
   const numIn = def.params.length + (def.variadic !== undefined ? 1 : 0);
   if (def.variadic !== undefined) {
     if (rest.length < numIn - 1) {
-      throw new FuncError(`wrong number of args for ${name}: got ${rest.length} want at least ${numIn - 1}`);
+      throw new FuncError(
+        `wrong number of args for ${name}: got ${rest.length} want at least ${numIn - 1}`,
+      );
     }
   } else if (rest.length !== numIn) {
     throw new FuncError(`wrong number of args for ${name}: got ${rest.length} want ${numIn}`);
@@ -238,7 +262,8 @@ function call(args: V[]): V {
   const argv = rest.map((a, i) => {
     const t = i < def.params.length ? def.params[i]! : def.variadic!;
     if (t === 'interface {}') return a ?? null;
-    if (a === undefined || a === null) throw new FuncError(`arg ${i}: value is nil; should be of type ${t}`);
+    if (a === undefined || a === null)
+      throw new FuncError(`arg ${i}: value is nil; should be of type ${t}`);
     const at = typeOf(a);
     if (at === t) return a;
     if (a instanceof GoInt && /^u?int\d*$/.test(t)) return new GoInt(t as GoInt['kind'], a.v);
@@ -258,7 +283,14 @@ export const builtins: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['index', { params: [RV], variadic: RV, impl: index }],
   ['len', { params: [RV], impl: length }],
   ['print', { params: [], variadic: 'interface {}', impl: (a) => sprint(a) }],
-  ['printf', { params: ['string'], variadic: 'interface {}', impl: (a) => sprintf(a[0] as string, a.slice(1)) }],
+  [
+    'printf',
+    {
+      params: ['string'],
+      variadic: 'interface {}',
+      impl: (a) => sprintf(a[0] as string, a.slice(1)),
+    },
+  ],
   ['println', { params: [], variadic: 'interface {}', impl: (a) => sprintln(a) }],
   ['eq', { params: [RV], variadic: RV, impl: eq }],
   ['ne', { params: [RV, RV], impl: (a) => !eq(a) }],

@@ -1,12 +1,41 @@
 // The function map KUDO's renderer uses: sprig's TxtFuncMap minus the functions that
-// would read the controller's environment or filesystem paths, plus toYaml.
+// would read the controller's environment or filesystem paths, plus toYaml. Functions not
+// implemented here are simply absent, so templates using them fail to parse with Go's
+// `function "x" not defined` instead of rendering something wrong.
 
 import type { FuncDef } from '../values.js';
+import { sprigDefaults } from './sprig-defaults.js';
+import { sprigDicts } from './sprig-dicts.js';
+import { sprigEncoding } from './sprig-encoding.js';
+import { sprigLists } from './sprig-lists.js';
+import { sprigMath } from './sprig-math.js';
+import { sprigRegex } from './sprig-regex.js';
+import { sprigSemver } from './sprig-semver.js';
+import { sprigStrings } from './sprig-strings.js';
+import { yamlFuncs } from './yaml.js';
 
-const modules: ReadonlyMap<string, FuncDef>[] = [];
+const modules: ReadonlyMap<string, FuncDef>[] = [
+  sprigStrings,
+  sprigMath,
+  sprigLists,
+  sprigDicts,
+  sprigDefaults,
+  sprigEncoding,
+  sprigRegex,
+  sprigSemver,
+  yamlFuncs,
+];
 
 /** Removed by KUDO (kudo/pkg/engine/renderer.New). */
-export const kudoRemoved: readonly string[] = ['env', 'expandenv', 'base', 'dir', 'clean', 'ext', 'isAbs'];
+export const kudoRemoved: readonly string[] = [
+  'env',
+  'expandenv',
+  'base',
+  'dir',
+  'clean',
+  'ext',
+  'isAbs',
+];
 
 function build(): Map<string, FuncDef> {
   const m = new Map<string, FuncDef>();

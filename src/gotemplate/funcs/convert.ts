@@ -1,0 +1,167 @@
+// sprig's conversions (spf13/cast and sprig's strval/strslice), shared by the sprig modules.
+
+import { formatValue, sprintf } from '../fmt.js';
+import { parseInt64 } from '../numbers.js';
+import { FuncError, GoInt, GoMap, GoObject, GoSlice, typeOf } from '../values.js';
+import type { FuncDef, GoType, GoValue } from '../values.js';
+
+export type V = GoValue | undefined;
+
+/** Shorthand for a function definition. */
+export function fn(params: GoType[], impl: (a: V[]) => V, variadic?: GoType): FuncDef {
+  return variadic === undefined ? { params, impl } : { params, variadic, impl };
+}
+
+export function i64(n: bigint): GoInt {
+  return new GoInt('int64', BigInt.asIntN(64, n));
+}
+
+export function int(n: number | bigint): GoInt {
+  return new GoInt('int', BigInt.asIntN(64, typeof n === 'bigint' ? n : BigInt(Math.trunc(n))));
+}
+
+/** sprig strval: fmt %v, with strings and Stringers as themselves. */
+export function strval(v: V): string {
+  if (typeof v === 'string') return v;
+  if (v instanceof GoObject) return v.str();
+  if (v === undefined || v === null) return '<nil>';
+  return formatValue(
+    v,
+    'v',
+    {
+      plus: false,
+      minus: false,
+      sharp: false,
+      space: false,
+      zero: false,
+      width: undefined,
+      prec: undefined,
+    },
+    0,
+  );
+}
+
+function trimZeroDecimal(s: string): string {
+  let foundZero = false;
+  for (let i = s.length; i > 0; i--) {
+    switch (s[i - 1]) {
+      case '.':
+        return foundZero ? s.slice(0, i - 1) : s;
+      case '0':
+        foundZero = true;
+        break;
+      default:
+        return s;
+    }
+  }
+  return s;
+}
+
+/** cast.ToInt64 (errors give 0). */
+export function toInt64(v: V): bigint {
+  if (v instanceof GoInt) return v.v;
+  switch (typeof v) {
+    case 'number':
+      return Number.isFinite(v) ? BigInt.asIntN(64, BigInt(Math.trunc(v))) : -(1n << 63n);
+    case 'boolean':
+      return v ? 1n : 0n;
+    case 'string':
+      return parseInt64(trimZeroDecimal(v)) ?? 0n;
+  }
+  return 0n;
+}
+
+/** cast.ToFloat64 (errors give 0). */
+export function toFloat64(v: V): number {
+  if (v instanceof GoInt) return Number(v.v);
+  switch (typeof v) {
+    case 'number':
+      return v;
+    case 'boolean':
+      return v ? 1 : 0;
+    case 'string': {
+      const t = v.trim() === v ? v : '';
+      if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+      if (/^nan$/i.test(t)) return NaN;
+      if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return 0;
+      return Number(t);
+    }
+  }
+  return 0;
+}
+
+/** Elements of a slice-kinded value, or undefined when it is not one. */
+export function listItems(v: V): GoValue[] | undefined {
+  return v instanceof GoSlice ? v.items : undefined;
+}
+
+/** reflect Kind name used in sprig's "Cannot ... on type %s" messages. */
+export function kindName(v: V): string {
+  if (v === undefined || v === null) return 'invalid';
+  if (v instanceof GoSlice) return 'slice';
+  if (v instanceof GoMap) return 'map';
+  if (v instanceof GoObject) return v.kind;
+  return typeOf(v);
+}
+
+/** Go's panic for reflect.TypeOf(nil).Kind(). */
+export const nilDeref = 'runtime error: invalid memory address or nil pointer dereference';
+
+/** sprig strslice. */
+export function strslice(v: V): string[] {
+  if (v instanceof GoSlice) return v.items.filter((x) => x !== null).map(strval);
+  if (v === undefined || v === null) return [];
+  return [strval(v)];
+}
+
+export function sliceOf(items: GoValue[], elem: GoType = 'interface {}'): GoSlice {
+  return new GoSlice(elem, items);
+}
+
+export function strList(items: string[]): GoSlice {
+  return new GoSlice('string', items);
+}
+
+export function goErr(msg: string): never {
+  throw new FuncError(msg);
+}
+
+/** sprig empty(). */
+export function empty(v: V): boolean {
+  if (v === undefined || v === null) return true;
+  switch (typeof v) {
+    case 'string':
+      return v.length === 0;
+    case 'number':
+      return v === 0;
+    case 'boolean':
+      return !v;
+  }
+  if (v instanceof GoInt) return v.v === 0n;
+  if (v instanceof GoSlice) return v.items.length === 0;
+  if (v instanceof GoMap) return v.entries.size === 0;
+  return false;
+}
+
+/** reflect.DeepEqual for GoValues. */
+export function deepEqual(a: V, b: V): boolean {
+  if (a === undefined) a = null;
+  if (b === undefined) b = null;
+  if (a === null || b === null) return a === b;
+  if (typeOf(a) !== typeOf(b)) return false;
+  if (a instanceof GoInt) return a.v === (b as GoInt).v;
+  if (a instanceof GoSlice) {
+    const bi = (b as GoSlice).items;
+    return a.items.length === bi.length && a.items.every((x, i) => deepEqual(x, bi[i]));
+  }
+  if (a instanceof GoMap) {
+    const bm = (b as GoMap).entries;
+    if (a.entries.size !== bm.size) return false;
+    for (const [k, x] of a.entries) if (!bm.has(k) || !deepEqual(x, bm.get(k))) return false;
+    return true;
+  }
+  if (a instanceof GoObject) return a.str() === (b as GoObject).str();
+  return a === b;
+}
+
+export { sprintf };

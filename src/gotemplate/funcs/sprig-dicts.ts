@@ -1,0 +1,156 @@
+// sprig's dict functions (dict.go).
+
+import { GoMap, GoSlice } from '../values.js';
+import type { FuncDef, GoValue } from '../values.js';
+import { empty, fn, goErr, sliceOf, strList, strval } from './convert.js';
+import type { V } from './convert.js';
+
+const A = 'interface {}';
+const M = 'map[string]interface {}';
+const S = 'string';
+
+function dict(a: V[]): GoMap {
+  const m = new Map<string, GoValue>();
+  for (let i = 0; i < a.length; i += 2) {
+    const k = strval(a[i]);
+    m.set(k, i + 1 >= a.length ? '' : (a[i + 1] ?? null));
+  }
+  return new GoMap('interface {}', m);
+}
+
+function copyValue(v: GoValue): GoValue {
+  if (v instanceof GoMap)
+    return new GoMap(v.elem, new Map([...v.entries].map(([k, x]) => [k, copyValue(x)])));
+  if (v instanceof GoSlice) return new GoSlice(v.elem, v.items.map(copyValue));
+  return v;
+}
+
+/** mergo.Merge(dst, src[, WithOverride]) for map[string]interface{} values. */
+function mergeInto(dst: GoMap, src: GoMap, override: boolean): void {
+  for (const [k, sv] of src.entries) {
+    const dv = dst.entries.get(k);
+    if (dv instanceof GoMap && sv instanceof GoMap) {
+      mergeInto(dv, sv, override);
+      continue;
+    }
+    if (!dst.entries.has(k) || empty(dv)) {
+      dst.entries.set(k, sv);
+    } else if (override && !empty(sv)) {
+      dst.entries.set(k, sv);
+    }
+  }
+}
+
+function dig(a: V[]): V {
+  if (a.length < 3) goErr('dig needs at least three arguments');
+  let d = a[a.length - 1];
+  const def = a[a.length - 2] ?? null;
+  const keys = a.slice(0, a.length - 2);
+  for (let i = 0; i < keys.length; i++) {
+    if (!(d instanceof GoMap))
+      goErr('interface conversion: interface {} is not map[string]interface {}');
+    const k = keys[i];
+    if (typeof k !== 'string') goErr('interface conversion: interface {} is not string');
+    if (!d.entries.has(k)) return def;
+    d = d.entries.get(k) ?? null;
+  }
+  return d ?? null;
+}
+
+export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
+  ['dict', fn([], dict, A)],
+  [
+    'get',
+    fn([M, S], (a) => {
+      const m = a[0] as GoMap;
+      return m.entries.has(a[1] as string) ? (m.entries.get(a[1] as string) ?? null) : '';
+    }),
+  ],
+  [
+    'set',
+    fn([M, S, A], (a) => {
+      (a[0] as GoMap).entries.set(a[1] as string, a[2] ?? null);
+      return a[0];
+    }),
+  ],
+  [
+    'unset',
+    fn([M, S], (a) => {
+      (a[0] as GoMap).entries.delete(a[1] as string);
+      return a[0];
+    }),
+  ],
+  ['hasKey', fn([M, S], (a) => (a[0] as GoMap).entries.has(a[1] as string))],
+  [
+    'pluck',
+    fn(
+      [S],
+      (a) =>
+        sliceOf(
+          a
+            .slice(1)
+            .filter((m) => (m as GoMap).entries.has(a[0] as string))
+            .map((m) => (m as GoMap).entries.get(a[0] as string) ?? null),
+        ),
+      M,
+    ),
+  ],
+  ['keys', fn([], (a) => strList(a.flatMap((m) => [...(m as GoMap).entries.keys()])), M)],
+  [
+    'pick',
+    fn(
+      [M],
+      (a) => {
+        const m = a[0] as GoMap;
+        const out = new Map<string, GoValue>();
+        for (const k of a.slice(1) as string[])
+          if (m.entries.has(k)) out.set(k, m.entries.get(k) ?? null);
+        return new GoMap('interface {}', out);
+      },
+      S,
+    ),
+  ],
+  [
+    'omit',
+    fn(
+      [M],
+      (a) => {
+        const m = a[0] as GoMap;
+        const drop = new Set(a.slice(1) as string[]);
+        return new GoMap('interface {}', new Map([...m.entries].filter(([k]) => !drop.has(k))));
+      },
+      S,
+    ),
+  ],
+  ['values', fn([M], (a) => sliceOf([...(a[0] as GoMap).entries.values()]))],
+  ...(['merge', 'mustMerge', 'mergeOverwrite', 'mustMergeOverwrite'] as const).map(
+    (name): [string, FuncDef] => [
+      name,
+      fn(
+        [M],
+        (a) => {
+          const dst = a[0] as GoMap;
+          for (const src of a.slice(1)) mergeInto(dst, src as GoMap, name.includes('Overwrite'));
+          return dst;
+        },
+        M,
+      ),
+    ],
+  ),
+  ['dig', fn([], dig, A)],
+  [
+    'deepCopy',
+    fn([A], (a) => {
+      if (a[0] === undefined || a[0] === null)
+        goErr('reflect: call of reflect.Value.Type on zero Value');
+      return copyValue(a[0]);
+    }),
+  ],
+  [
+    'mustDeepCopy',
+    fn([A], (a) => {
+      if (a[0] === undefined || a[0] === null) goErr('copy: Copy called with nil value');
+      return copyValue(a[0]);
+    }),
+  ],
+]);

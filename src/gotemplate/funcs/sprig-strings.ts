@@ -1,0 +1,333 @@
+// sprig's string functions (strings.go and the string entries of functions.go).
+
+import { quoteGo } from '../fmt.js';
+import { GoMap, GoSlice, utf8, utf8Decoder } from '../values.js';
+import type { FuncDef, GoValue } from '../values.js';
+import { fn, goErr, strList, strslice, strval } from './convert.js';
+import type { V } from './convert.js';
+import { GoInt } from '../values.js';
+
+const S = 'string';
+const I = 'int';
+const A = 'interface {}';
+
+const bytes = (s: string): Uint8Array => utf8.encode(s);
+const str = (b: Uint8Array): string => utf8Decoder.decode(b);
+const n = (v: V): number => Number((v as GoInt).v);
+
+function isSeparator(c: string): boolean {
+  const cp = c.codePointAt(0)!;
+  if (cp <= 0x7f) return !/[0-9a-zA-Z_]/.test(c);
+  if (/[\p{L}\p{Nd}]/u.test(c)) return false;
+  return /\s/u.test(c);
+}
+
+/** strings.Title. */
+export function title(s: string): string {
+  let prev = ' ';
+  let out = '';
+  for (const c of s) {
+    out += isSeparator(prev) ? c.toUpperCase() : c;
+    prev = c;
+  }
+  return out;
+}
+
+function sliceBounds(lo: number, hi: number, len: number): void {
+  if (hi > len) goErr(`runtime error: slice bounds out of range [:${hi}] with length ${len}`);
+  if (lo > hi) goErr(`runtime error: slice bounds out of range [${lo}:${hi}]`);
+  if (lo < 0) goErr(`runtime error: slice bounds out of range [${lo}:]`);
+}
+
+function substr(start: number, end: number, s: string): string {
+  const b = bytes(s);
+  if (start < 0) {
+    sliceBounds(0, end, b.length);
+    return str(b.slice(0, end));
+  }
+  if (end < 0 || end > b.length) {
+    sliceBounds(start, b.length, b.length);
+    return str(b.slice(start));
+  }
+  sliceBounds(start, end, b.length);
+  return str(b.slice(start, end));
+}
+
+function trunc(c: number, s: string): string {
+  const b = bytes(s);
+  if (c < 0 && b.length + c > 0) return str(b.slice(b.length + c));
+  if (c >= 0 && b.length > c) return str(b.slice(0, c));
+  return s;
+}
+
+function abbreviateFull(s: string, offset: number, maxWidth: number): string {
+  if (s === '') return '';
+  if (maxWidth < 4) return s;
+  const len = s.length;
+  if (len <= maxWidth) return s;
+  if (offset > len) offset = len;
+  if (len - offset < maxWidth - 3) offset = len - (maxWidth - 3);
+  if (offset <= 4) return s.slice(0, maxWidth - 3) + '...';
+  if (maxWidth < 7) return s;
+  if (offset + maxWidth - 3 < len) return '...' + abbreviateFull(s.slice(offset), 0, maxWidth - 3);
+  return '...' + s.slice(len - (maxWidth - 3));
+}
+
+function initials(s: string): string {
+  return s
+    .split(/\s+/u)
+    .filter((w) => w.length > 0)
+    .map((w) => [...w][0])
+    .join('');
+}
+
+function uncapitalizeWords(s: string): string {
+  let prevSpace = true;
+  let out = '';
+  for (const c of s) {
+    out += prevSpace ? c.toLowerCase() : c;
+    prevSpace = /\s/u.test(c);
+  }
+  return out;
+}
+
+function swapcase(s: string): string {
+  let out = '';
+  let whitespace = true;
+  for (const c of s) {
+    if (c !== c.toLowerCase()) out += c.toLowerCase();
+    else if (c !== c.toUpperCase()) out += whitespace ? c.toUpperCase() : c.toUpperCase();
+    else out += c;
+    whitespace = /\s/u.test(c);
+  }
+  return out;
+}
+
+/** Word splitting close to huandu/xstrings for snake/kebab/camel case. */
+function words(s: string): string[] {
+  return s
+    .replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .split(/[^\p{L}\p{Nd}]+/u)
+    .filter((w) => w.length > 0);
+}
+
+function wrapCustom(s: string, width: number, nl: string, wrapLong: boolean): string {
+  if (s === '') return '';
+  if (width < 1) width = 1;
+  const lines = s.split('\n');
+  const out: string[] = [];
+  for (const line of lines) {
+    let rest = line;
+    while (rest.length > width) {
+      if (rest[0] === ' ') {
+        rest = rest.slice(1);
+        continue;
+      }
+      let sp = rest.lastIndexOf(' ', width);
+      if (sp <= 0) {
+        if (wrapLong) {
+          out.push(rest.slice(0, width));
+          rest = rest.slice(width);
+          continue;
+        }
+        sp = rest.indexOf(' ', width);
+        if (sp < 0) break;
+      }
+      out.push(rest.slice(0, sp));
+      rest = rest.slice(sp + 1);
+    }
+    out.push(rest);
+  }
+  return out.join(nl);
+}
+
+function indent(spaces: number, v: string): string {
+  const pad = ' '.repeat(Math.max(spaces, 0));
+  return pad + v.replaceAll('\n', '\n' + pad);
+}
+
+function repeat(count: number, s: string): string {
+  if (count < 0) goErr('strings: negative Repeat count');
+  return s.repeat(count);
+}
+
+function splitMap(parts: string[]): GoMap {
+  return new GoMap('string', new Map(parts.map((p, i) => [`_${i}`, p])));
+}
+
+/** strings.SplitN. */
+export function splitN(s: string, sep: string, n: number): string[] {
+  if (n === 0) return [];
+  if (sep === '') {
+    const chars = [...s];
+    if (n < 0 || n >= chars.length) return chars;
+    return [...chars.slice(0, n - 1), chars.slice(n - 1).join('')];
+  }
+  const parts = s.split(sep);
+  if (n < 0 || parts.length <= n) return parts;
+  return [...parts.slice(0, n - 1), parts.slice(n - 1).join(sep)];
+}
+
+function trimCutset(s: string, cutset: string): string {
+  const set = new Set(cutset);
+  const chars = [...s];
+  let a = 0;
+  let b = chars.length;
+  while (a < b && set.has(chars[a]!)) a++;
+  while (b > a && set.has(chars[b - 1]!)) b--;
+  return chars.slice(a, b).join('');
+}
+
+function removeNil(v: V[]): GoValue[] {
+  return v.filter((x): x is GoValue => x !== null && x !== undefined);
+}
+
+function catArgs(v: V[]): string {
+  return removeNil(v).map(strval).join(' ');
+}
+
+function sortAlpha(v: V): GoSlice {
+  if (v instanceof GoSlice) {
+    const a = strslice(v);
+    a.sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    return strList(a);
+  }
+  return strList([strval(v)]);
+}
+
+function random(count: number, alphabet: string): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return out;
+}
+
+const ALPHA = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const DIGITS = '0123456789';
+let ASCII = '';
+for (let c = 32; c < 127; c++) ASCII += String.fromCharCode(c);
+
+export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
+  ['hello', fn([], () => 'Hello!')],
+  [
+    'abbrev',
+    fn([I, S], (a) =>
+      n(a[0]) < 4 ? (a[1] as string) : abbreviateFull(a[1] as string, 0, n(a[0])),
+    ),
+  ],
+  [
+    'abbrevboth',
+    fn([I, I, S], (a) => {
+      const [l, r, s] = [n(a[0]), n(a[1]), a[2] as string];
+      if (r < 4 || (l > 0 && r < 7)) return s;
+      return abbreviateFull(s, l, r);
+    }),
+  ],
+  ['trunc', fn([I, S], (a) => trunc(n(a[0]), a[1] as string))],
+  ['trim', fn([S], (a) => (a[0] as string).trim())],
+  ['upper', fn([S], (a) => (a[0] as string).toUpperCase())],
+  ['lower', fn([S], (a) => (a[0] as string).toLowerCase())],
+  ['title', fn([S], (a) => title(a[0] as string))],
+  ['untitle', fn([S], (a) => uncapitalizeWords(a[0] as string))],
+  ['substr', fn([I, I, S], (a) => substr(n(a[0]), n(a[1]), a[2] as string))],
+  ['repeat', fn([I, S], (a) => repeat(n(a[0]), a[1] as string))],
+  ['trimall', fn([S, S], (a) => trimCutset(a[1] as string, a[0] as string))],
+  ['trimAll', fn([S, S], (a) => trimCutset(a[1] as string, a[0] as string))],
+  [
+    'trimSuffix',
+    fn([S, S], (a) => {
+      const [suf, s] = [a[0] as string, a[1] as string];
+      return suf && s.endsWith(suf) ? s.slice(0, s.length - suf.length) : s;
+    }),
+  ],
+  [
+    'trimPrefix',
+    fn([S, S], (a) => {
+      const [pre, s] = [a[0] as string, a[1] as string];
+      return s.startsWith(pre) ? s.slice(pre.length) : s;
+    }),
+  ],
+  ['nospace', fn([S], (a) => (a[0] as string).replace(/\s/gu, ''))],
+  ['initials', fn([S], (a) => initials(a[0] as string))],
+  ['randAlphaNum', fn([I], (a) => random(n(a[0]), ALPHA + DIGITS))],
+  ['randAlpha', fn([I], (a) => random(n(a[0]), ALPHA))],
+  ['randAscii', fn([I], (a) => random(n(a[0]), ASCII))],
+  ['randNumeric', fn([I], (a) => random(n(a[0]), DIGITS))],
+  ['swapcase', fn([S], (a) => swapcase(a[0] as string))],
+  [
+    'shuffle',
+    fn([S], (a) => {
+      const c = [...(a[0] as string)];
+      for (let i = c.length - 1; i > 0; i--) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [c[i], c[j]] = [c[j]!, c[i]!];
+      }
+      return c.join('');
+    }),
+  ],
+  [
+    'snakecase',
+    fn([S], (a) =>
+      words(a[0] as string)
+        .map((w) => w.toLowerCase())
+        .join('_'),
+    ),
+  ],
+  [
+    'kebabcase',
+    fn([S], (a) =>
+      words(a[0] as string)
+        .map((w) => w.toLowerCase())
+        .join('-'),
+    ),
+  ],
+  [
+    'camelcase',
+    fn([S], (a) =>
+      words(a[0] as string)
+        .map((w) => w[0]!.toUpperCase() + w.slice(1).toLowerCase())
+        .join(''),
+    ),
+  ],
+  ['wrap', fn([I, S], (a) => wrapCustom(a[1] as string, n(a[0]), '\n', false))],
+  ['wrapWith', fn([I, S, S], (a) => wrapCustom(a[2] as string, n(a[0]), a[1] as string, true))],
+  ['contains', fn([S, S], (a) => (a[1] as string).includes(a[0] as string))],
+  ['hasPrefix', fn([S, S], (a) => (a[1] as string).startsWith(a[0] as string))],
+  ['hasSuffix', fn([S, S], (a) => (a[1] as string).endsWith(a[0] as string))],
+  [
+    'quote',
+    fn(
+      [],
+      (a) =>
+        removeNil(a)
+          .map((x) => quoteGo(strval(x)))
+          .join(' '),
+      A,
+    ),
+  ],
+  [
+    'squote',
+    fn(
+      [],
+      (a) =>
+        removeNil(a)
+          .map((x) => `'${strval(x)}'`)
+          .join(' '),
+      A,
+    ),
+  ],
+  ['cat', fn([], (a) => catArgs(a), A)],
+  ['indent', fn([I, S], (a) => indent(n(a[0]), a[1] as string))],
+  ['nindent', fn([I, S], (a) => '\n' + indent(n(a[0]), a[1] as string))],
+  ['replace', fn([S, S, S], (a) => (a[2] as string).replaceAll(a[0] as string, a[1] as string))],
+  ['plural', fn([S, S, I], (a) => (n(a[2]) === 1 ? (a[0] as string) : (a[1] as string)))],
+  ['toString', fn([A], (a) => strval(a[0]))],
+  ['split', fn([S, S], (a) => splitMap((a[1] as string).split(a[0] as string)))],
+  ['splitList', fn([S, S], (a) => strList(splitN(a[1] as string, a[0] as string, -1)))],
+  ['splitn', fn([S, I, S], (a) => splitMap(splitN(a[2] as string, a[0] as string, n(a[1]))))],
+  ['toStrings', fn([A], (a) => strList(strslice(a[0])))],
+  ['join', fn([S, A], (a) => strslice(a[1]).join(a[0] as string))],
+  ['sortAlpha', fn([A], (a) => sortAlpha(a[0]))],
+]);
+
+export { GoInt };
