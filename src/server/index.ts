@@ -61,3 +61,4 @@ export {
   type RotationPolicy,
   type TlsMaterial,
 } from './tls/rotation.ts';
+export { FileCertificateSource, type FileCertificateSourceOptions } from './tls/files.ts';
