@@ -56,9 +56,11 @@ const BREAK = new Break();
 const CONTINUE = new Continue();
 const MAX_DEPTH = 100000;
 
-/** Thrown internally; becomes a TemplateError at the top. */
-class ExecFailure {
-  constructor(readonly error: TemplateError) {}
+/** Thrown internally so that a TemplateError is told apart from bugs; unwrapped at the top. */
+class ExecFailure extends Error {
+  constructor(readonly error: TemplateError) {
+    super(error.message);
+  }
 }
 
 interface Variable {
@@ -156,9 +158,12 @@ class State {
         if (node.pipe.decl.length === 0) this.printValue(node, val);
         return;
       }
+      // Control-flow signals, not errors: no stack trace wanted on every loop iteration.
       case 'break':
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw BREAK;
       case 'continue':
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw CONTINUE;
       case 'if':
       case 'with': {
@@ -233,7 +238,7 @@ class State {
         const items = val.items;
         for (let i = 0; i < items.length; i++) {
           ran = true;
-          one(new GoInt('int', BigInt(i)), items[i]!);
+          one(new GoInt('int', BigInt(i)), items[i]);
         }
       } else if (val instanceof GoMap) {
         for (const k of val.sortedKeys()) {

@@ -142,7 +142,10 @@ export function sprintf(format: string, args: readonly (GoValue | undefined)[]):
 
 function runeCount(s: string): number {
   let n = 0;
-  for (const _ of s) n++;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) n++;
+  }
   return n;
 }
 

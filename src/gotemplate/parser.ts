@@ -357,7 +357,8 @@ class Parser {
     try {
       const pipe = this.pipeline(context, ItemType.RightDelim);
       if (context === 'range') this.rangeDepth++;
-      let [list, next] = this.itemList();
+      const [list, first] = this.itemList();
+      let next = first;
       if (context === 'range') this.rangeDepth--;
       let elseList: ListNode | undefined;
       if (next.kind === 'else') {
@@ -376,11 +377,12 @@ class Parser {
             nodes: [{ kind: 'with', ...this.parseControl('with') }],
           };
         } else {
-          [elseList, next] = this.itemList();
+          let end: Node;
+          [elseList, end] = this.itemList();
+          next = end;
           if (next.kind !== 'end') this.errorf(`expected end; found ${nodeString(next)}`);
         }
       }
-      void list;
       return { pos: pipe.pos, line: pipe.line, pipe, list, elseList };
     } finally {
       this.vars.length = mark;

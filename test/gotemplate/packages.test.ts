@@ -24,7 +24,7 @@ interface Param {
 function paramString(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (typeof v === 'number') return formatFloat(v, 'g', -1);
-  return String(v);
+  return typeof v === 'string' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
 }
 
 /** KUDO's template variables for one package (renderer.VariableMap, params typed per KUDO). */

@@ -1,8 +1,8 @@
 // sprig's numeric functions: int64 arithmetic via cast, float ops through decimals.
 
-import { GoInt } from '../values.js';
+import type { GoInt } from '../values.js';
 import type { FuncDef } from '../values.js';
-import { fn, goErr, i64, int, toFloat64, toInt64 } from './convert.js';
+import { fn, goErr, i64, int, strval, toFloat64, toInt64 } from './convert.js';
 import type { V } from './convert.js';
 import { sliceOf } from './convert.js';
 
@@ -133,7 +133,7 @@ function round(a: V, p: number, on: number): number {
 }
 
 function toDecimal(v: V): GoInt {
-  const s = v instanceof GoInt ? v.v.toString() : typeof v === 'string' ? v : String(v);
+  const s = strval(v);
   if (!/^[+-]?[0-7]+$/.test(s)) return i64(0n);
   const r = BigInt('0o' + s.replace(/^[+-]/, '')) * (s.startsWith('-') ? -1n : 1n);
   return r > (1n << 63n) - 1n || r < -(1n << 63n) ? i64(0n) : i64(r);

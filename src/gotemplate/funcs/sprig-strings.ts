@@ -209,12 +209,7 @@ for (let c = 32; c < 127; c++) ASCII += String.fromCharCode(c);
 
 export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['hello', fn([], () => 'Hello!')],
-  [
-    'abbrev',
-    fn([I, S], (a) =>
-      n(a[0]) < 4 ? (a[1] as string) : abbreviateFull(a[1] as string, 0, n(a[0])),
-    ),
-  ],
+  ['abbrev', fn([I, S], (a) => (n(a[0]) < 4 ? a[1] : abbreviateFull(a[1] as string, 0, n(a[0]))))],
   [
     'abbrevboth',
     fn([I, I, S], (a) => {
@@ -320,7 +315,7 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
   ['indent', fn([I, S], (a) => indent(n(a[0]), a[1] as string))],
   ['nindent', fn([I, S], (a) => '\n' + indent(n(a[0]), a[1] as string))],
   ['replace', fn([S, S, S], (a) => (a[2] as string).replaceAll(a[0] as string, a[1] as string))],
-  ['plural', fn([S, S, I], (a) => (n(a[2]) === 1 ? (a[0] as string) : (a[1] as string)))],
+  ['plural', fn([S, S, I], (a) => (n(a[2]) === 1 ? a[0] : a[1]))],
   ['toString', fn([A], (a) => strval(a[0]))],
   ['split', fn([S, S], (a) => splitMap((a[1] as string).split(a[0] as string)))],
   ['splitList', fn([S, S], (a) => strList(splitN(a[1] as string, a[0] as string, -1)))],

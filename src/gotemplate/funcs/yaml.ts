@@ -46,6 +46,18 @@ function keyLess(a: string, b: string): boolean {
   return ar.length < br.length;
 }
 
+/** Characters the emitter cannot write unescaped (tab optionally included). */
+function hasControl(s: string, tab: boolean): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 9 ? tab : c === 10 ? false : c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0xfeff)
+      return true;
+  }
+  return false;
+}
+const CONTROL = { test: (s: string): boolean => hasControl(s, false) };
+const CONTROL_OR_TAB = { test: (s: string): boolean => hasControl(s, true) };
+
 const boolWords = new Set([
   'y',
   'Y',
@@ -95,7 +107,7 @@ function plainAllowed(s: string, inFlowOrKey: boolean): boolean {
   if (/: |:$| #/.test(s)) return false;
   if (inFlowOrKey && /[,[\]{}]/.test(s)) return false;
   // Non-printable characters force double quotes.
-  if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufeff]/.test(s)) return false;
+  if (CONTROL.test(s)) return false;
   if (s.includes('\t')) return false;
   return true;
 }
@@ -126,11 +138,7 @@ function scalarString(s: string, indent: string, isKey: boolean): string {
   }
   if (resolvesNonString(s)) return doubleQuoted(s);
   if (plainAllowed(s, isKey)) return s;
-  if (
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufeff\t]/.test(s) ||
-    (/^\s|\s$/.test(s) && /\n/.test(s))
-  )
-    return doubleQuoted(s);
+  if (CONTROL_OR_TAB.test(s) || (/^\s|\s$/.test(s) && /\n/.test(s))) return doubleQuoted(s);
   return `'${s.replaceAll("'", "''")}'`;
 }
 
