@@ -71,7 +71,7 @@ describe('controller on a real apiserver', () => {
         calls += 1;
         inFlight += 1;
         maxInFlight = Math.max(maxInFlight, inFlight);
-        seen.push((controller.primary.get(k) as ConfigMap | undefined)?.data?.v ?? '');
+        seen.push(controller.primary.get(k)?.data?.v ?? '');
         await sleep(150);
         inFlight -= 1;
       });

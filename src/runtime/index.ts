@@ -1,0 +1,65 @@
+/**
+ * The generic controller runtime: watcher → cache (shared per {cluster, GVK}) → work queue →
+ * reconcile, with leader election, a manager, Events and metrics. Knows nothing of KUDO.
+ */
+export {
+  Manager,
+  EXIT_OK,
+  EXIT_LEADERSHIP_LOST,
+  EXIT_SHUTDOWN_TIMEOUT,
+  type ManagerOptions,
+  type ProbeResult,
+  type ReadinessCheck,
+} from './manager.ts';
+export { ControllerBuilder, generationChanged, type ControllerBuilderDeps } from './builder.ts';
+export {
+  Controller,
+  type ControllerOptions,
+  type Reconciler,
+  type ReconcileResult,
+  type EventFilter,
+  type EventSource,
+  type KeyMapper,
+  type WatchEvent,
+  type WatchEventType,
+} from './controller.ts';
+export {
+  CacheRegistry,
+  LOCAL_CLUSTER,
+  type CacheLease,
+  type CacheRegistryOptions,
+} from './cache-registry.ts';
+export { Cache, type CacheHandlers, type CacheOptions } from './cache.ts';
+export {
+  Store,
+  NAMESPACE_INDEX,
+  OWNER_UID_INDEX,
+  byNamespace,
+  byOwnerUid,
+  type IndexFunc,
+} from './store.ts';
+export { Watcher, type WatcherEvent, type WatcherOptions } from './watcher.ts';
+export { WorkQueue, type WorkQueueOptions } from './workqueue.ts';
+export {
+  JitteredBackoff,
+  ItemExponentialBackoff,
+  type JitteredBackoffOptions,
+  type ItemBackoffOptions,
+} from './backoff.ts';
+export { LeaderElector, type LeaderElectionOptions } from './leaderelection.ts';
+export { EventRecorder, type EventRecorderOptions, type EventType } from './events.ts';
+export { RuntimeMetrics } from './metrics.ts';
+export {
+  TerminalError,
+  LeaderElectionLostError,
+  RuntimeConfigError,
+  QueueShutDownError,
+} from './errors.ts';
+export {
+  objectKey,
+  parseObjectKey,
+  type KubeObject,
+  type ObjectMeta,
+  type OwnerReference,
+  type ObjectKey,
+} from './types.ts';

@@ -1,0 +1,318 @@
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease, following client-go's rules:
+ * optimistic concurrency on resourceVersion; expiry judged by the LOCAL time at which this
+ * process last saw the record change (never by timestamps other machines wrote); the leader
+ * must renew within `renewDeadlineMs` or it steps down; a graceful release writes an empty
+ * holder with a 1 s duration so a successor takes over at its next retry.
+ *
+ * @example
+ * const elector = new LeaderElector({ client, namespace: 'kudo-system', name: 'planwright', logger });
+ * if (await elector.acquire(signal)) {
+ *   elector.lost.addEventListener('abort', () => process.exit(1));
+ *   … run controllers …
+ *   await elector.release();
+ * }
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { ApiError, type KubeClient } from '../kube/index.ts';
+import { LeaderElectionLostError, RuntimeConfigError } from './errors.ts';
+import type { RuntimeMetrics } from './metrics.ts';
+
+export interface LeaderElectionOptions {
+  readonly client: KubeClient;
+  readonly namespace: string;
+  readonly name: string;
+  readonly logger: Logger;
+  /** Default `hostname_<random>`. */
+  readonly identity?: string;
+  /** Default 15 s. */
+  readonly leaseDurationMs?: number;
+  /** Default 10 s. */
+  readonly renewDeadlineMs?: number;
+  /** Default 2 s. */
+  readonly retryPeriodMs?: number;
+  readonly metrics?: RuntimeMetrics;
+}
+
+interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace: string; resourceVersion?: string };
+  spec?: LeaseSpec;
+}
+
+const JITTER = 1.2;
+
+/** Kubernetes MicroTime: RFC 3339 with microseconds. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export class LeaderElector {
+  readonly identity: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  private readonly path: string;
+  private readonly log: Logger;
+  private observed: string | undefined;
+  private observedAt = 0;
+  private lastLease: Lease | undefined;
+  private leader = false;
+  private readonly lostController = new AbortController();
+  private readonly renewStop = new AbortController();
+  private renewing: Promise<void> | undefined;
+
+  constructor(private readonly options: LeaderElectionOptions) {
+    this.identity = options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
+    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    if (!(this.leaseDurationMs > this.renewDeadlineMs)) {
+      throw new RuntimeConfigError(
+        `lease duration (${this.leaseDurationMs} ms) must be greater than the renew deadline (${this.renewDeadlineMs} ms)`,
+        'leaderElection.leaseDurationMs',
+      );
+    }
+    if (!(this.renewDeadlineMs > JITTER * this.retryPeriodMs)) {
+      throw new RuntimeConfigError(
+        `renew deadline (${this.renewDeadlineMs} ms) must be greater than 1.2 × retry period (${this.retryPeriodMs} ms)`,
+        'leaderElection.renewDeadlineMs',
+      );
+    }
+    if (!options.namespace || !options.name) {
+      throw new RuntimeConfigError(
+        'lease namespace and name are required',
+        'leaderElection.namespace/name',
+      );
+    }
+    this.path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases/${encodeURIComponent(options.name)}`;
+    this.log = options.logger.child({
+      lease: `${options.namespace}/${options.name}`,
+      identity: this.identity,
+    });
+    options.metrics?.leaderStatus.set({ name: options.name }, 0);
+  }
+
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** Aborts (reason: {@link LeaderElectionLostError}) when leadership is lost. */
+  get lost(): AbortSignal {
+    return this.lostController.signal;
+  }
+
+  /**
+   * Tries every retry period (jittered) until this process holds the lease, then keeps
+   * renewing in the background. Resolves true when leader, false when `signal` aborted first.
+   */
+  async acquire(signal: AbortSignal): Promise<boolean> {
+    this.log.info('waiting for leadership');
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew(signal).catch((err: unknown) => this.failed(err))) {
+        this.becomeLeader();
+        return true;
+      }
+      try {
+        await sleep(this.retryPeriodMs * (1 + (JITTER - 1) * Math.random()), undefined, { signal });
+      } catch {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** Stops renewing and, if still leader, hands the lease back (empty holder, 1 s). */
+  async release(): Promise<void> {
+    this.renewStop.abort();
+    await this.renewing;
+    if (!this.leader) return;
+    this.setLeader(false);
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      try {
+        // After a conflict, read again: the record may have moved under us.
+        const lease =
+          attempt === 0 && this.lastLease
+            ? this.lastLease
+            : await this.options.client.request<Lease>({
+                path: this.path,
+                timeoutMs: this.renewDeadlineMs,
+              });
+        if (lease.spec?.holderIdentity !== this.identity) return; // not ours any more
+        const now = microTime(Date.now());
+        await this.options.client.request<Lease>({
+          method: 'PUT',
+          path: this.path,
+          timeoutMs: this.renewDeadlineMs,
+          body: {
+            ...lease,
+            spec: {
+              ...lease.spec,
+              holderIdentity: '',
+              leaseDurationSeconds: 1,
+              renewTime: now,
+              acquireTime: now,
+            },
+          },
+        });
+        this.log.info('released leadership');
+        return;
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode === 409 && attempt === 0) continue;
+        this.log.warn(
+          { err },
+          'could not release the lease; a successor takes over after it expires',
+        );
+        return;
+      }
+    }
+  }
+
+  private becomeLeader(): void {
+    this.setLeader(true);
+    this.log.info('became leader');
+    this.renewing = this.renewLoop();
+  }
+
+  private setLeader(value: boolean): void {
+    this.leader = value;
+    this.options.metrics?.leaderStatus.set({ name: this.options.name }, value ? 1 : 0);
+  }
+
+  private async renewLoop(): Promise<void> {
+    const stop = this.renewStop.signal;
+    let lastRenew = Date.now();
+    while (!stop.aborted) {
+      try {
+        await sleep(this.retryPeriodMs, undefined, { signal: stop });
+      } catch {
+        return;
+      }
+      const remaining = this.renewDeadlineMs - (Date.now() - lastRenew);
+      let ok = false;
+      if (remaining > 0) {
+        ok = await this.tryAcquireOrRenew(
+          AbortSignal.any([stop, AbortSignal.timeout(remaining)]),
+        ).catch((err: unknown) => this.failed(err));
+      }
+      if (stop.aborted) return;
+      if (ok) {
+        lastRenew = Date.now();
+        continue;
+      }
+      if (Date.now() - lastRenew >= this.renewDeadlineMs || remaining <= 0) {
+        this.setLeader(false);
+        const reason = new LeaderElectionLostError(
+          `${this.options.namespace}/${this.options.name}`,
+          this.identity,
+          `could not renew within ${this.renewDeadlineMs} ms`,
+        );
+        this.log.error({ err: reason }, 'leadership lost');
+        this.lostController.abort(reason);
+        return;
+      }
+    }
+  }
+
+  private failed(err: unknown): false {
+    this.log.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'lease request failed',
+    );
+    return false;
+  }
+
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const client = this.options.client;
+    const now = Date.now();
+    const durationSeconds = Math.ceil(this.leaseDurationMs / 1000);
+    let lease: Lease;
+    try {
+      lease = await client.request<Lease>({
+        path: this.path,
+        signal,
+        timeoutMs: this.renewDeadlineMs,
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.statusCode === 404)) throw err;
+      const created = await client
+        .request<Lease>({
+          method: 'POST',
+          path: this.path.slice(0, this.path.lastIndexOf('/')),
+          signal,
+          body: {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name: this.options.name, namespace: this.options.namespace },
+            spec: {
+              holderIdentity: this.identity,
+              leaseDurationSeconds: durationSeconds,
+              acquireTime: microTime(now),
+              renewTime: microTime(now),
+              leaseTransitions: 0,
+            },
+          },
+        })
+        .catch((e: unknown) => {
+          if (e instanceof ApiError && e.statusCode === 409) return undefined; // someone was faster
+          throw e;
+        });
+      if (!created) return false;
+      this.see(created, Date.now());
+      return true;
+    }
+    const spec = lease.spec ?? {};
+    // Expiry is judged by when WE saw the record change, immune to clock skew between machines.
+    const record = JSON.stringify(spec);
+    if (record !== this.observed) {
+      this.observed = record;
+      this.observedAt = now;
+    }
+    const holder = spec.holderIdentity ?? '';
+    const heldByOther = holder !== '' && holder !== this.identity;
+    const durationMs = (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
+    if (heldByOther && this.observedAt + durationMs > now) return false;
+    const mine = holder === this.identity;
+    const updated = await client
+      .request<Lease>({
+        method: 'PUT',
+        path: this.path,
+        signal,
+        body: {
+          ...lease,
+          spec: {
+            holderIdentity: this.identity,
+            leaseDurationSeconds: durationSeconds,
+            acquireTime: mine && spec.acquireTime ? spec.acquireTime : microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
+          },
+        },
+      })
+      .catch((e: unknown) => {
+        if (e instanceof ApiError && e.statusCode === 409) return undefined; // lost the race
+        throw e;
+      });
+    if (!updated) return false;
+    this.see(updated, Date.now());
+    return true;
+  }
+
+  private see(lease: Lease, at: number): void {
+    this.lastLease = lease;
+    this.observed = JSON.stringify(lease.spec ?? {});
+    this.observedAt = at;
+  }
+}

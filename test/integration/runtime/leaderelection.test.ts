@@ -1,0 +1,163 @@
+// Leader election on the shared control plane: one leader at a time, fast takeover after a
+// graceful release, takeover within lease + retry after SIGKILL of a leader process, and a
+// lost lease aborting in-flight reconciles with a non-zero exit code.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import * as k8s from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { RuntimeConfigError } from '../../../src/runtime/errors.ts';
+import { LeaderElector } from '../../../src/runtime/leaderelection.ts';
+import { EXIT_LEADERSHIP_LOST, EXIT_OK, Manager } from '../../../src/runtime/manager.ts';
+import { KubeClient } from '../../../src/kube/index.ts';
+import { createTestNamespace, kubeConfig, testCluster, uniqueName } from '../../support/cluster.ts';
+import { waitFor } from '../../support/wait.ts';
+import { LEASE_TIMINGS } from './fixtures/timings.ts';
+
+const logger = pino({ level: 'silent' });
+
+function manager(namespace: string, name: string, identity: string): Manager {
+  return new Manager({
+    kubeConfig: kubeConfig(),
+    logger,
+    registry: new Registry(),
+    leaderElection: { namespace, name, identity, ...LEASE_TIMINGS },
+  });
+}
+
+describe('leader election', () => {
+  let namespace: string;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    namespace = await createTestNamespace('leader');
+  });
+
+  afterAll(() => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('validates lease > renew deadline > 1.2 × retry period', () => {
+    const client = new KubeClient(kubeConfig());
+    const base = { client, namespace: 'x', name: 'y', logger };
+    expect(
+      () => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }),
+    ).toThrow(RuntimeConfigError);
+    expect(
+      () => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }),
+    ).toThrow(/1\.2 × retry period/);
+    client.close();
+  });
+
+  it('has exactly one leader at any time, and a graceful stop hands over quickly', async () => {
+    const lease = uniqueName('lease');
+    const a = manager(namespace, lease, 'a');
+    const b = manager(namespace, lease, 'b');
+    const runA = a.start();
+    const runB = b.start();
+    await waitFor('a leader', () => a.isLeader || b.isLeader);
+    let both = 0;
+    let none = 0;
+    for (let i = 0; i < 60; i += 1) {
+      if (a.isLeader && b.isLeader) both += 1;
+      if (!a.isLeader && !b.isLeader) none += 1;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(both).toBe(0);
+    expect(none).toBe(0);
+
+    const [leader, standby, leaderRun] = a.isLeader ? [a, b, runA] : [b, a, runB];
+    const stoppedAt = Date.now();
+    leader.stop();
+    expect(await leaderRun).toBe(EXIT_OK);
+    await waitFor('standby takes over', () => standby.isLeader, { timeoutMs: 10_000 });
+    // Released (empty holder): no need to wait out the 3 s lease.
+    expect(Date.now() - stoppedAt).toBeLessThan(LEASE_TIMINGS.leaseDurationMs);
+    const lease2 = await kubeConfig()
+      .makeApiClient(k8s.CoordinationV1Api)
+      .readNamespacedLease({ namespace, name: lease });
+    expect(lease2.spec?.holderIdentity).toBe(standby === a ? 'a' : 'b');
+    standby.stop();
+    expect(await (standby === a ? runA : runB)).toBe(EXIT_OK);
+  });
+
+  it('takes over within lease duration + retry period after the leader process is SIGKILLed', async () => {
+    const lease = uniqueName('lease');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        './scripts/register-ts.mjs',
+        'test/integration/runtime/fixtures/leader-child.ts',
+        testCluster().kubeconfigPath,
+        namespace,
+        lease,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    children.push(child);
+    const lines = createInterface({ input: child.stdout });
+    await new Promise<string>((resolve, reject) => {
+      lines.on('line', (line) => line.startsWith('LEADER') && resolve(line));
+      child.once('exit', (code) => reject(new Error(`child exited early with ${code}`)));
+    });
+    const standby = manager(namespace, lease, 'standby');
+    const run = standby.start();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(standby.isLeader).toBe(false);
+
+    const killedAt = Date.now();
+    child.kill('SIGKILL');
+    await waitFor('standby takes over', () => standby.isLeader, {
+      timeoutMs: 20_000,
+      intervalMs: 20,
+    });
+    const takeover = Date.now() - killedAt;
+    // Bound: lease + jittered retry, plus slack for a busy machine.
+    expect(takeover).toBeLessThan(
+      LEASE_TIMINGS.leaseDurationMs + 1.2 * LEASE_TIMINGS.retryPeriodMs + 2_000,
+    );
+    standby.stop();
+    expect(await run).toBe(EXIT_OK);
+  });
+
+  it('on a lost lease aborts the in-flight reconcile and exits non-zero', async () => {
+    const lease = uniqueName('lease');
+    const m = manager(namespace, lease, 'victim');
+    let aborted = false;
+    let started = false;
+    m.controller()
+      .named('blocker')
+      .for({ group: '', version: 'v1', kind: 'ConfigMap' })
+      .complete(async (key, signal) => {
+        if (!key.startsWith(`${namespace}/`)) return;
+        started = true;
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+        aborted = true;
+      });
+    const run = m.start();
+    await waitFor('leader', () => m.isLeader);
+    await kubeConfig()
+      .makeApiClient(k8s.CoreV1Api)
+      .createNamespacedConfigMap({ namespace, body: { metadata: { name: 'block' } } });
+    await waitFor('reconcile in flight', () => started);
+
+    // Someone else takes the lease (as after a network partition).
+    const leases = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
+    const current = await leases.readNamespacedLease({ namespace, name: lease });
+    await leases.replaceNamespacedLease({
+      namespace,
+      name: lease,
+      body: {
+        ...current,
+        spec: { ...current.spec, holderIdentity: 'thief', renewTime: new k8s.V1MicroTime() },
+      },
+    });
+    expect(await run).toBe(EXIT_LEADERSHIP_LOST);
+    expect(aborted).toBe(true);
+    expect(m.isLeader).toBe(false);
+  });
+});
