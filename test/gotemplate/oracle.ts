@@ -9,8 +9,18 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const here = dirname(fileURLToPath(import.meta.url));
-export const repoRoot = resolve(here, '..', '..');
+const thisDir = dirname(fileURLToPath(import.meta.url));
+
+/** The repo root: found from this file, or the working directory when run compiled elsewhere (bench). */
+function findRepoRoot(): string {
+  for (let d = thisDir; d !== dirname(d); d = dirname(d)) {
+    if (existsSync(join(d, 'test', 'gotemplate', 'oracle', 'main.go'))) return d;
+  }
+  return process.cwd();
+}
+
+export const repoRoot = findRepoRoot();
+export const here = join(repoRoot, 'test', 'gotemplate');
 export const oracleDir = join(here, 'oracle');
 /** ../shared relative to the repo root (CI checks the repo out next to it). */
 export const sharedDir = resolve(repoRoot, '..', 'shared');

@@ -1,0 +1,80 @@
+// Benchmark: parse and render a typical ~3.5 KB KUDO package template (zookeeper's
+// statefulset) with parse cached, in Planwright and in the Go oracle on the same machine.
+// Not a test. Run from the repo root:
+//   npx tsc -p tsconfig.json --outDir /tmp/pw-bench --noEmit false
+//   echo '{"type":"module"}' > /tmp/pw-bench/package.json && node /tmp/pw-bench/bench/gotemplate.js
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compileTemplate } from '../src/gotemplate/index.js';
+import { oracleBinary, sharedDir } from '../test/gotemplate/oracle.js';
+import { decodeTagged } from '../test/gotemplate/tagged.js';
+
+const template = readFileSync(
+  join(sharedDir, 'kudo-packages', 'zookeeper', 'templates', 'statefulset.yaml'),
+  'utf8',
+);
+const data = {
+  OperatorName: 'zookeeper',
+  Name: 'zk',
+  Namespace: 'default',
+  OperatorVersion: '0.3.0',
+  AppVersion: '3.4.14',
+  PlanName: 'deploy',
+  PhaseName: 'zookeeper',
+  StepName: 'deploy',
+  Pipes: { $strmap: {} },
+  Params: {
+    NODE_COUNT: '3',
+    MEMORY: '1024Mi',
+    MEM_LIMIT: '2048Mi',
+    CPUS: '250m',
+    CPUS_LIMIT: '1000m',
+    STORAGE_CLASS: '',
+    DISK_SIZE: '5Gi',
+    CLIENT_PORT: '2181',
+    SERVER_PORT: '2888',
+    ELECTION_PORT: '3888',
+    IMAGE_PULL_POLICY: 'Always',
+  },
+};
+const iterations = Number(process.env.ITERATIONS ?? 20000);
+
+function timeUs(n: number, f: () => void): number {
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) f();
+  return Number(process.hrtime.bigint() - t0) / 1000 / n;
+}
+
+const goData = decodeTagged(data);
+// Warm up the JIT before measuring.
+timeUs(2000, () => compileTemplate('bench', template));
+const parseUs = timeUs(iterations / 4, () => compileTemplate('bench', template));
+const tpl = compileTemplate('bench', template);
+let out = '';
+timeUs(2000, () => (out = tpl.execute(goData)));
+const renderUs = timeUs(iterations, () => (out = tpl.execute(goData)));
+
+const dir = mkdtempSync(join(tmpdir(), 'pw-bench-'));
+const input = join(dir, 'bench.json');
+writeFileSync(input, JSON.stringify({ template, data, iterations }));
+const r = spawnSync(oracleBinary(), ['bench', input], { encoding: 'utf8' });
+if (r.status !== 0) throw new Error(`oracle bench failed: ${r.stderr}`);
+const go = JSON.parse(r.stdout) as {
+  parseMicros: number;
+  renderMicros: number;
+  outputBytes: number;
+};
+
+const row = (name: string, ts: number, g: number): string =>
+  `| ${name.padEnd(22)} | ${ts.toFixed(1).padStart(10)} | ${g.toFixed(1).padStart(10)} | ${(ts / g).toFixed(2).padStart(6)}x |`;
+console.log(
+  `template: zookeeper/templates/statefulset.yaml (${template.length} bytes), ${iterations} iterations`,
+);
+console.log(`output: TS ${out.length} bytes, Go ${go.outputBytes} bytes`);
+console.log('| step                   |   TS µs/op |   Go µs/op |  ratio |');
+console.log('|------------------------|------------|------------|--------|');
+console.log(row('parse', parseUs, go.parseMicros));
+console.log(row('render (parse cached)', renderUs, go.renderMicros));
