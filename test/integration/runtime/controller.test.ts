@@ -71,7 +71,8 @@ describe('controller on a real apiserver', () => {
         calls += 1;
         inFlight += 1;
         maxInFlight = Math.max(maxInFlight, inFlight);
-        seen.push(controller.primary.get(k)?.data?.v ?? '');
+        const cm: ConfigMap | undefined = controller.primary.get(k);
+        seen.push(cm?.data?.v ?? '');
         await sleep(150);
         inFlight -= 1;
       });
