@@ -34,21 +34,28 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
     await discard(req, limitBytes);
     throw tooLarge(limitBytes);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let over = false;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) {
-      over = true;
-      if (size > limitBytes * DISCARD_LIMIT_FACTOR) {
-        req.destroy();
-        break;
+  // Events rather than `for await`: the async iterator costs measurably on the hot path.
+  const { chunks, over } = await new Promise<{ chunks: Buffer[]; over: boolean }>((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    const finish = (): void => resolve({ chunks, over });
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        over = true;
+        if (size > limitBytes * DISCARD_LIMIT_FACTOR) {
+          req.destroy();
+          finish();
+        }
+        return;
       }
-      continue;
-    }
-    chunks.push(chunk);
-  }
+      chunks.push(chunk);
+    });
+    req.on('end', finish);
+    req.on('error', finish);
+    req.on('close', finish);
+  });
   if (over) throw tooLarge(limitBytes);
   const text =
     chunks.length === 1

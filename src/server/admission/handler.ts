@@ -43,7 +43,9 @@ export async function runHandler(
   options: RunHandlerOptions,
 ): Promise<AdmissionResult> {
   const { webhook, type, handler, timeoutMs } = options;
-  const logger = options.logger.child({ webhook, uid: request.uid });
+  // A pino child costs more than a no-op review; make it only when someone logs.
+  let child: Logger | undefined;
+  const logger = (): Logger => (child ??= options.logger.child({ webhook, uid: request.uid }));
   const controller = new AbortController();
   const onStop = (): void => controller.abort(options.signal.reason);
   options.signal.addEventListener('abort', onStop, { once: true });
@@ -58,12 +60,18 @@ export async function runHandler(
   try {
     const result = await Promise.race([
       Promise.resolve().then(() =>
-        handler(request, { signal: controller.signal, dryRun: request.dryRun, logger }),
+        handler(request, {
+          signal: controller.signal,
+          dryRun: request.dryRun,
+          get logger() {
+            return logger();
+          },
+        }),
       ),
       deadline,
     ]);
     if (type === 'validating' && result.kind === 'patch') {
-      logger.error('validating webhook handler returned a patch; denying');
+      logger().error('validating webhook handler returned a patch; denying');
       return denyInternal(
         `validating webhook "${webhook}" returned a patch, which only mutating webhooks may do`,
       );
@@ -71,7 +79,7 @@ export async function runHandler(
     return result;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    logger.error({ err }, 'admission handler failed');
+    logger().error({ err }, 'admission handler failed');
     return err instanceof HandlerTimeoutError
       ? denyInternal(message)
       : denyInternal(`webhook "${webhook}" failed to handle the request: ${message}`);

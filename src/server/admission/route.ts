@@ -2,7 +2,7 @@
  * The express handler behind `/mutate/<name>` and `/validate/<name>`: body → review → handler
  * → response, with metrics, and a JSON answer for every failure.
  */
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { AdmissionInputError } from '../errors.ts';
 import type { ServerMetrics } from '../metrics.ts';
@@ -28,10 +28,9 @@ export interface AdmissionRouteOptions {
 
 export function admissionRoute(
   options: AdmissionRouteOptions,
-): (req: Request, res: Response) => Promise<void> {
+): (name: string, req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { type, handlers, metrics, logger } = options;
-  return async (req, res) => {
-    const name = String(req.params['name'] ?? '');
+  return async (name, req, res) => {
     const handler = handlers.get(name);
     if (!handler) {
       // Drain so the connection stays usable, then answer.
@@ -93,7 +92,7 @@ function failure(uid: string, code: number, reason: string, message: string): Ad
   return { uid, allowed: false, status: { code, reason, message } };
 }
 
-function send(res: Response, status: number, response: AdmissionResponse): void {
+function send(res: ServerResponse, status: number, response: AdmissionResponse): void {
   if (res.headersSent) return;
   // Written directly rather than through res.json: this is the hot path.
   const payload = JSON.stringify({
