@@ -1,0 +1,3 @@
+/** The kudo.dev/v1beta1 API: types, constants and small readers. */
+export * from './types.ts';
+export * from './read.ts';

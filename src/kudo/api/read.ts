@@ -1,0 +1,86 @@
+/**
+ * Small readers over Instances that admission and the controller agree on: which
+ * OperatorVersion an Instance uses and whether its scheduled plan is still running.
+ */
+import {
+  TERMINAL_STATUSES,
+  type Instance,
+  type PhaseStatus,
+  type PlanStatus,
+  type StepStatus,
+} from './types.ts';
+
+export interface NamespacedName {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * The OperatorVersion an Instance refers to: `spec.operatorVersion.namespace` when set, else
+ * the Instance's own namespace. Undefined when the Instance names none.
+ */
+export function operatorVersionRef(instance: Instance): NamespacedName | undefined {
+  const ref = instance.spec?.operatorVersion;
+  if (!ref?.name) return undefined;
+  return { namespace: ref.namespace || instance.metadata.namespace || '', name: ref.name };
+}
+
+export function isTerminal(status: string | undefined): boolean {
+  return status !== undefined && TERMINAL_STATUSES.has(status);
+}
+
+/** The scheduled plan of an Instance that has not reached a terminal status yet. */
+export interface RunningPlan {
+  readonly planName: string;
+  readonly uid: string;
+  /** The reported status, or PENDING when the controller has not picked this run up yet. */
+  readonly status: string;
+  readonly phase?: string;
+  readonly step?: string;
+  /** When the run started (or last changed, when the start is not recorded). */
+  readonly since?: string;
+  readonly sinceKind: 'started' | 'updated' | 'unknown';
+  /** The controller has reported on this run (a status with the scheduled uid exists). */
+  readonly reported: boolean;
+  /** Set when an abort was accepted and the controller has not confirmed it yet. */
+  readonly abortRequested?: { readonly by: string; readonly at: string };
+}
+
+function unfinished<T extends PhaseStatus | StepStatus>(
+  items: readonly T[] | undefined,
+): T | undefined {
+  return (
+    (items ?? []).find((item) => !isTerminal(item.status) && item.status !== 'NEVER_RUN') ??
+    (items ?? []).find((item) => !isTerminal(item.status))
+  );
+}
+
+/**
+ * The plan `spec.planExecution` scheduled, if the status does not show that very run (same uid)
+ * as terminal. A run the controller has not reported yet counts as running: it will start.
+ */
+export function runningPlan(instance: Instance): RunningPlan | undefined {
+  const execution = instance.spec?.planExecution;
+  if (!execution?.planName) return undefined;
+  const uid = execution.uid ?? '';
+  const reported: PlanStatus | undefined = instance.status?.planStatus?.[execution.planName];
+  const current = reported !== undefined && (reported.uid ?? '') === uid ? reported : undefined;
+  if (current && isTerminal(current.status)) return undefined;
+  const phase = unfinished(current?.phases);
+  const step = unfinished(phase?.steps);
+  const since = current?.startedAt ?? current?.lastUpdatedTimestamp ?? undefined;
+  const abortRequested = execution.abort
+    ? { by: execution.abortRequestedBy ?? 'unknown user', at: execution.abortRequestedAt ?? '' }
+    : undefined;
+  return {
+    planName: execution.planName,
+    uid,
+    status: current?.status || 'PENDING',
+    ...(phase?.name ? { phase: phase.name } : {}),
+    ...(step?.name ? { step: step.name } : {}),
+    ...(since ? { since } : {}),
+    sinceKind: current?.startedAt ? 'started' : since ? 'updated' : 'unknown',
+    reported: current !== undefined,
+    ...(abortRequested ? { abortRequested } : {}),
+  };
+}
