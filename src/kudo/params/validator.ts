@@ -1,0 +1,211 @@
+/**
+ * Checks an Instance's parameters against its OperatorVersion: value types, enum, required,
+ * unknown names. The JSON schema is built and compiled with ajv once per OperatorVersion
+ * revision (uid + resourceVersion) and kept in a bounded cache, because admission runs it
+ * on every Instance write.
+ *
+ * @example
+ * const validator = new ParameterValidator({ maxCachedOperatorVersions: 256 });
+ * const problems = validator.validate(ov, instance.spec.parameters ?? {});
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { OperatorVersion, Parameter, ParameterValueType } from '../api/types.ts';
+import { convert, Unparsable, valueType } from './convert.ts';
+import { parameterField, type ParameterProblem } from './errors.ts';
+
+export interface ParameterValidatorOptions {
+  /** How many compiled OperatorVersion revisions to keep; the oldest is dropped first. */
+  readonly maxCachedOperatorVersions: number;
+}
+
+interface Compiled {
+  readonly schema: Record<string, unknown>;
+  readonly validate: ValidateFunction;
+  readonly parameters: ReadonlyMap<string, Parameter>;
+  readonly label: string;
+}
+
+const JSON_TYPE: Record<ParameterValueType, string> = {
+  string: 'string',
+  integer: 'integer',
+  number: 'number',
+  boolean: 'boolean',
+  array: 'array',
+  map: 'object',
+};
+
+/** `namespace/name` of an OperatorVersion, for messages. */
+export function operatorVersionLabel(ov: OperatorVersion): string {
+  return `${ov.metadata.namespace ?? ''}/${ov.metadata.name ?? ''}`;
+}
+
+function listNames(names: readonly string[]): string {
+  const shown = names.slice(0, 20).join(', ');
+  return names.length > 20 ? `${shown}, … (${names.length} in all)` : shown || '(none)';
+}
+
+export class ParameterValidator {
+  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  private readonly cache = new Map<string, Compiled>();
+  private readonly max: number;
+
+  constructor(options: ParameterValidatorOptions) {
+    if (
+      !Number.isInteger(options.maxCachedOperatorVersions) ||
+      options.maxCachedOperatorVersions < 1
+    ) {
+      throw new RangeError(
+        `ParameterValidator: maxCachedOperatorVersions must be a positive integer, got ${options.maxCachedOperatorVersions}`,
+      );
+    }
+    this.max = options.maxCachedOperatorVersions;
+  }
+
+  /** Number of compiled revisions held (for tests and metrics). */
+  get cachedCount(): number {
+    return this.cache.size;
+  }
+
+  /**
+   * Problems with `values` under `ov`. With `only`, problems are reported for those parameter
+   * names alone (an update is judged on what it changed, not on values stored earlier).
+   */
+  validate(
+    ov: OperatorVersion,
+    values: Readonly<Record<string, string>>,
+    only?: ReadonlySet<string>,
+  ): ParameterProblem[] {
+    const compiled = this.compiled(ov);
+    const problems: ParameterProblem[] = [];
+    const typed: Record<string, unknown> = {};
+    const reported = new Set<string>();
+    for (const [name, raw] of Object.entries(values)) {
+      const parameter = compiled.parameters.get(name);
+      if (!parameter) {
+        typed[name] = raw; // ajv reports it as unknown
+        continue;
+      }
+      const value = convert(raw, valueType(parameter));
+      if (value instanceof Unparsable) {
+        reported.add(name);
+        problems.push({
+          name,
+          field: parameterField(name),
+          reason: 'FieldValueInvalid',
+          message: `${JSON.stringify(raw)} ${value.reason} (value-type ${valueType(parameter)})`,
+        });
+      } else {
+        typed[name] = value;
+      }
+    }
+    if (!compiled.validate(typed)) {
+      for (const error of compiled.validate.errors ?? []) {
+        const problem = this.describe(error, compiled, values);
+        if (problem && !reported.has(problem.name)) {
+          reported.add(problem.name);
+          problems.push(problem);
+        }
+      }
+    }
+    return only ? problems.filter((p) => only.has(p.name)) : problems;
+  }
+
+  private describe(
+    error: ErrorObject,
+    compiled: Compiled,
+    values: Readonly<Record<string, string>>,
+  ): ParameterProblem | undefined {
+    const params = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+      case 'additionalProperties': {
+        const name = String(params['additionalProperty']);
+        return {
+          name,
+          field: parameterField(name),
+          reason: 'FieldValueNotSupported',
+          message: `unknown parameter: OperatorVersion ${compiled.label} defines ${listNames([...compiled.parameters.keys()])}`,
+        };
+      }
+      case 'required': {
+        const name = String(params['missingProperty']);
+        return {
+          name,
+          field: parameterField(name),
+          reason: 'FieldValueRequired',
+          message: `required by OperatorVersion ${compiled.label} and has no default; set a value`,
+        };
+      }
+      case 'enum': {
+        const name = error.instancePath.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
+        const allowed = compiled.parameters.get(name)?.enum ?? [];
+        return {
+          name,
+          field: parameterField(name),
+          reason: 'FieldValueNotSupported',
+          message: `${JSON.stringify(values[name] ?? '')} is not allowed; choose one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
+        };
+      }
+      default: {
+        const name = error.instancePath.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
+        if (!name) return undefined;
+        return {
+          name,
+          field: parameterField(name),
+          reason: 'FieldValueInvalid',
+          message: `${JSON.stringify(values[name] ?? '')} ${error.message ?? 'is invalid'}`,
+        };
+      }
+    }
+  }
+
+  private compiled(ov: OperatorVersion): Compiled {
+    const { uid, resourceVersion } = ov.metadata;
+    // Without uid and resourceVersion (an object not from the API) there is no safe key.
+    const key = uid || resourceVersion ? `${uid ?? ''}@${resourceVersion ?? ''}` : undefined;
+    if (key === undefined) return this.compile(ov, false);
+    const hit = this.cache.get(key);
+    if (hit) {
+      // Refresh recency: a Map iterates in insertion order, so re-inserting makes it newest.
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const compiled = this.compile(ov, true);
+    this.cache.set(key, compiled);
+    if (this.cache.size > this.max) {
+      const [oldestKey, oldest] = this.cache.entries().next().value ?? [];
+      if (oldestKey !== undefined && oldest !== undefined) {
+        this.cache.delete(oldestKey);
+        // ajv keeps every compiled schema too; drop it so eviction frees the memory.
+        this.ajv.removeSchema(oldest.schema);
+      }
+    }
+    return compiled;
+  }
+
+  private compile(ov: OperatorVersion, keep: boolean): Compiled {
+    const parameters = new Map<string, Parameter>();
+    const properties: Record<string, Record<string, unknown>> = {};
+    const required: string[] = [];
+    for (const parameter of ov.spec?.parameters ?? []) {
+      if (!parameter?.name) continue;
+      parameters.set(parameter.name, parameter);
+      const type = valueType(parameter);
+      const property: Record<string, unknown> = { type: JSON_TYPE[type] };
+      if (parameter.enum && parameter.enum.length > 0) {
+        property['enum'] = parameter.enum.map((v) => {
+          const typed = convert(String(v), type);
+          return typed instanceof Unparsable ? String(v) : typed;
+        });
+      }
+      properties[parameter.name] = property;
+      if (parameter.required && (parameter.default === undefined || parameter.default === null)) {
+        required.push(parameter.name);
+      }
+    }
+    const schema = { type: 'object', properties, required, additionalProperties: false };
+    const validate = this.ajv.compile(schema);
+    if (!keep) this.ajv.removeSchema(schema);
+    return { schema, validate, parameters, label: operatorVersionLabel(ov) };
+  }
+}
