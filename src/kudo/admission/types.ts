@@ -1,0 +1,54 @@
+/** Input and output of the Instance admission decision (a pure function of these). */
+import type { JsonPatchOperation, StatusCause } from '../../server/index.ts';
+import type { Instance, OperatorVersion } from '../api/types.ts';
+import type { ParameterValidator } from '../params/validator.ts';
+
+export interface AdmissionUser {
+  readonly username?: string;
+  readonly groups?: readonly string[];
+}
+
+export interface DecisionInput {
+  readonly operation: 'CREATE' | 'UPDATE';
+  /** The Instance as it would be stored. */
+  readonly instance: Instance;
+  /** The stored Instance (UPDATE only). Its status is authoritative: spec writes cannot change status. */
+  readonly oldInstance?: Instance;
+  /** The OperatorVersion `instance` refers to; undefined when it does not exist. */
+  readonly operatorVersion: OperatorVersion | undefined;
+  /** On UPDATE, the OperatorVersion `oldInstance` refers to (the same object unless upgrading). */
+  readonly oldOperatorVersion?: OperatorVersion | undefined;
+  readonly user: AdmissionUser;
+  readonly dryRun: boolean;
+}
+
+export interface DecisionDeps {
+  readonly validator: ParameterValidator;
+  /** A fresh uid for a scheduled run (crypto.randomUUID in production). */
+  readonly newUid: () => string;
+  readonly now: () => Date;
+  /** Usernames of the Planwright controller: the only ones allowed to schedule `cleanup`. */
+  readonly controllerUsers: ReadonlySet<string>;
+}
+
+/** What a change schedules, for logs and metrics. */
+export interface Scheduled {
+  readonly planName: string;
+  readonly uid: string;
+  readonly reason: 'create' | 'upgrade' | 'parameters' | 'direct' | 'cleanup';
+}
+
+export type Decision =
+  | {
+      readonly kind: 'allow';
+      readonly patch: readonly JsonPatchOperation[];
+      readonly warnings: readonly string[];
+      readonly scheduled?: Scheduled;
+    }
+  | {
+      readonly kind: 'deny';
+      /** The whole sentence: what changed, why not now, what to do. */
+      readonly message: string;
+      readonly causes: readonly StatusCause[];
+      readonly warnings: readonly string[];
+    };
