@@ -13,6 +13,12 @@ import type { WebhookType } from './admission/handler.ts';
 /** How a review ended: answered allowed or denied, handler error/timeout, or bad input. */
 export type AdmissionOutcome = 'allowed' | 'denied' | 'error' | 'bad_request';
 
+interface BoundMetrics {
+  readonly inFlight: { inc(): void; dec(): void };
+  readonly duration: { observe(value: number): void };
+  readonly requests: Record<AdmissionOutcome, { inc(): void }>;
+}
+
 export class ServerMetrics {
   readonly registry: Registry;
   private readonly requests: Counter<'webhook' | 'type' | 'outcome'>;
@@ -20,6 +26,7 @@ export class ServerMetrics {
   private readonly inFlight: Gauge<'webhook' | 'type'>;
   private readonly certificateExpiry: Gauge;
   private readonly certificateReloads: Counter;
+  private readonly bound = new Map<string, BoundMetrics>();
 
   constructor(registry: Registry) {
     this.registry = registry;
@@ -57,14 +64,35 @@ export class ServerMetrics {
 
   /** Starts timing one review; call the returned function exactly once with the outcome. */
   begin(webhook: string, type: WebhookType): (outcome: AdmissionOutcome) => void {
-    const labels = { webhook, type };
-    this.inFlight.inc(labels);
+    const bound = this.boundFor(webhook, type);
+    bound.inFlight.inc();
     const start = process.hrtime.bigint();
     return (outcome) => {
-      this.inFlight.dec(labels);
-      this.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
-      this.requests.inc({ webhook, type, outcome });
+      bound.inFlight.dec();
+      bound.duration.observe(Number(process.hrtime.bigint() - start) / 1e9);
+      bound.requests[outcome].inc();
     };
+  }
+
+  /** Label children are resolved once per webhook: label hashing per request is measurable. */
+  private boundFor(webhook: string, type: WebhookType): BoundMetrics {
+    const key = `${type}/${webhook}`;
+    let bound = this.bound.get(key);
+    if (!bound) {
+      const labels = { webhook, type };
+      bound = {
+        inFlight: this.inFlight.labels(labels),
+        duration: this.duration.labels(labels),
+        requests: {
+          allowed: this.requests.labels({ ...labels, outcome: 'allowed' }),
+          denied: this.requests.labels({ ...labels, outcome: 'denied' }),
+          error: this.requests.labels({ ...labels, outcome: 'error' }),
+          bad_request: this.requests.labels({ ...labels, outcome: 'bad_request' }),
+        },
+      };
+      this.bound.set(key, bound);
+    }
+    return bound;
   }
 
   certificateLoaded(notAfter: Date): void {
