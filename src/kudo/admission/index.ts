@@ -1,3 +1,14 @@
-/** Instance admission: the decision (pure) and the webhook handler around it. */
+/** Instance admission: the decision (pure), the webhook handler, and OperatorVersion lookup. */
 export { decide } from './decide.ts';
+export { instanceMutator, toAdmissionResult, type InstanceMutatorOptions } from './handler.ts';
+export {
+  CachedOperatorVersionSource,
+  LiveOperatorVersionSource,
+  OPERATOR_VERSION_GVK,
+  OperatorVersionLookupError,
+  type CachedOperatorVersionSourceOptions,
+  type LiveOperatorVersionSourceOptions,
+  type OperatorVersionCache,
+  type OperatorVersionSource,
+} from './source.ts';
 export type { AdmissionUser, Decision, DecisionDeps, DecisionInput, Scheduled } from './types.ts';

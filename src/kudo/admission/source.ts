@@ -1,0 +1,94 @@
+/**
+ * Where admission reads OperatorVersions from. The shared cache answers almost always; a
+ * miss (an OperatorVersion created a moment ago, or a cache still syncing) costs one live
+ * GET, never a list, and admission never writes.
+ *
+ * @example
+ * const live = new LiveOperatorVersionSource({ client, timeoutMs: 2_000 });
+ * const lease = await registry.acquire<OperatorVersion>(OPERATOR_VERSION_GVK, 'admission');
+ * const source = new CachedOperatorVersionSource({ cache: lease.cache, live });
+ * const ov = await source.get('default', 'zookeeper-3.6.2-0.3.3', signal);
+ */
+import { ApiError, type KubeClient } from '../../kube/index.ts';
+import { KUDO_GROUP, KUDO_VERSION, type OperatorVersion } from '../api/types.ts';
+
+export const OPERATOR_VERSION_GVK = {
+  group: KUDO_GROUP,
+  version: KUDO_VERSION,
+  kind: 'OperatorVersion',
+} as const;
+
+export interface OperatorVersionSource {
+  /** The OperatorVersion, or undefined when it does not exist. Other failures throw. */
+  get(namespace: string, name: string, signal?: AbortSignal): Promise<OperatorVersion | undefined>;
+}
+
+export class OperatorVersionLookupError extends Error {
+  override readonly name = 'OperatorVersionLookupError';
+  constructor(
+    readonly namespace: string,
+    readonly operatorVersion: string,
+    cause: unknown,
+  ) {
+    super(
+      `could not read OperatorVersion ${namespace}/${operatorVersion}: ${cause instanceof Error ? cause.message : String(cause)}; the change was not admitted, try again`,
+      { cause },
+    );
+  }
+}
+
+export interface LiveOperatorVersionSourceOptions {
+  readonly client: KubeClient;
+  /** Bound on one GET; keep it well under the webhook timeout. */
+  readonly timeoutMs: number;
+}
+
+/** One GET per lookup. */
+export class LiveOperatorVersionSource implements OperatorVersionSource {
+  constructor(private readonly options: LiveOperatorVersionSourceOptions) {}
+
+  async get(
+    namespace: string,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<OperatorVersion | undefined> {
+    const path = `/apis/${KUDO_GROUP}/${KUDO_VERSION}/namespaces/${encodeURIComponent(namespace)}/operatorversions/${encodeURIComponent(name)}`;
+    try {
+      return await this.options.client.request<OperatorVersion>({
+        path,
+        timeoutMs: this.options.timeoutMs,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 404) return undefined;
+      throw new OperatorVersionLookupError(namespace, name, err);
+    }
+  }
+}
+
+/** The part of the runtime cache this source needs. */
+export interface OperatorVersionCache {
+  get(key: string): OperatorVersion | undefined;
+}
+
+export interface CachedOperatorVersionSourceOptions {
+  readonly cache: OperatorVersionCache;
+  /** Asked on a miss. */
+  readonly live: OperatorVersionSource;
+}
+
+/** The shared cache first, one live GET on a miss. */
+export class CachedOperatorVersionSource implements OperatorVersionSource {
+  constructor(private readonly options: CachedOperatorVersionSourceOptions) {}
+
+  async get(
+    namespace: string,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<OperatorVersion | undefined> {
+    return (
+      this.options.cache.get(`${namespace}/${name}`) ??
+      this.options.live.get(namespace, name, signal)
+    );
+  }
+}

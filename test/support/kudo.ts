@@ -1,0 +1,146 @@
+// Test-side KUDO helpers: install our CRDs into the shared control plane (idempotent; every
+// test file may call it), build package objects, and run the real Instance webhook behind the
+// real webhook registration from manifests/webhook, narrowed to the test's namespaces.
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import { parseAllDocuments } from 'yaml';
+import { KubeClient } from '../../src/kube/index.ts';
+import {
+  instanceMutator,
+  LiveOperatorVersionSource,
+  type OperatorVersionSource,
+} from '../../src/kudo/admission/index.ts';
+import { ParameterValidator } from '../../src/kudo/params/index.ts';
+import { createCertificateAuthority, issueCertificate } from '../../src/pki/index.ts';
+import { StaticCertificateSource, WebhookServer } from '../../src/server/index.ts';
+import { kubeConfig, kubectl, uniqueName } from './cluster.ts';
+import { capturingLogger } from './https.ts';
+import { waitFor } from './wait.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+export const CRD_DIR = join(ROOT, 'manifests/crds');
+export const WEBHOOK_MANIFEST = join(ROOT, 'manifests/webhook/mutating-webhook.yaml');
+export const KUDO_PACKAGES = '/work/shared/kudo-packages';
+export const INSTANCE_WEBHOOK_NAME = 'instance-admission.planwright.dev';
+export const CRD_NAMES = ['operators.kudo.dev', 'operatorversions.kudo.dev', 'instances.kudo.dev'];
+
+/** Server-side applies manifests/crds (same field manager, so concurrent callers agree) and waits for Established. */
+export async function installKudoCrds(): Promise<void> {
+  const res = await kubectl([
+    'apply',
+    '--server-side',
+    '--force-conflicts',
+    '--field-manager=planwright-tests',
+    '-f',
+    CRD_DIR,
+  ]);
+  if (res.code !== 0) throw new Error(`installing KUDO CRDs failed: ${res.stderr}`);
+  const api = kubeConfig().makeApiClient(k8s.ApiextensionsV1Api);
+  for (const name of CRD_NAMES) {
+    await waitFor(`CRD ${name} Established`, async () => {
+      const crd = await api.readCustomResourceDefinition({ name });
+      return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+    });
+  }
+  // Discovery of a new group lags Established a little; kubectl needs it.
+  await waitFor('kudo.dev in discovery', async () => {
+    const r = await kubectl(['get', 'instances.kudo.dev', '-A', '-o', 'name']);
+    return r.code === 0;
+  });
+}
+
+export async function readYamlObjects(path: string): Promise<Array<Record<string, unknown>>> {
+  const files = (await stat(path)).isDirectory()
+    ? (await readdir(path)).sort().map((f) => join(path, f))
+    : [path];
+  const out: Array<Record<string, unknown>> = [];
+  for (const file of files) {
+    for (const doc of parseAllDocuments(await readFile(file, 'utf8'))) {
+      const value: unknown = doc.toJS();
+      if (value && typeof value === 'object') out.push(value as Record<string, unknown>);
+    }
+  }
+  return out;
+}
+
+export interface InstanceWebhook {
+  readonly configName: string;
+  readonly server: WebhookServer;
+  readonly logLines: Array<Record<string, unknown>>;
+  stop(): Promise<void>;
+  /** Deletes the registration (used after stop to restore other tests' writes). */
+  unregister(): Promise<void>;
+}
+
+/**
+ * Starts the Instance webhook on 127.0.0.1 and registers manifests/webhook's configuration
+ * for it, with a unique name, a url clientConfig and a namespaceSelector limited to
+ * `namespaces`. Waits until the apiserver calls it.
+ */
+export async function startInstanceWebhook(options: {
+  namespaces: readonly string[];
+  operatorVersions?: OperatorVersionSource;
+  controllerUsers?: readonly string[];
+}): Promise<InstanceWebhook> {
+  const kc = kubeConfig();
+  const ca = createCertificateAuthority({ commonName: 'kudo-webhook-test-ca' });
+  const leaf = issueCertificate(ca, {
+    commonName: 'webhook',
+    ipAddresses: ['127.0.0.1'],
+    usage: 'server',
+  });
+  const { logger, lines } = capturingLogger();
+  const server = new WebhookServer({
+    port: 0,
+    host: '127.0.0.1',
+    tls: new StaticCertificateSource(leaf),
+    logger,
+    registry: new Registry(),
+  });
+  const client = new KubeClient(kc);
+  server.registerMutating(
+    'instances',
+    instanceMutator({
+      operatorVersions:
+        options.operatorVersions ?? new LiveOperatorVersionSource({ client, timeoutMs: 2_000 }),
+      validator: new ParameterValidator({ maxCachedOperatorVersions: 64 }),
+      controllerUsers: new Set(options.controllerUsers ?? []),
+    }),
+  );
+  const stop = new AbortController();
+  const { port } = await server.start(stop.signal);
+
+  const [manifest] = await readYamlObjects(WEBHOOK_MANIFEST);
+  const config = structuredClone(manifest) as unknown as k8s.V1MutatingWebhookConfiguration;
+  const configName = uniqueName('pw-instances');
+  config.metadata = { ...config.metadata, name: configName };
+  for (const webhook of config.webhooks ?? []) {
+    webhook.clientConfig = {
+      url: `https://127.0.0.1:${port}/mutate/instances`,
+      caBundle: Buffer.from(ca.certPem).toString('base64'),
+    };
+    webhook.namespaceSelector = {
+      matchExpressions: [
+        { key: 'kubernetes.io/metadata.name', operator: 'In', values: [...options.namespaces] },
+      ],
+    };
+  }
+  const admission = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+  await admission.createMutatingWebhookConfiguration({ body: config });
+  const unregister = async (): Promise<void> => {
+    await admission.deleteMutatingWebhookConfiguration({ name: configName }).catch(() => undefined);
+  };
+  return {
+    configName,
+    server,
+    logLines: lines,
+    unregister,
+    stop: async () => {
+      stop.abort();
+      await server.stop();
+      client.close();
+    },
+  };
+}
