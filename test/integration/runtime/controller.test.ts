@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient } from '../../../src/kube/index.ts';
 import { ItemExponentialBackoff } from '../../../src/runtime/backoff.ts';
-import { ControllerBuilder } from '../../../src/runtime/builder.ts';
+import { ControllerBuilder, generationChanged } from '../../../src/runtime/builder.ts';
 import { CacheRegistry } from '../../../src/runtime/cache-registry.ts';
 import { TerminalError } from '../../../src/runtime/errors.ts';
 import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
@@ -198,5 +198,38 @@ describe('controller on a real apiserver', () => {
       'controller_runtime_reconcile_total{controller="owner",result="success"}',
     );
     expect(text).toContain('workqueue_adds_total{name="owner",controller="owner"}');
+  });
+
+  it('watches(mapFn) with debounce: a burst on a watched kind becomes one trailing reconcile of the mapped key', async () => {
+    const target = `${namespace}/target`;
+    const calls: string[] = [];
+    const controller = builder()
+      .named('debounced')
+      .for(SECRET, generationChanged)
+      .watches(CONFIGMAP, (cm) =>
+        cm.metadata?.labels?.target
+          ? [`${cm.metadata.namespace}/${cm.metadata.labels.target}`]
+          : [],
+      )
+      .debounce(1_000)
+      .complete((k) => {
+        if (k === target) calls.push(k);
+        return Promise.resolve();
+      });
+    start(controller);
+    await controller.waitForSync(root.signal);
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'pointer', labels: { target: 'target' } }, data: { v: '0' } },
+    });
+    for (let i = 1; i <= 10; i += 1) {
+      await core.patchNamespacedConfigMap(
+        { namespace, name: 'pointer', body: { data: { v: String(i) } } },
+        mergePatch,
+      );
+    }
+    await waitFor('debounced reconcile', () => calls.length >= 1);
+    await sleep(1_200); // no second, late reconcile
+    expect(calls).toEqual([target]);
   });
 });
