@@ -90,3 +90,44 @@ export class ItemExponentialBackoff<K> {
     this.failures.delete(key);
   }
 }
+
+export interface BucketRateLimiterOptions {
+  /** Sustained rate, tokens per second (client-go's default: 10). */
+  readonly qps: number;
+  /** Bucket size (client-go's default: 100). */
+  readonly burst: number;
+  readonly now?: () => number;
+}
+
+/**
+ * An overall token bucket: `reserve()` takes a token and returns how long to wait for it.
+ * Combined with the per-key backoff it bounds the retry rate of a whole queue.
+ */
+export class BucketRateLimiter {
+  private tokens: number;
+  private last: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: BucketRateLimiterOptions) {
+    if (!(options.qps > 0) || !(options.burst >= 1)) {
+      throw new Error(
+        `rate limit needs qps > 0 and burst ≥ 1, got qps=${options.qps} burst=${options.burst}`,
+      );
+    }
+    this.now = options.now ?? (() => performance.now());
+    this.tokens = options.burst;
+    this.last = this.now();
+  }
+
+  /** Takes one token (possibly borrowing from the future); returns the wait in ms. */
+  reserve(): number {
+    const now = this.now();
+    this.tokens = Math.min(
+      this.options.burst,
+      this.tokens + ((now - this.last) / 1000) * this.options.qps,
+    );
+    this.last = now;
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : (-this.tokens / this.options.qps) * 1000;
+  }
+}

@@ -43,6 +43,8 @@ export { WorkQueue, type WorkQueueOptions } from './workqueue.ts';
 export {
   JitteredBackoff,
   ItemExponentialBackoff,
+  BucketRateLimiter,
+  type BucketRateLimiterOptions,
   type JitteredBackoffOptions,
   type ItemBackoffOptions,
 } from './backoff.ts';

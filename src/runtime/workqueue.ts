@@ -11,6 +11,7 @@
  * try { await work(key); queue.forget(key); } catch { queue.addRateLimited(key); } finally { queue.done(key); }
  * await queue.shutDownWithDrain(10_000);
  */
+import type { BucketRateLimiter } from './backoff.ts';
 import { ItemExponentialBackoff } from './backoff.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 
@@ -18,6 +19,8 @@ export interface WorkQueueOptions {
   readonly name: string;
   readonly metrics?: RuntimeMetrics;
   readonly backoff?: ItemExponentialBackoff<string>;
+  /** Optional overall limit on retries (rate-limited adds) of the whole queue. */
+  readonly overallRateLimit?: BucketRateLimiter;
   readonly now?: () => number;
 }
 
@@ -95,9 +98,9 @@ export class WorkQueue {
     this.delayed.set(key, { at, timer });
   }
 
-  /** Adds after the key's next backoff delay; returns that delay. */
+  /** Adds after the key's next backoff delay (or the overall limit's, if longer); returns it. */
   addRateLimited(key: string): number {
-    const delay = this.backoff.when(key);
+    const delay = Math.max(this.backoff.when(key), this.options.overallRateLimit?.reserve() ?? 0);
     this.options.metrics?.queueRetries.inc(this.labels);
     this.addAfter(key, delay);
     return delay;

@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ItemExponentialBackoff, JitteredBackoff } from '../../../src/runtime/backoff.ts';
+import {
+  BucketRateLimiter,
+  ItemExponentialBackoff,
+  JitteredBackoff,
+} from '../../../src/runtime/backoff.ts';
 import { WorkQueue } from '../../../src/runtime/workqueue.ts';
 
 describe('WorkQueue', () => {
@@ -122,5 +126,30 @@ describe('JitteredBackoff', () => {
     const d = j.next();
     expect(d).toBeGreaterThan(800);
     expect(d).toBeLessThan(1200);
+  });
+});
+
+describe('BucketRateLimiter', () => {
+  it('lets a burst through, then spaces retries at the sustained rate', () => {
+    let now = 0;
+    const limiter = new BucketRateLimiter({ qps: 10, burst: 3, now: () => now });
+    expect([limiter.reserve(), limiter.reserve(), limiter.reserve()]).toEqual([0, 0, 0]);
+    expect(limiter.reserve()).toBeCloseTo(100);
+    expect(limiter.reserve()).toBeCloseTo(200);
+    now += 1_000; // refills (to at most the burst)
+    expect(limiter.reserve()).toBe(0);
+    expect(() => new BucketRateLimiter({ qps: 0, burst: 1 })).toThrow(/qps > 0/);
+  });
+
+  it('bounds a work queue: the longer of per-key backoff and overall limit wins', () => {
+    const now = 0;
+    const q = new WorkQueue({
+      name: 't',
+      backoff: new ItemExponentialBackoff({ baseMs: 5 }),
+      overallRateLimit: new BucketRateLimiter({ qps: 1, burst: 1, now: () => now }),
+    });
+    expect(q.addRateLimited('a')).toBe(5);
+    expect(q.addRateLimited('b')).toBeCloseTo(1_000);
+    q.shutDown();
   });
 });
