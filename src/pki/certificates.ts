@@ -60,7 +60,7 @@ export function createCertificateAuthority(options: {
     options.validityMs ?? 10 * YEAR_MS,
     options.backdateMs ?? DEFAULT_BACKDATE_MS,
   );
-  const subject = [{ name: 'commonName', value: options.commonName }];
+  const subject = [utf8Field('commonName', options.commonName)];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -84,9 +84,9 @@ export function issueCertificate(
     request.validityMs ?? YEAR_MS,
     request.backdateMs ?? DEFAULT_BACKDATE_MS,
   );
-  const subject: forge.pki.CertificateField[] = [{ name: 'commonName', value: request.commonName }];
+  const subject: forge.pki.CertificateField[] = [utf8Field('commonName', request.commonName)];
   for (const org of request.organizations ?? []) {
-    subject.push({ name: 'organizationName', value: org });
+    subject.push(utf8Field('organizationName', org));
   }
   cert.setSubject(subject);
   cert.setIssuer(caCert.subject.attributes);
@@ -134,4 +134,18 @@ function newCertificate(
   cert.validity.notBefore = new Date(now - backdateMs);
   cert.validity.notAfter = new Date(now + validityMs);
   return cert;
+}
+
+/**
+ * Subject fields as UTF8String: forge defaults to PrintableString, which cannot hold
+ * characters such as `@`, `_` or `*` (common in user and group names), and Go's x509 parser
+ * rejects such certificates outright.
+ */
+function utf8Field(name: string, value: string): forge.pki.CertificateField {
+  return {
+    name,
+    value,
+    // @types/node-forge types this as a tag class, but forge reads it as the ASN.1 type.
+    valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class,
+  };
 }

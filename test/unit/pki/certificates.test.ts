@@ -63,3 +63,12 @@ describe('pki', () => {
     ).toBe(false);
   });
 });
+
+describe('subject encoding', () => {
+  it('keeps characters PrintableString cannot hold (Go rejects those certificates otherwise)', () => {
+    const ca = createCertificateAuthority({ commonName: 'planwright-ca@1700000000' });
+    expect(new X509Certificate(ca.certPem).subject).toBe('CN=planwright-ca@1700000000');
+    const leaf = issueCertificate(ca, { commonName: 'user@example', usage: 'client' });
+    expect(new X509Certificate(leaf.certPem).subject).toBe('CN=user@example');
+  });
+});
