@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import { parseApiVersion, type GroupVersionKind } from '../kube/index.ts';
-import type { ItemExponentialBackoff } from './backoff.ts';
+import type { BucketRateLimiterOptions, ItemExponentialBackoff } from './backoff.ts';
 import type { CacheRegistry } from './cache-registry.ts';
 import {
   Controller,
@@ -47,6 +47,7 @@ export class ControllerBuilder {
   private debounceMs = 0;
   private drainTimeoutMs: number | undefined;
   private backoff: ItemExponentialBackoff<string> | undefined;
+  private rateLimit: Omit<BucketRateLimiterOptions, 'now'> | undefined;
 
   constructor(private readonly deps: ControllerBuilderDeps) {}
 
@@ -117,6 +118,12 @@ export class ControllerBuilder {
     return this;
   }
 
+  /** An overall limit on retries across all keys, on top of the per-key backoff. */
+  withRateLimit(limit: Omit<BucketRateLimiterOptions, 'now'>): this {
+    this.rateLimit = limit;
+    return this;
+  }
+
   complete(reconcile: Reconciler): Controller {
     if (!this.primary)
       throw new RuntimeConfigError('call for(kind) before complete()', 'controller.for');
@@ -133,6 +140,7 @@ export class ControllerBuilder {
       debounceMs: this.debounceMs,
       drainTimeoutMs: this.drainTimeoutMs,
       backoff: this.backoff,
+      rateLimit: this.rateLimit,
     });
     this.deps.onComplete?.(controller);
     return controller;

@@ -12,7 +12,11 @@
  */
 import type { Logger } from 'pino';
 import type { GroupVersionKind } from '../kube/index.ts';
-import { ItemExponentialBackoff } from './backoff.ts';
+import {
+  BucketRateLimiter,
+  ItemExponentialBackoff,
+  type BucketRateLimiterOptions,
+} from './backoff.ts';
 import type { CacheLease, CacheRegistry } from './cache-registry.ts';
 import type { Cache } from './cache.ts';
 import { TerminalError } from './errors.ts';
@@ -64,6 +68,8 @@ export interface ControllerOptions {
   readonly debounceMs?: number;
   readonly metrics?: RuntimeMetrics;
   readonly backoff?: ItemExponentialBackoff<string>;
+  /** Optional overall retry limit (client-go's default controller limiter uses 10 qps, burst 100). */
+  readonly rateLimit?: Omit<BucketRateLimiterOptions, 'now'>;
   /** How long a graceful stop waits for in-flight reconciles. Default 30 s. */
   readonly drainTimeoutMs?: number;
 }
@@ -92,6 +98,7 @@ export class Controller {
       name: options.name,
       metrics: options.metrics,
       backoff: options.backoff ?? new ItemExponentialBackoff(),
+      overallRateLimit: options.rateLimit ? new BucketRateLimiter(options.rateLimit) : undefined,
     });
   }
 
