@@ -33,7 +33,7 @@ import {
   describeRunning,
   instanceLabel,
   listPlans,
-  runningCause,
+  runningCauses,
   wayOut,
 } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, Scheduled } from './types.ts';
@@ -116,7 +116,7 @@ function operatorVersionNotFound(instance: Instance): Decision {
     [
       {
         field: OPERATOR_VERSION_FIELD,
-        message: `OperatorVersion ${where} not found`,
+        message: `OperatorVersion ${where} not found; install the operator package first or correct spec.operatorVersion`,
         reason: 'FieldValueNotFound',
       },
     ],
@@ -210,7 +210,7 @@ function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): 
       [
         {
           field: ABORT_FIELD,
-          message: 'an accepted abort cannot be withdrawn',
+          message: `an accepted abort cannot be withdrawn; the controller will mark plan "${running.planName}" ABORTED`,
           reason: 'FieldValueForbidden',
         },
       ],
@@ -225,7 +225,7 @@ function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): 
       [
         {
           field: PLAN_NAME_FIELD,
-          message: 'only the controller schedules "cleanup", on deletion',
+          message: `only the controller schedules "cleanup", on deletion; to remove the Instance run: kubectl delete instance ${instance.metadata.name ?? ''} -n ${instance.metadata.namespace ?? ''}`,
           reason: 'FieldValueForbidden',
         },
       ],
@@ -248,7 +248,8 @@ function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): 
       [
         {
           field: PLAN_NAME_FIELD,
-          message: 'a directly requested plan must be the only change',
+          message:
+            'a directly requested plan must be the only change: make the other changes separately, once its plan is finished',
           reason: 'FieldValueForbidden',
         },
         ...(upgrade
@@ -288,7 +289,9 @@ function decideAbort(input: DecisionInput, facts: UpdateFacts, deps: DecisionDep
       ].join(
         ', ',
       )}. Abort first (${abortCommand(instance)}), then make the change once the plan is ABORTED.`,
-      cause('an abort must be the only change'),
+      cause(
+        'an abort must be the only change: abort first, then make the other changes once the plan is ABORTED',
+      ),
     );
   }
   if (!running) {
@@ -298,13 +301,19 @@ function decideAbort(input: DecisionInput, facts: UpdateFacts, deps: DecisionDep
       pe?.planName
         ? `Instance ${label}: nothing to abort: plan "${pe.planName}" is not running (${last ?? 'finished'}). Remove spec.planExecution.abort.`
         : `Instance ${label}: nothing to abort: no plan was scheduled. Remove spec.planExecution.abort.`,
-      cause('no plan is running'),
+      cause(
+        pe?.planName
+          ? `nothing to abort: plan "${pe.planName}" is not running (${last ?? 'finished'})`
+          : 'nothing to abort: no plan was scheduled',
+      ),
     );
   }
   if (running.planName === PLAN_CLEANUP) {
     return deny(
       `Instance ${label}: plan "cleanup" runs because the Instance is being deleted, and cannot be aborted: stopping it would leave objects behind. Wait for it (${`kubectl get instance ${instance.metadata.name ?? ''} -n ${instance.metadata.namespace ?? ''} -w`}).`,
-      cause('plan "cleanup" cannot be aborted'),
+      cause(
+        'plan "cleanup" runs because the Instance is being deleted and cannot be aborted; wait for the deletion to finish',
+      ),
     );
   }
   const by = input.user.username ?? 'unknown user';
@@ -347,14 +356,14 @@ function decideWhileDeleting(
       ? [
           {
             field: OPERATOR_VERSION_FIELD,
-            message: 'the Instance is being deleted',
+            message: 'the Instance is being deleted; its spec can no longer change',
             reason: 'FieldValueForbidden',
           },
         ]
       : []),
     ...facts.changed.map((n) => ({
       field: `spec.parameters.${n}`,
-      message: 'the Instance is being deleted',
+      message: 'the Instance is being deleted; its spec can no longer change',
       reason: 'FieldValueForbidden',
     })),
     ...(request
@@ -390,13 +399,7 @@ function decideRequest(
     if (!running) return allow();
     return deny(
       `Instance ${label}: cannot clear spec.planExecution: ${describeRunning(running)} is running. ${wayOut(instance, running)}`,
-      [
-        {
-          field: PLAN_NAME_FIELD,
-          message: runningCause(running, 'clearing the scheduled plan is refused'),
-          reason: 'FieldValueForbidden',
-        },
-      ],
+      runningCauses(instance, running, [PLAN_NAME_FIELD], 'the scheduled plan cannot be cleared'),
     );
   }
   const plans = planNames(ov);
@@ -406,7 +409,7 @@ function decideRequest(
       [
         {
           field: PLAN_NAME_FIELD,
-          message: `unknown plan "${planName}"`,
+          message: `unknown plan "${planName}"; the plans are ${listPlans(plans)}`,
           reason: 'FieldValueNotSupported',
         },
       ],
@@ -434,13 +437,12 @@ function decideUpgrade(
   if (running) {
     return deny(
       `Instance ${label}: cannot upgrade to OperatorVersion ${target} now: ${describeRunning(running)} is running. ${wayOut(instance, running)}`,
-      [
-        {
-          field: OPERATOR_VERSION_FIELD,
-          message: runningCause(running, 'an upgrade is refused'),
-          reason: 'FieldValueForbidden',
-        },
-      ],
+      runningCauses(
+        instance,
+        running,
+        [OPERATOR_VERSION_FIELD],
+        `the upgrade to ${target} cannot start`,
+      ),
     );
   }
   const oldOv = input.oldOperatorVersion;
@@ -575,11 +577,7 @@ function scheduleUnlessBlocked(
   if (running.planName !== plan) {
     return deny(
       `Instance ${instanceLabel(instance)}: ${lead}, because ${describeRunning(running)} is running. ${wayOut(instance, running)}`,
-      fields.map((field) => ({
-        field,
-        message: runningCause(running, `would schedule plan "${plan}"`),
-        reason: 'FieldValueForbidden',
-      })),
+      runningCauses(instance, running, fields, `this change would schedule plan "${plan}"`),
     );
   }
   const where = [

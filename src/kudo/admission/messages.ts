@@ -48,15 +48,26 @@ export function wayOut(instance: Instance, running: RunningPlan): string {
   return `${wait}, or abort the plan first: ${abortCommand(instance)}`;
 }
 
-/** Short cause text placed next to the offending field in `kubectl edit`. */
-export function runningCause(running: RunningPlan, consequence: string): string {
-  const where = [
-    running.phase && `phase "${running.phase}"`,
-    running.step && `step "${running.step}"`,
-  ]
-    .filter(Boolean)
-    .join(', ');
-  return `${consequence} while plan "${running.planName}" is ${running.status}${where ? ` (${where})` : ''}; wait for it or abort it (spec.planExecution.abort: true)`;
+/**
+ * The cause next to each offending field. kubectl shows only the causes of a 422 Invalid
+ * (`The request is invalid: * <field>: <message>`, and the same lines on top of the reopened
+ * editor), not the status message, so the first cause carries everything a person needs:
+ * what the change would do, what runs, since when, and the way out. Further fields refer to it.
+ */
+export function runningCauses(
+  instance: Instance,
+  running: RunningPlan,
+  fields: readonly string[],
+  consequence: string,
+): Array<{ field: string; message: string; reason: string }> {
+  return fields.map((field, index) => ({
+    field,
+    message:
+      index === 0
+        ? `${consequence} while ${describeRunning(running)} is running. ${wayOut(instance, running)}`
+        : `${consequence} (see ${fields[0] ?? ''})`,
+    reason: 'FieldValueForbidden',
+  }));
 }
 
 export function listPlans(plans: readonly string[]): string {

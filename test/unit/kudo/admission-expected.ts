@@ -83,7 +83,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       {
         field: 'spec.planExecution.planName',
         message:
-          'would schedule plan "update" while plan "deploy" is IN_PROGRESS (phase "main", step "app"); wait for it or abort it (spec.planExecution.abort: true)',
+          'this change would schedule plan "update" while plan "deploy" (IN_PROGRESS, phase "main", step "app", started 2026-11-21T10:00:00Z) is running. Wait until plan "deploy" is finished (watch it: kubectl get instance test -n test -w) and make the change again, or abort the plan first: kubectl patch instance test -n test --type merge -p \'{"spec":{"planExecution":{"abort":true}}}\'',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -159,7 +159,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.planName',
-        message: 'only the controller schedules "cleanup", on deletion',
+        message:
+          'only the controller schedules "cleanup", on deletion; to remove the Instance run: kubectl delete instance test -n test',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -172,7 +173,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.planName',
-        message: 'only the controller schedules "cleanup", on deletion',
+        message:
+          'only the controller schedules "cleanup", on deletion; to remove the Instance run: kubectl delete instance test -n test',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -185,7 +187,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.parameters.foo',
-        message: 'the Instance is being deleted',
+        message: 'the Instance is being deleted; its spec can no longer change',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -198,7 +200,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.operatorVersion',
-        message: 'the Instance is being deleted',
+        message: 'the Instance is being deleted; its spec can no longer change',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -212,7 +214,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       {
         field: 'spec.planExecution.planName',
         message:
-          'clearing the scheduled plan is refused while plan "deploy" is IN_PROGRESS (phase "main", step "app"); wait for it or abort it (spec.planExecution.abort: true)',
+          'the scheduled plan cannot be cleared while plan "deploy" (IN_PROGRESS, phase "main", step "app", started 2026-11-21T10:00:00Z) is running. Wait until plan "deploy" is finished (watch it: kubectl get instance test -n test -w) and make the change again, or abort the plan first: kubectl patch instance test -n test --type merge -p \'{"spec":{"planExecution":{"abort":true}}}\'',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -283,7 +285,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       {
         field: 'spec.operatorVersion',
         message:
-          'an upgrade is refused while plan "deploy" is IN_PROGRESS (phase "main", step "app"); wait for it or abort it (spec.planExecution.abort: true)',
+          'the upgrade to test/foo-operator-2.0 cannot start while plan "deploy" (IN_PROGRESS, phase "main", step "app", started 2026-11-21T10:00:00Z) is running. Wait until plan "deploy" is finished (watch it: kubectl get instance test -n test -w) and make the change again, or abort the plan first: kubectl patch instance test -n test --type merge -p \'{"spec":{"planExecution":{"abort":true}}}\'',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -296,7 +298,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.planName',
-        message: 'a directly requested plan must be the only change',
+        message:
+          'a directly requested plan must be the only change: make the other changes separately, once its plan is finished',
         reason: 'FieldValueForbidden',
       },
       {
@@ -374,7 +377,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       {
         field: 'spec.parameters.bar',
         message:
-          'would schedule plan "update" while plan "deploy" is IN_PROGRESS (phase "main", step "app"); wait for it or abort it (spec.planExecution.abort: true)',
+          'this change would schedule plan "update" while plan "deploy" (IN_PROGRESS, phase "main", step "app", started 2026-11-21T10:00:00Z) is running. Wait until plan "deploy" is finished (watch it: kubectl get instance test -n test -w) and make the change again, or abort the plan first: kubectl patch instance test -n test --type merge -p \'{"spec":{"planExecution":{"abort":true}}}\'',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -388,7 +391,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       {
         field: 'spec.parameters.bar',
         message:
-          'would schedule plan "update" while plan "deploy" is PENDING; wait for it or abort it (spec.planExecution.abort: true)',
+          'this change would schedule plan "update" while plan "deploy" (PENDING, not started by the controller yet) is running. Wait until plan "deploy" is finished (watch it: kubectl get instance test -n test -w) and make the change again, or abort the plan first: kubectl patch instance test -n test --type merge -p \'{"spec":{"planExecution":{"abort":true}}}\'',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -475,7 +478,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.planName',
-        message: 'a directly requested plan must be the only change',
+        message:
+          'a directly requested plan must be the only change: make the other changes separately, once its plan is finished',
         reason: 'FieldValueForbidden',
       },
       {
@@ -601,7 +605,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.operatorVersion',
-        message: 'OperatorVersion test/foo-operator not found',
+        message:
+          'OperatorVersion test/foo-operator not found; install the operator package first or correct spec.operatorVersion',
         reason: 'FieldValueNotFound',
       },
     ],
@@ -864,7 +869,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.abort',
-        message: 'no plan is running',
+        message: 'nothing to abort: plan "deploy" is not running (COMPLETE)',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -877,7 +882,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.abort',
-        message: 'no plan is running',
+        message: 'nothing to abort: no plan was scheduled',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -890,7 +895,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.abort',
-        message: 'an abort must be the only change',
+        message:
+          'an abort must be the only change: abort first, then make the other changes once the plan is ABORTED',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -903,7 +909,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.abort',
-        message: 'plan "cleanup" cannot be aborted',
+        message:
+          'plan "cleanup" runs because the Instance is being deleted and cannot be aborted; wait for the deletion to finish',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -916,7 +923,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.abort',
-        message: 'an accepted abort cannot be withdrawn',
+        message:
+          'an accepted abort cannot be withdrawn; the controller will mark plan "deploy" ABORTED',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -930,7 +938,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       {
         field: 'spec.parameters.bar',
         message:
-          'would schedule plan "update" while plan "deploy" is IN_PROGRESS (phase "main", step "app"); wait for it or abort it (spec.planExecution.abort: true)',
+          'this change would schedule plan "update" while plan "deploy" (IN_PROGRESS, phase "main", step "app", started 2026-11-21T10:00:00Z, abort requested by alice at 2026-11-21T10:30:00Z) is running. Wait until plan "deploy" is finished (watch it: kubectl get instance test -n test -w) and make the change again; the abort is requested and the controller will mark the plan ABORTED.',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -1001,7 +1009,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       {
         field: 'spec.parameters.bar',
         message:
-          'would schedule plan "update" while plan "deploy" is PENDING; wait for it or abort it (spec.planExecution.abort: true)',
+          'this change would schedule plan "update" while plan "deploy" (PENDING, not started by the controller yet) is running. Wait until plan "deploy" is finished (watch it: kubectl get instance test -n test -w) and make the change again, or abort the plan first: kubectl patch instance test -n test --type merge -p \'{"spec":{"planExecution":{"abort":true}}}\'',
         reason: 'FieldValueForbidden',
       },
     ],
@@ -1052,7 +1060,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.planName',
-        message: 'unknown plan "backup"',
+        message: 'unknown plan "backup"; the plans are "deploy", "update", "cleanup"',
         reason: 'FieldValueNotSupported',
       },
     ],
@@ -1070,7 +1078,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.operatorVersion',
-        message: 'OperatorVersion test/foo-operator not found',
+        message:
+          'OperatorVersion test/foo-operator not found; install the operator package first or correct spec.operatorVersion',
         reason: 'FieldValueNotFound',
       },
     ],
@@ -1136,7 +1145,7 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       {
         field: 'spec.parameters.BACKUP_TARGET',
         message:
-          'would schedule plan "backup" while plan "deploy" is IN_PROGRESS; wait for it or abort it (spec.planExecution.abort: true)',
+          'this change would schedule plan "backup" while plan "deploy" (IN_PROGRESS) is running. Wait until plan "deploy" is finished (watch it: kubectl get instance test -n test -w) and make the change again, or abort the plan first: kubectl patch instance test -n test --type merge -p \'{"spec":{"planExecution":{"abort":true}}}\'',
         reason: 'FieldValueForbidden',
       },
     ],
