@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileTemplate } from '../src/gotemplate/index.js';
-import { oracleBinary, sharedDir } from '../test/gotemplate/oracle.js';
-import { decodeTagged } from '../test/gotemplate/tagged.js';
+import { compileTemplate } from '../src/gotemplate/index.ts';
+import { oracleBinary, sharedDir } from '../test/gotemplate/oracle.ts';
+import { decodeTagged } from '../test/gotemplate/tagged.ts';
 
 const template = readFileSync(
   join(sharedDir, 'kudo-packages', 'zookeeper', 'templates', 'statefulset.yaml'),

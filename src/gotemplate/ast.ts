@@ -1,7 +1,7 @@
 // Parse tree nodes, shaped like text/template/parse's. String() matches Go's because
 // execution errors quote the node they were evaluating ("executing ... at <.x>").
 
-import { quoteGo } from './fmt.js';
+import { quoteGo } from './fmt.ts';
 
 export interface NumberInfo {
   isInt: boolean;

@@ -15,12 +15,12 @@ import type {
   RangeNode,
   TemplateNode,
   VariableNode,
-} from './ast.js';
-import { nodeString } from './ast.js';
-import { TemplateError } from './errors.js';
-import { formatFloat, printString } from './fmt.js';
-import { quoteGo } from './fmt.js';
-import type { Tree } from './parser.js';
+} from './ast.ts';
+import { nodeString } from './ast.ts';
+import { TemplateError } from './errors.ts';
+import { formatFloat, printString } from './fmt.ts';
+import { quoteGo } from './fmt.ts';
+import type { Tree } from './parser.ts';
 import {
   FuncError,
   GoFunc,
@@ -31,8 +31,8 @@ import {
   byteLength,
   isTrue,
   typeOf,
-} from './values.js';
-import type { FuncDef, GoType, GoValue, IntKind } from './values.js';
+} from './values.ts';
+import type { FuncDef, GoType, GoValue, IntKind } from './values.ts';
 
 export type V = GoValue | undefined;
 

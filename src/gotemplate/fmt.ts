@@ -1,10 +1,10 @@
 // Go's fmt verbs, for print/printf/println and for printing action results. Only the
 // parts templates can reach: values are the GoValue model (no pointers, structs, channels).
 
-import { GoFunc, GoInt, GoMap, GoObject, GoSlice, typeOf, utf8 } from './values.js';
-import type { GoValue } from './values.js';
+import { GoFunc, GoInt, GoMap, GoObject, GoSlice, typeOf, utf8 } from './values.ts';
+import type { GoValue } from './values.ts';
 
-interface Flags {
+export interface Flags {
   plus: boolean;
   minus: boolean;
   sharp: boolean;
@@ -14,7 +14,8 @@ interface Flags {
   prec: number | undefined;
 }
 
-const noFlags: Flags = {
+/** No flags, no width, no precision: plain `%v`. */
+export const noFlags: Flags = {
   plus: false,
   minus: false,
   sharp: false,

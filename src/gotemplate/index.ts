@@ -1,13 +1,13 @@
 // Go text/template + sprig, as KUDO renders operator templates. Nothing here knows about
 // Kubernetes or KUDO objects: callers pass the variable map.
 
-import { Template } from './template.js';
-import type { TemplateOptions } from './template.js';
+import { Template } from './template.ts';
+import type { TemplateOptions } from './template.ts';
 
-export { Template } from './template.js';
-export type { TemplateOptions } from './template.js';
-export { TemplateError } from './errors.js';
-export type { TemplateErrorKind } from './errors.js';
+export { Template } from './template.ts';
+export type { TemplateOptions } from './template.ts';
+export { TemplateError } from './errors.ts';
+export type { TemplateErrorKind } from './errors.ts';
 export {
   FuncError,
   GoFunc,
@@ -18,9 +18,9 @@ export {
   fromJS,
   int,
   typeOf,
-} from './values.js';
-export type { FuncDef, GoType, GoValue, IntKind } from './values.js';
-export { kudoFuncs, kudoFuncNames } from './funcs/kudo.js';
+} from './values.ts';
+export type { FuncDef, GoType, GoValue, IntKind } from './values.ts';
+export { kudoFuncs, kudoFuncNames } from './funcs/kudo.ts';
 
 /** Parse and execute in one go; throws TemplateError with Go's message. */
 export function renderTemplate(

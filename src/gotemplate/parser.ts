@@ -10,14 +10,14 @@ import type {
   PipeNode,
   TemplateNode,
   VariableNode,
-} from './ast.js';
-import { nodeString } from './ast.js';
-import { TemplateError } from './errors.js';
-import { quoteGo } from './fmt.js';
-import { ItemType, lex } from './lexer.js';
-import type { Item } from './lexer.js';
-import { parseFloat64, parseInt64, parseUint } from './numbers.js';
-import { SyntaxError as UnquoteError, unquote, unquoteChar } from './unquote.js';
+} from './ast.ts';
+import { nodeString } from './ast.ts';
+import { TemplateError } from './errors.ts';
+import { quoteGo } from './fmt.ts';
+import { ItemType, lex } from './lexer.ts';
+import type { Item } from './lexer.ts';
+import { parseFloat64, parseInt64, parseUint } from './numbers.ts';
+import { SyntaxError as UnquoteError, unquote, unquoteChar } from './unquote.ts';
 
 export interface Tree {
   /** The template's name (a define's name, or the name parsed under). */

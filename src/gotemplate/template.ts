@@ -1,13 +1,13 @@
 // Parse once, execute many: the compiled form of a template with its function map.
 
-import { execute } from './exec.js';
-import type { FuncTable, MissingKey } from './exec.js';
-import { builtins } from './funcs/builtins.js';
-import { kudoFuncs } from './funcs/kudo.js';
-import { parse } from './parser.js';
-import type { Tree } from './parser.js';
-import { fromJS } from './values.js';
-import type { FuncDef } from './values.js';
+import { execute } from './exec.ts';
+import type { FuncTable, MissingKey } from './exec.ts';
+import { builtins } from './funcs/builtins.ts';
+import { kudoFuncs } from './funcs/kudo.ts';
+import { parse } from './parser.ts';
+import type { Tree } from './parser.ts';
+import { fromJS } from './values.ts';
+import type { FuncDef } from './values.ts';
 
 export interface TemplateOptions {
   /** 'kudo': sprig's TxtFuncMap minus env/expandenv/base/dir/clean/ext/isAbs, plus toYaml. */

@@ -5,11 +5,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderTemplate } from '../../src/gotemplate/index.js';
-import { TemplateError } from '../../src/gotemplate/index.js';
-import { here, runOracle } from './oracle.js';
-import type { OracleCase, OracleResult } from './oracle.js';
-import { decodeTagged } from './tagged.js';
+import { renderTemplate } from '../../src/gotemplate/index.ts';
+import { TemplateError } from '../../src/gotemplate/index.ts';
+import { here, runOracle } from './oracle.ts';
+import type { OracleCase, OracleResult } from './oracle.ts';
+import { decodeTagged } from './tagged.ts';
 
 interface CorpusCase extends OracleCase {
   looseError?: boolean;

@@ -6,11 +6,11 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { TemplateError, renderTemplate } from '../../src/gotemplate/index.js';
-import { formatFloat } from '../../src/gotemplate/fmt.js';
-import { runOracle, sharedDir } from './oracle.js';
-import type { OracleCase, OracleResult } from './oracle.js';
-import { decodeTagged } from './tagged.js';
+import { TemplateError, renderTemplate } from '../../src/gotemplate/index.ts';
+import { formatFloat } from '../../src/gotemplate/fmt.ts';
+import { runOracle, sharedDir } from './oracle.ts';
+import type { OracleCase, OracleResult } from './oracle.ts';
+import { decodeTagged } from './tagged.ts';
 
 const packagesDir = join(sharedDir, 'kudo-packages');
 

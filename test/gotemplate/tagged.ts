@@ -2,9 +2,9 @@
 // encoding/json makes of it (numbers are float64); single-key {"$int": 3}-style objects
 // produce the other Go types a template can observe.
 
-import { FuncError, GoFunc, GoInt, GoMap, GoSlice } from '../../src/gotemplate/index.js';
-import type { FuncDef, GoValue } from '../../src/gotemplate/index.js';
-import { sprint } from '../../src/gotemplate/fmt.js';
+import { FuncError, GoFunc, GoInt, GoMap, GoSlice } from '../../src/gotemplate/index.ts';
+import type { FuncDef, GoValue } from '../../src/gotemplate/index.ts';
+import { sprint } from '../../src/gotemplate/fmt.ts';
 
 const testFuncs: Record<string, [string, FuncDef]> = {
   add: [

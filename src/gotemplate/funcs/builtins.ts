@@ -1,7 +1,7 @@
 // text/template's builtin functions (funcs.go). and/or are short-circuited by the
 // executor; their entries here give the signature it checks argument counts against.
 
-import { quoteGo, sprint, sprintf, sprintln } from '../fmt.js';
+import { quoteGo, sprint, sprintf, sprintln } from '../fmt.ts';
 import {
   FuncError,
   GoFunc,
@@ -12,8 +12,8 @@ import {
   isTrue,
   typeOf,
   utf8,
-} from '../values.js';
-import type { FuncDef, GoValue } from '../values.js';
+} from '../values.ts';
+import type { FuncDef, GoValue } from '../values.ts';
 
 type V = GoValue | undefined;
 const RV = 'reflect.Value';

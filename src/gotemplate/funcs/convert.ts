@@ -1,9 +1,9 @@
 // sprig's conversions (spf13/cast and sprig's strval/strslice), shared by the sprig modules.
 
-import { formatValue, sprintf } from '../fmt.js';
-import { parseInt64 } from '../numbers.js';
-import { FuncError, GoInt, GoMap, GoObject, GoSlice, typeOf } from '../values.js';
-import type { FuncDef, GoType, GoValue } from '../values.js';
+import { formatValue, noFlags, sprintf } from '../fmt.ts';
+import { parseInt64 } from '../numbers.ts';
+import { FuncError, GoInt, GoMap, GoObject, GoSlice, typeOf } from '../values.ts';
+import type { FuncDef, GoType, GoValue } from '../values.ts';
 
 export type V = GoValue | undefined;
 
@@ -25,20 +25,7 @@ export function strval(v: V): string {
   if (typeof v === 'string') return v;
   if (v instanceof GoObject) return v.str();
   if (v === undefined || v === null) return '<nil>';
-  return formatValue(
-    v,
-    'v',
-    {
-      plus: false,
-      minus: false,
-      sharp: false,
-      space: false,
-      zero: false,
-      width: undefined,
-      prec: undefined,
-    },
-    0,
-  );
+  return formatValue(v, 'v', noFlags, 0);
 }
 
 function trimZeroDecimal(s: string): string {

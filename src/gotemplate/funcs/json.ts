@@ -2,9 +2,9 @@
 // format) and Unmarshal into interface{} (objects → map[string]interface{}, numbers →
 // float64).
 
-import { GoFunc, GoInt, GoMap, GoObject, GoSlice } from '../values.js';
-import type { GoValue } from '../values.js';
-import { formatFloat } from '../fmt.js';
+import { GoFunc, GoInt, GoMap, GoObject, GoSlice } from '../values.ts';
+import type { GoValue } from '../values.ts';
+import { formatFloat } from '../fmt.ts';
 
 export class JSONError extends Error {}
 

@@ -3,16 +3,16 @@
 // implemented here are simply absent, so templates using them fail to parse with Go's
 // `function "x" not defined` instead of rendering something wrong.
 
-import type { FuncDef } from '../values.js';
-import { sprigDefaults } from './sprig-defaults.js';
-import { sprigDicts } from './sprig-dicts.js';
-import { sprigEncoding } from './sprig-encoding.js';
-import { sprigLists } from './sprig-lists.js';
-import { sprigMath } from './sprig-math.js';
-import { sprigRegex } from './sprig-regex.js';
-import { sprigSemver } from './sprig-semver.js';
-import { sprigStrings } from './sprig-strings.js';
-import { yamlFuncs } from './yaml.js';
+import type { FuncDef } from '../values.ts';
+import { sprigDefaults } from './sprig-defaults.ts';
+import { sprigDicts } from './sprig-dicts.ts';
+import { sprigEncoding } from './sprig-encoding.ts';
+import { sprigLists } from './sprig-lists.ts';
+import { sprigMath } from './sprig-math.ts';
+import { sprigRegex } from './sprig-regex.ts';
+import { sprigSemver } from './sprig-semver.ts';
+import { sprigStrings } from './sprig-strings.ts';
+import { yamlFuncs } from './yaml.ts';
 
 const modules: ReadonlyMap<string, FuncDef>[] = [
   sprigStrings,

@@ -1,11 +1,11 @@
 // sprig's defaults, JSON and reflection functions (defaults.go, reflect.go).
 
-import { sprintf } from '../fmt.js';
-import { kindOf, typeOf } from '../values.js';
-import type { FuncDef } from '../values.js';
-import { deepEqual, empty, fn, goErr } from './convert.js';
-import type { V } from './convert.js';
-import { JSONError, marshal, unmarshal } from './json.js';
+import { sprintf } from '../fmt.ts';
+import { kindOf, typeOf } from '../values.ts';
+import type { FuncDef } from '../values.ts';
+import { deepEqual, empty, fn, goErr } from './convert.ts';
+import type { V } from './convert.ts';
+import { JSONError, marshal, unmarshal } from './json.ts';
 
 const A = 'interface {}';
 const S = 'string';

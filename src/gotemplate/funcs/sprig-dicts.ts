@@ -1,9 +1,9 @@
 // sprig's dict functions (dict.go).
 
-import { GoMap, GoSlice } from '../values.js';
-import type { FuncDef, GoValue } from '../values.js';
-import { empty, fn, goErr, sliceOf, strList, strval } from './convert.js';
-import type { V } from './convert.js';
+import { GoMap, GoSlice } from '../values.ts';
+import type { FuncDef, GoValue } from '../values.ts';
+import { empty, fn, goErr, sliceOf, strList, strval } from './convert.ts';
+import type { V } from './convert.ts';
 
 const A = 'interface {}';
 const M = 'map[string]interface {}';

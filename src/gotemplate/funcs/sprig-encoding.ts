@@ -1,9 +1,9 @@
 // sprig's encoding, hashing, path and URL functions.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { GoMap } from '../values.js';
-import type { FuncDef, GoValue } from '../values.js';
-import { fn, strval } from './convert.js';
+import { GoMap } from '../values.ts';
+import type { FuncDef, GoValue } from '../values.ts';
+import { fn, strval } from './convert.ts';
 
 const S = 'string';
 

@@ -1,10 +1,10 @@
 // sprig's list functions (list.go). The non-must variants panic where the must variants
 // return an error; text/template reports both as "error calling X: ...".
 
-import { GoSlice } from '../values.js';
-import type { FuncDef, GoValue } from '../values.js';
-import { deepEqual, empty, fn, goErr, kindName, nilDeref, sliceOf, toInt64 } from './convert.js';
-import type { V } from './convert.js';
+import { GoSlice } from '../values.ts';
+import type { FuncDef, GoValue } from '../values.ts';
+import { deepEqual, empty, fn, goErr, kindName, nilDeref, sliceOf, toInt64 } from './convert.ts';
+import type { V } from './convert.ts';
 
 const A = 'interface {}';
 

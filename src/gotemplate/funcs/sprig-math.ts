@@ -1,10 +1,10 @@
 // sprig's numeric functions: int64 arithmetic via cast, float ops through decimals.
 
-import type { GoInt } from '../values.js';
-import type { FuncDef } from '../values.js';
-import { fn, goErr, i64, int, strval, toFloat64, toInt64 } from './convert.js';
-import type { V } from './convert.js';
-import { sliceOf } from './convert.js';
+import type { GoInt } from '../values.ts';
+import type { FuncDef } from '../values.ts';
+import { fn, goErr, i64, int, strval, toFloat64, toInt64 } from './convert.ts';
+import type { V } from './convert.ts';
+import { sliceOf } from './convert.ts';
 
 const A = 'interface {}';
 const I = 'int';

@@ -2,9 +2,9 @@
 // subset (named groups, leading flag groups); replacement templates follow Go's
 // Regexp.Expand ($name takes the longest run of word characters).
 
-import type { FuncDef } from '../values.js';
-import { fn, goErr, int, strList } from './convert.js';
-import type { V } from './convert.js';
+import type { FuncDef } from '../values.ts';
+import { fn, goErr, int, strList } from './convert.ts';
+import type { V } from './convert.ts';
 
 const S = 'string';
 const I = 'int';

@@ -1,8 +1,8 @@
 // sprig's semver and semverCompare (Masterminds/semver v3), for the common constraint forms.
 
-import { GoInt, GoObject } from '../values.js';
-import type { FuncDef } from '../values.js';
-import { fn, goErr } from './convert.js';
+import { GoInt, GoObject } from '../values.ts';
+import type { FuncDef } from '../values.ts';
+import { fn, goErr } from './convert.ts';
 
 interface Ver {
   major: bigint;

@@ -1,11 +1,11 @@
 // sprig's string functions (strings.go and the string entries of functions.go).
 
-import { quoteGo } from '../fmt.js';
-import { GoMap, GoSlice, utf8, utf8Decoder } from '../values.js';
-import type { FuncDef, GoValue } from '../values.js';
-import { fn, goErr, strList, strslice, strval } from './convert.js';
-import type { V } from './convert.js';
-import { GoInt } from '../values.js';
+import { quoteGo } from '../fmt.ts';
+import { GoMap, GoSlice, utf8, utf8Decoder } from '../values.ts';
+import type { FuncDef, GoValue } from '../values.ts';
+import { fn, goErr, strList, strslice, strval } from './convert.ts';
+import type { V } from './convert.ts';
+import { GoInt } from '../values.ts';
 
 const S = 'string';
 const I = 'int';

@@ -2,10 +2,10 @@
 // newline). The emitter rules reproduced: keys sorted the yaml.v2 way, strings quoted
 // when a plain scalar would read back as something else, literal blocks for multi-line.
 
-import { formatFloat } from '../fmt.js';
-import { GoFunc, GoInt, GoMap, GoObject, GoSlice } from '../values.js';
-import type { FuncDef, GoValue } from '../values.js';
-import { fn, goErr } from './convert.js';
+import { formatFloat } from '../fmt.ts';
+import { GoFunc, GoInt, GoMap, GoObject, GoSlice } from '../values.ts';
+import type { FuncDef, GoValue } from '../values.ts';
+import { fn, goErr } from './convert.ts';
 
 function isLetter(c: string): boolean {
   return /\p{L}/u.test(c);
