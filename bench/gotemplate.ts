@@ -1,8 +1,7 @@
 // Benchmark: parse and render a typical ~3.5 KB KUDO package template (zookeeper's
 // statefulset) with parse cached, in Planwright and in the Go oracle on the same machine.
 // Not a test. Run from the repo root:
-//   npx tsc -p tsconfig.json --outDir /tmp/pw-bench --noEmit false
-//   echo '{"type":"module"}' > /tmp/pw-bench/package.json && node /tmp/pw-bench/bench/gotemplate.js
+//   node --import ./scripts/register-ts.mjs bench/gotemplate.ts
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
