@@ -4,7 +4,9 @@
  * core (taskset, when available); autocannon drives it from this process over HTTPS
  * keep-alive.
  *
- *   npx tsc -p bench/server.tsconfig.json && node node_modules/.cache/planwright-bench/bench/server-admission.js
+ *   node --import ./scripts/register-ts.mjs bench/server-admission.ts
+ *
+ * (the forked servers inherit the loader through execArgv)
  *
  * Figures: max reviews/s with 10 connections, and p50/p99 latency at a fixed 1,000 reviews/s.
  */
