@@ -196,6 +196,10 @@ export interface StepStatus {
   /** An {@link ExecutionStatus}; kept as string: other writers may use others. */
   status?: string;
   message?: string;
+  /** When this step of the run first started (optional step timeout). */
+  startedAt?: string | null;
+  /** Passes of this run that ended in ERROR for this step (optional retry limit). */
+  retries?: number;
 }
 
 export interface PhaseStatus {

@@ -66,17 +66,29 @@ export async function applyObject(
   const name = obj.metadata.name;
   if (!name) throw new Error(`${obj.kind} without metadata.name cannot be applied`);
   const body = ns === undefined ? obj : { ...obj, metadata: { ...obj.metadata, namespace: ns } };
-  try {
-    await access.client.request({ method: 'POST', path: collectionPath(mapping, ns), body });
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.statusCode !== 409) throw err;
-    await access.client.request({
-      method: 'PATCH',
-      path: objectPath(mapping, name, ns),
-      body,
-      contentType: 'application/merge-patch+json',
+  // Look first, as kuttl does: a create of a partial object would be judged by admission
+  // webhooks (and refused as incomplete) before the apiserver reports that it already exists.
+  const exists = await access.client
+    .request({ path: objectPath(mapping, name, ns) })
+    .then(() => true)
+    .catch((err: unknown) => {
+      if (err instanceof ApiError && err.statusCode === 404) return false;
+      throw err;
     });
+  if (!exists) {
+    try {
+      await access.client.request({ method: 'POST', path: collectionPath(mapping, ns), body });
+      return;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.statusCode !== 409) throw err;
+    }
   }
+  await access.client.request({
+    method: 'PATCH',
+    path: objectPath(mapping, name, ns),
+    body,
+    contentType: 'application/merge-patch+json',
+  });
 }
 
 /** The REST mapping of an object and the namespace it lives in (undefined: cluster-scoped). */

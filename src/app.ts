@@ -1,0 +1,150 @@
+/**
+ * The composition root: one Manager (caches, leader election, controllers), one HTTPS server
+ * (Instance admission webhook, health, metrics) and the Instance controller, built from
+ * settings. Used by `npm start` and by tests that run Planwright in-process.
+ *
+ * @example
+ * const app = new App({ kubeConfig, logger, registry, webhook: { port: 9443, tls },
+ *   leaderElection: { namespace: 'planwright-system', name: 'planwright-leader' },
+ *   controllerUsers: ['system:serviceaccount:planwright-system:planwright'] });
+ * process.exitCode = await app.run();
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { GroupVersionKind } from './kube/gvk.ts';
+import {
+  CachedOperatorVersionSource,
+  LiveOperatorVersionSource,
+  OPERATOR_VERSION_GVK,
+  instanceMutator,
+} from './kudo/admission/index.ts';
+import type { Instance, OperatorVersion } from './kudo/api/types.ts';
+import { registerInstanceController } from './kudo/controller/index.ts';
+import { ParameterValidator } from './kudo/params/index.ts';
+import { Manager, type LeaderElectionOptions } from './runtime/index.ts';
+import { WebhookServer, type CertificateSource } from './server/index.ts';
+
+export interface WebhookSettings {
+  readonly port: number;
+  readonly host?: string;
+  readonly tls: CertificateSource;
+}
+
+export interface AppSettings {
+  readonly kubeConfig: KubeConfig;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  /** The HTTPS server with the Instance webhook; false runs controllers only. */
+  readonly webhook: WebhookSettings | false;
+  readonly leaderElection: false | Omit<LeaderElectionOptions, 'client' | 'logger' | 'metrics'>;
+  /** Usernames of Planwright itself (allowed to schedule `cleanup`). */
+  readonly controllerUsers: readonly string[];
+  readonly workers?: number;
+  readonly instanceFilter?: (instance: Instance) => boolean;
+  readonly waitMinMs?: number;
+  readonly waitMaxMs?: number;
+  readonly stepTimeoutMs?: number;
+  readonly stepRetryLimit?: number;
+  readonly ownedKinds?: readonly GroupVersionKind[];
+  readonly inactivityMs?: number;
+  readonly shutdownTimeoutMs?: number;
+}
+
+export class App {
+  readonly manager: Manager;
+  readonly server: WebhookServer | undefined;
+  private readonly serverStop = new AbortController();
+  private readonly settings: AppSettings;
+
+  constructor(settings: AppSettings) {
+    this.settings = settings;
+    this.manager = new Manager({
+      kubeConfig: settings.kubeConfig,
+      logger: settings.logger,
+      registry: settings.registry,
+      leaderElection: settings.leaderElection,
+      ...(settings.shutdownTimeoutMs !== undefined
+        ? { shutdownTimeoutMs: settings.shutdownTimeoutMs }
+        : {}),
+      ...(settings.inactivityMs !== undefined ? { inactivityMs: settings.inactivityMs } : {}),
+    });
+    const live = new LiveOperatorVersionSource({ client: this.manager.client, timeoutMs: 2_000 });
+    // The OperatorVersion cache is shared by admission and the controller; until it exists
+    // (or on a miss) one live GET answers.
+    const operatorVersions = new CachedOperatorVersionSource({
+      cache: { get: (key) => this.ovCache?.get(key) },
+      live,
+    });
+    if (settings.webhook) {
+      this.server = new WebhookServer({
+        port: settings.webhook.port,
+        ...(settings.webhook.host ? { host: settings.webhook.host } : {}),
+        tls: settings.webhook.tls,
+        logger: settings.logger.child({ component: 'webhook' }),
+        registry: settings.registry,
+      });
+      this.server.registerMutating(
+        'instances',
+        instanceMutator({
+          operatorVersions,
+          validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
+          controllerUsers: new Set(settings.controllerUsers),
+        }),
+      );
+    }
+    registerInstanceController({
+      manager: this.manager,
+      logger: settings.logger.child({ controller: 'instances' }),
+      operatorVersions,
+      ...(settings.workers !== undefined ? { workers: settings.workers } : {}),
+      ...(settings.instanceFilter ? { filter: settings.instanceFilter } : {}),
+      ...(settings.waitMinMs !== undefined ? { waitMinMs: settings.waitMinMs } : {}),
+      ...(settings.waitMaxMs !== undefined ? { waitMaxMs: settings.waitMaxMs } : {}),
+      ...(settings.stepTimeoutMs !== undefined ? { stepTimeoutMs: settings.stepTimeoutMs } : {}),
+      ...(settings.stepRetryLimit !== undefined ? { stepRetryLimit: settings.stepRetryLimit } : {}),
+      ...(settings.ownedKinds ? { ownedKinds: settings.ownedKinds } : {}),
+    });
+  }
+
+  private ovCache: { get(key: string): OperatorVersion | undefined } | undefined;
+
+  /** Starts the HTTPS server (every replica) and returns its port. */
+  async startServer(): Promise<number | undefined> {
+    if (!this.server) return undefined;
+    const lease = await this.manager.caches.acquire<OperatorVersion & { metadata: object }>(
+      OPERATOR_VERSION_GVK,
+      'admission',
+    );
+    this.ovCache = lease.cache;
+    this.manager.signal.addEventListener('abort', () => lease.release(), { once: true });
+    const { port } = await this.server.start(this.serverStop.signal);
+    this.manager.addReadinessCheck('webhook-tls', () => this.server !== undefined);
+    return port;
+  }
+
+  /** Runs until stopped; resolves with the exit code. Call startServer() first for the webhook. */
+  async run(): Promise<number> {
+    if (!this.ovCache) {
+      const lease = await this.manager.caches.acquire<OperatorVersion & { metadata: object }>(
+        OPERATOR_VERSION_GVK,
+        'controller:instances:operator-versions',
+      );
+      this.ovCache = lease.cache;
+    }
+    try {
+      return await this.manager.start();
+    } finally {
+      this.serverStop.abort();
+      await this.server?.stop();
+    }
+  }
+
+  stop(): void {
+    this.manager.stop();
+  }
+
+  get logger(): Logger {
+    return this.settings.logger;
+  }
+}

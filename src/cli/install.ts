@@ -1,0 +1,119 @@
+/**
+ * Local-mode installation: the CRDs from manifests/crds (server-side applied, waited until
+ * Established) and the Instance webhook registration from manifests/webhook, pointed at a
+ * URL on 127.0.0.1 with the CA of a development certificate.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseAllDocuments } from 'yaml';
+import type { ApplyObject } from '../kube/apply.ts';
+import { ServerSideApply } from '../kube/apply.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { ResourceMapper } from '../kube/gvk.ts';
+
+export const MANIFESTS_DIR = new URL('../../manifests/', import.meta.url).pathname;
+
+export async function readManifestDir(dir: string): Promise<ApplyObject[]> {
+  const files = (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const out: ApplyObject[] = [];
+  for (const f of files) {
+    for (const doc of parseAllDocuments(await readFile(join(dir, f), 'utf8'))) {
+      const value: unknown = doc.toJS();
+      if (value && typeof value === 'object') out.push(value as ApplyObject);
+    }
+  }
+  return out;
+}
+
+/** Applies manifests/crds and waits until every CRD is Established. */
+export async function installCrds(
+  client: KubeClient,
+  signal?: AbortSignal,
+  dir = join(MANIFESTS_DIR, 'crds'),
+): Promise<string[]> {
+  const ssa = new ServerSideApply({
+    client,
+    mapper: new ResourceMapper(client),
+    fieldManager: 'planwright',
+  });
+  const names: string[] = [];
+  for (const crd of await readManifestDir(dir)) {
+    await ssa.apply(crd, signal ? { signal } : {});
+    names.push(crd.metadata?.name ?? '');
+  }
+  for (const name of names) {
+    for (let i = 0; ; i++) {
+      const live = await ssa.get(
+        {
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          metadata: { name },
+        },
+        signal,
+      );
+      const conditions =
+        (live?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)
+          ?.conditions ?? [];
+      if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (i > 300)
+        throw new Error(`CRD ${name} did not become Established; check the apiserver log`);
+      await sleep(100, undefined, signal ? { signal } : {});
+    }
+  }
+  return names;
+}
+
+export interface LocalWebhookOptions {
+  readonly url: string;
+  readonly caPem: string;
+  /** Configuration name; default the manifest's. */
+  readonly name?: string;
+  /** Restrict to these namespaces (tests). */
+  readonly namespaces?: readonly string[];
+}
+
+/** Registers manifests/webhook/mutating-webhook.yaml with a URL client config (server-side apply). */
+export async function registerLocalWebhook(
+  client: KubeClient,
+  options: LocalWebhookOptions,
+): Promise<string> {
+  const ssa = new ServerSideApply({
+    client,
+    mapper: new ResourceMapper(client),
+    fieldManager: 'planwright',
+  });
+  const [manifest] = await readManifestDir(join(MANIFESTS_DIR, 'webhook'));
+  if (!manifest) throw new Error('manifests/webhook has no webhook configuration');
+  const config = structuredClone(manifest);
+  const name = options.name ?? manifest.metadata?.name ?? 'planwright-instances';
+  config.metadata = { ...config.metadata, name };
+  for (const webhook of (config['webhooks'] as Array<Record<string, unknown>> | undefined) ?? []) {
+    webhook['clientConfig'] = {
+      url: options.url,
+      caBundle: Buffer.from(options.caPem).toString('base64'),
+    };
+    if (options.namespaces) {
+      webhook['namespaceSelector'] = {
+        matchExpressions: [
+          { key: 'kubernetes.io/metadata.name', operator: 'In', values: [...options.namespaces] },
+        ],
+      };
+    }
+  }
+  await ssa.apply(config);
+  return name;
+}
+
+export async function unregisterWebhook(client: KubeClient, name: string): Promise<void> {
+  const ssa = new ServerSideApply({
+    client,
+    mapper: new ResourceMapper(client),
+    fieldManager: 'planwright',
+  });
+  await ssa.remove({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name },
+  });
+}

@@ -1,0 +1,213 @@
+/**
+ * Server-side apply and friends as separate operations (in the manner of fluxcd/pkg/ssa):
+ * `get`, `apply` (optionally dry-run), `isUnchanged` (does the live object already hold what
+ * we would send?), and `remove`. Objects are plain JSON; the REST mapping comes from the
+ * {@link ResourceMapper}. Status and managedFields are never sent.
+ *
+ * @example
+ * const ssa = new ServerSideApply({ client, mapper, fieldManager: 'planwright' });
+ * const live = await ssa.get(obj);
+ * if (!live || !isUnchanged(desired, live)) await ssa.apply(desired);
+ * await ssa.remove(obj); // true when gone or going
+ */
+import type { KubeClient } from './client.ts';
+import { ApiError } from './errors.ts';
+import { objectPath, parseApiVersion, type ResourceMapper, type ResourceMapping } from './gvk.ts';
+
+/** A Kubernetes object as JSON. */
+export interface ApplyObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface ServerSideApplyOptions {
+  readonly client: KubeClient;
+  readonly mapper: ResourceMapper;
+  readonly fieldManager: string;
+  /** Per-request timeout. Default 30 s. */
+  readonly timeoutMs?: number;
+}
+
+/** An object that cannot be addressed (no apiVersion, kind or name). */
+export class ObjectIdentityError extends Error {
+  override readonly name = 'ObjectIdentityError';
+  constructor(detail: string) {
+    super(`object cannot be applied: ${detail}`);
+  }
+}
+
+export function describeObject(obj: ApplyObject): string {
+  const ns = obj.metadata?.namespace;
+  return `${obj.kind ?? '?'} ${ns ? `${ns}/` : ''}${obj.metadata?.name ?? '?'}`;
+}
+
+export class ServerSideApply {
+  constructor(private readonly options: ServerSideApplyOptions) {}
+
+  /** The REST mapping of an object's kind (discovery, cached by the mapper). */
+  mapping(obj: ApplyObject, signal?: AbortSignal): Promise<ResourceMapping> {
+    if (!obj.apiVersion || !obj.kind) {
+      throw new ObjectIdentityError(`apiVersion and kind are required (${describeObject(obj)})`);
+    }
+    return this.options.mapper.resolve(
+      { ...parseApiVersion(obj.apiVersion), kind: obj.kind },
+      signal,
+    );
+  }
+
+  private async path(obj: ApplyObject, signal?: AbortSignal): Promise<string> {
+    const name = obj.metadata?.name;
+    if (!name) throw new ObjectIdentityError(`metadata.name is required (${describeObject(obj)})`);
+    const mapping = await this.mapping(obj, signal);
+    return objectPath(mapping, name, mapping.namespaced ? obj.metadata?.namespace : undefined);
+  }
+
+  /** The live object, or undefined when it does not exist. */
+  async get(obj: ApplyObject, signal?: AbortSignal): Promise<ApplyObject | undefined> {
+    const path = await this.path(obj, signal);
+    try {
+      return await this.options.client.request<ApplyObject>({
+        path,
+        signal,
+        timeoutMs: this.options.timeoutMs ?? 30_000,
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Server-side apply with force; returns the object as stored (or as it would be, dry-run). */
+  async apply(
+    obj: ApplyObject,
+    options: { dryRun?: boolean; signal?: AbortSignal } = {},
+  ): Promise<ApplyObject> {
+    const path = await this.path(obj, options.signal);
+    return this.options.client.request<ApplyObject>({
+      method: 'PATCH',
+      path,
+      query: {
+        fieldManager: this.options.fieldManager,
+        force: true,
+        ...(options.dryRun ? { dryRun: 'All' } : {}),
+      },
+      contentType: 'application/apply-patch+yaml',
+      body: stripForApply(obj),
+      signal: options.signal,
+      timeoutMs: this.options.timeoutMs ?? 30_000,
+    });
+  }
+
+  /**
+   * Deletes with background propagation. Resolves `gone` when the object no longer exists,
+   * `deleting` when it still has finalizers to run.
+   */
+  async remove(obj: ApplyObject, signal?: AbortSignal): Promise<'gone' | 'deleting'> {
+    const path = await this.path(obj, signal);
+    let answer: ApplyObject | undefined;
+    try {
+      answer = await this.options.client.request<ApplyObject>({
+        method: 'DELETE',
+        path,
+        query: { propagationPolicy: 'Background' },
+        signal,
+        timeoutMs: this.options.timeoutMs ?? 30_000,
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 404) return 'gone';
+      throw err;
+    }
+    // The apiserver answers a Status when the object was removed at once, the object itself
+    // (with deletionTimestamp) when finalizers still hold it.
+    return answer?.kind === 'Status' || !answer?.metadata?.['deletionTimestamp']
+      ? 'gone'
+      : 'deleting';
+  }
+}
+
+/** The apply body: no status, managedFields, resourceVersion, uid or creationTimestamp. */
+export function stripForApply(obj: ApplyObject): ApplyObject {
+  const rest: ApplyObject = { ...obj };
+  delete rest['status'];
+  const meta = { ...(rest.metadata ?? {}) };
+  delete meta['managedFields'];
+  delete meta['resourceVersion'];
+  delete meta['uid'];
+  delete meta['creationTimestamp'];
+  delete meta['generation'];
+  return { ...rest, metadata: meta };
+}
+
+/**
+ * Normalizes a rendered object the way the apiserver would store it, for comparison:
+ * Secret `stringData` → `data` (base64), `protocol: TCP` defaulted on container and service
+ * ports, status and creationTimestamp dropped.
+ */
+export function normalizeForCompare(obj: ApplyObject): ApplyObject {
+  const out = structuredClone(stripForApply(obj));
+  if (out.kind === 'Secret' && out['stringData'] && typeof out['stringData'] === 'object') {
+    const data = { ...((out['data'] as Record<string, string> | undefined) ?? {}) };
+    for (const [k, v] of Object.entries(out['stringData'] as Record<string, unknown>)) {
+      data[k] = Buffer.from(String(v)).toString('base64');
+    }
+    out['data'] = data;
+    delete out['stringData'];
+  }
+  defaultProtocols(out);
+  return out;
+}
+
+function defaultProtocols(value: unknown, key?: string): void {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (
+        key === 'ports' &&
+        item !== null &&
+        typeof item === 'object' &&
+        !('protocol' in item) &&
+        ('containerPort' in item || 'port' in item)
+      ) {
+        (item as Record<string, unknown>)['protocol'] = 'TCP';
+      }
+      defaultProtocols(item);
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) defaultProtocols(v, k);
+  }
+}
+
+/**
+ * True when every field of `desired` (normalized) is present with the same value in `live`
+ * (numbers and their string forms are not equal: a change of type is a change). Lists must
+ * have the same length and match item by item. Extra fields in `live` (defaults, other
+ * managers) do not count.
+ */
+export function isUnchanged(desired: ApplyObject, live: ApplyObject): boolean {
+  const want = normalizeForCompare(desired);
+  return contains(want, live);
+}
+
+function contains(want: unknown, have: unknown): boolean {
+  if (want === null || want === undefined) return have === null || have === undefined;
+  if (Array.isArray(want)) {
+    return (
+      Array.isArray(have) &&
+      want.length === have.length &&
+      want.every((item, i) => contains(item, have[i]))
+    );
+  }
+  if (typeof want === 'object') {
+    if (have === null || typeof have !== 'object' || Array.isArray(have)) return false;
+    const h = have as Record<string, unknown>;
+    return Object.entries(want).every(([k, v]) => contains(v, h[k]));
+  }
+  return want === have;
+}

@@ -1,0 +1,9 @@
+/** The Instance controller wired into the runtime manager. */
+export {
+  registerInstanceController,
+  instanceChanged,
+  INSTANCE_GVK,
+  DEFAULT_OWNED_KINDS,
+  FIELD_MANAGER,
+  type InstanceControllerOptions,
+} from './instance-controller.ts';

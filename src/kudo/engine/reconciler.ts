@@ -1,0 +1,333 @@
+/**
+ * The Instance reconciler: level-triggered execution of the plan `spec.planExecution`
+ * schedules. Each call reads the Instance (cache) and its OperatorVersion (cache, one live GET
+ * on a miss), resets the plan's status when the scheduled uid is new, runs one idempotent
+ * pass, writes status only when it changed, records Events, and asks to be called again with
+ * a growing delay while the plan waits or errs. Deletion runs the `cleanup` plan (if any),
+ * deletes the inventory, then removes the finalizer.
+ */
+import type { Logger } from 'pino';
+import type { ServerSideApply } from '../../kube/apply.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { ApiError } from '../../kube/errors.ts';
+import type { ReconcileResult } from '../../runtime/index.ts';
+import type { OperatorVersionSource } from '../admission/index.ts';
+import { isTerminal, operatorVersionRef } from '../api/read.ts';
+import {
+  CLEANUP_FINALIZER,
+  PLAN_CLEANUP,
+  type Instance,
+  type InstanceStatus,
+  type OperatorVersion,
+  type PlanStatus,
+} from '../api/types.ts';
+import { TemplateCache, templateParams } from '../render/index.ts';
+import { OperatorVersionMissingError } from './errors.ts';
+import { InstanceWriter } from './instance-api.ts';
+import { deleteInventory } from './cleanup.ts';
+import { executePass, freshPlanStatus } from './plan.ts';
+import { StatusSession } from './session.ts';
+import { ensurePlanEntries, readyFrom, setReady } from './status.ts';
+import { runStepTasks } from './step-runner.ts';
+import { WaitBackoff } from './waits.ts';
+
+export interface EventSink {
+  record(object: Instance, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+export interface InstanceReconcilerOptions {
+  readonly instances: { get(key: string): Instance | undefined };
+  readonly operatorVersions: OperatorVersionSource;
+  readonly client: KubeClient;
+  readonly ssa: ServerSideApply;
+  readonly events: EventSink;
+  readonly logger: Logger;
+  readonly templates?: TemplateCache;
+  /** First delay while waiting (doubles up to waitMaxMs). Default 1 s. */
+  readonly waitMinMs?: number;
+  /** Default 60 s. */
+  readonly waitMaxMs?: number;
+  readonly stepTimeoutMs?: number;
+  readonly stepRetryLimit?: number;
+  /** Only Instances this accepts are reconciled (tests isolate by namespace). */
+  readonly filter?: (instance: Instance) => boolean;
+  readonly now?: () => Date;
+}
+
+function label(instance: Instance): string {
+  return `${instance.metadata.namespace ?? ''}/${instance.metadata.name ?? ''}`;
+}
+
+export class InstanceReconciler {
+  private readonly writer: InstanceWriter;
+  private readonly templates: TemplateCache;
+  private readonly waits: WaitBackoff;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: InstanceReconcilerOptions) {
+    this.writer = new InstanceWriter(options.client);
+    this.templates = options.templates ?? new TemplateCache();
+    this.waits = new WaitBackoff({
+      minMs: options.waitMinMs ?? 1_000,
+      maxMs: options.waitMaxMs ?? 60_000,
+    });
+    this.now = options.now ?? ((): Date => new Date());
+  }
+
+  readonly reconcile = async (
+    key: string,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | void> => {
+    try {
+      return await this.reconcileOnce(key, signal);
+    } catch (err) {
+      // A write based on a cache that had not seen our previous write yet: look again shortly.
+      if (err instanceof ApiError && err.statusCode === 409) {
+        this.options.logger.debug(
+          { key, err: err.message },
+          'conflict writing the Instance; retrying from fresh state',
+        );
+        return { requeueAfter: 200 };
+      }
+      throw err;
+    }
+  };
+
+  private async reconcileOnce(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
+    const instance = this.options.instances.get(key);
+    if (!instance || (this.options.filter && !this.options.filter(instance))) {
+      this.waits.forget(key);
+      return;
+    }
+    if (instance.metadata.deletionTimestamp) return this.finalize(key, instance, signal);
+    let current = instance;
+    if (!(current.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
+      current = await this.writer.addFinalizer(current, signal);
+    }
+    const ov = await this.operatorVersion(current, signal);
+    const session = new StatusSession(current, this.writer, this.now, signal);
+    const status = session.working;
+    const pe = current.spec?.planExecution;
+    if (!ov) {
+      const ref = operatorVersionRef(current);
+      const err = new OperatorVersionMissingError(
+        label(current),
+        `${ref?.namespace ?? ''}/${ref?.name ?? ''}`,
+      );
+      setReady(
+        status,
+        current,
+        { status: 'False', reason: 'OperatorVersionNotFound', message: err.message },
+        this.now(),
+      );
+      await session.flush();
+      return { requeueAfter: this.waits.next(key, 'missing-ov', false) };
+    }
+    ensurePlanEntries(status, ov);
+    const before = structuredClone(instance.status ?? {});
+    let result: ReconcileResult | undefined;
+    if (pe?.planName) {
+      const uid = pe.uid ?? '';
+      const ps = await this.runPlan(
+        session,
+        ov,
+        pe.planName,
+        uid,
+        signal,
+        pe.abort ? (pe.abortRequestedBy ?? 'unknown user') : undefined,
+        pe.abortRequestedAt,
+      );
+      status.planExecution = {
+        planName: pe.planName,
+        uid,
+        status: ps.status ?? 'PENDING',
+        ...(ps.startedAt ? { startedAt: ps.startedAt } : {}),
+      };
+      setReady(status, current, readyFrom(pe.planName, ps), this.now());
+      await session.flush();
+      this.recordEvents(session.instance, pe.planName, before.planStatus?.[pe.planName], ps);
+      if (!isTerminal(ps.status)) {
+        const progressed = JSON.stringify(before.planStatus?.[pe.planName]) !== JSON.stringify(ps);
+        result = { requeueAfter: this.waits.next(key, uid, progressed) };
+      } else this.waits.forget(key);
+    } else {
+      setReady(status, current, readyFrom(undefined, undefined), this.now());
+      await session.flush();
+    }
+    return result;
+  }
+
+  private async operatorVersion(
+    instance: Instance,
+    signal: AbortSignal,
+  ): Promise<OperatorVersion | undefined> {
+    const ref = operatorVersionRef(instance);
+    return ref ? this.options.operatorVersions.get(ref.namespace, ref.name, signal) : undefined;
+  }
+
+  /** Resets on a new uid, honours an abort, else runs one pass. Returns the plan's status. */
+  private async runPlan(
+    session: StatusSession,
+    ov: OperatorVersion,
+    planName: string,
+    uid: string,
+    signal: AbortSignal,
+    abortBy?: string,
+    abortAt?: string,
+  ): Promise<PlanStatus> {
+    const status = session.working;
+    const plans = (status.planStatus ??= {});
+    const plan = ov.spec?.plans?.[planName];
+    let ps = plans[planName];
+    if (!ps || (ps.uid ?? '') !== uid) {
+      ps = plan
+        ? freshPlanStatus(planName, plan, uid, this.now())
+        : {
+            name: planName,
+            uid,
+            status: 'FATAL_ERROR',
+            message: `plan ${planName} does not exist in OperatorVersion ${ov.metadata.name ?? ''} (it has: ${Object.keys(ov.spec?.plans ?? {}).join(', ') || 'none'}); schedule an existing plan`,
+            startedAt: this.now().toISOString(),
+            phases: [],
+          };
+      plans[planName] = ps;
+    }
+    if (isTerminal(ps.status) || !plan) return ps;
+    if (abortBy !== undefined) {
+      ps.status = 'ABORTED';
+      ps.message = `aborted by ${abortBy}${abortAt ? ` at ${abortAt}` : ''}; no further objects are touched by this run`;
+      return ps;
+    }
+    if (ps.status === 'PENDING') ps.status = 'IN_PROGRESS';
+    let params: Record<string, unknown>;
+    try {
+      params = templateParams(session.instance, ov);
+    } catch (err) {
+      ps.status = 'FATAL_ERROR';
+      ps.message = err instanceof Error ? err.message : String(err);
+      return ps;
+    }
+    const instance = session.instance;
+    await executePass(
+      ps,
+      plan,
+      (phase, step) =>
+        runStepTasks(
+          {
+            instance,
+            operatorVersion: ov,
+            planName,
+            params,
+            ssa: this.options.ssa,
+            templates: this.templates,
+            inventory: session,
+            signal,
+          },
+          phase,
+          step,
+        ),
+      {
+        now: this.now(),
+        signal,
+        ...(this.options.stepTimeoutMs !== undefined
+          ? { stepTimeoutMs: this.options.stepTimeoutMs }
+          : {}),
+        ...(this.options.stepRetryLimit !== undefined
+          ? { stepRetryLimit: this.options.stepRetryLimit }
+          : {}),
+      },
+    );
+    return ps;
+  }
+
+  private recordEvents(
+    instance: Instance,
+    planName: string,
+    before: PlanStatus | undefined,
+    after: PlanStatus,
+  ): void {
+    const events = this.options.events;
+    const newRun =
+      (before?.uid ?? '') !== (after.uid ?? '') || before?.status === 'NEVER_RUN' || !before;
+    if (newRun)
+      events.record(
+        instance,
+        'Normal',
+        'PlanStarted',
+        `plan ${planName} started (run ${after.uid ?? ''})`,
+      );
+    const was = newRun ? undefined : before;
+    if (was?.status !== after.status) {
+      if (after.status === 'COMPLETE')
+        events.record(instance, 'Normal', 'PlanFinished', `plan ${planName} is COMPLETE`);
+      else if (after.status === 'FATAL_ERROR')
+        events.record(
+          instance,
+          'Warning',
+          'PlanFinished',
+          `plan ${planName} failed (FATAL_ERROR): ${after.message ?? ''}`,
+        );
+      else if (after.status === 'ABORTED')
+        events.record(
+          instance,
+          'Warning',
+          'PlanAborted',
+          `plan ${planName} ${after.message ?? 'was aborted'}`,
+        );
+    }
+    for (const [i, phase] of (after.phases ?? []).entries()) {
+      for (const [j, step] of (phase.steps ?? []).entries()) {
+        const old = was?.phases?.[i]?.steps?.[j];
+        if (
+          (step.status === 'ERROR' || step.status === 'FATAL_ERROR') &&
+          (old?.status !== step.status || old.message !== step.message)
+        ) {
+          events.record(
+            instance,
+            'Warning',
+            'StepFailed',
+            `plan ${planName}, phase ${phase.name ?? ''}, step ${step.name ?? ''}: ${step.status}: ${step.message ?? ''}`,
+          );
+        }
+      }
+    }
+  }
+
+  /** Deletion: cleanup plan (if any), then the inventory, then the finalizer. */
+  private async finalize(
+    key: string,
+    instance: Instance,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | void> {
+    if (!(instance.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
+    const session = new StatusSession(instance, this.writer, this.now, signal);
+    const ov = await this.operatorVersion(instance, signal).catch(() => undefined);
+    const cleanupUid = `cleanup-${instance.metadata.uid ?? ''}`;
+    if (ov?.spec?.plans?.[PLAN_CLEANUP]) {
+      const before = structuredClone(instance.status?.planStatus?.[PLAN_CLEANUP]);
+      const ps = await this.runPlan(session, ov, PLAN_CLEANUP, cleanupUid, signal);
+      await session.flush();
+      this.recordEvents(session.instance, PLAN_CLEANUP, before, ps);
+      if (!isTerminal(ps.status)) {
+        const progressed = JSON.stringify(before) !== JSON.stringify(ps);
+        return { requeueAfter: this.waits.next(key, cleanupUid, progressed) };
+      }
+    }
+    const remaining = await deleteInventory(
+      session,
+      this.options.ssa,
+      instance,
+      signal,
+      this.options.logger,
+    );
+    await session.flush();
+    if (remaining.length > 0) {
+      return { requeueAfter: this.waits.next(key, `${cleanupUid}-inventory`, false) };
+    }
+    await this.writer.removeFinalizer(session.instance, signal);
+    this.waits.forget(key);
+    return undefined;
+  }
+}
+
+export type { InstanceStatus };

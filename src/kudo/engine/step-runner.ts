@@ -1,0 +1,68 @@
+/** Runs the tasks of one step and folds their outcomes into a {@link StepOutcome}. */
+import type { Instance, OperatorVersion, Phase, Step } from '../api/types.ts';
+import {
+  FatalTaskError,
+  runTask,
+  type InventoryRecorder,
+  type TaskContext,
+} from '../tasks/index.ts';
+import type { ServerSideApply } from '../../kube/apply.ts';
+import type { TemplateCache } from '../render/index.ts';
+import type { StepOutcome } from './plan.ts';
+
+export interface StepRunnerDeps {
+  readonly instance: Instance;
+  readonly operatorVersion: OperatorVersion;
+  readonly planName: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly ssa: ServerSideApply;
+  readonly templates: TemplateCache;
+  readonly inventory: InventoryRecorder;
+  readonly signal: AbortSignal;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** All tasks of the step run each pass; fatal beats error beats waiting beats done. */
+export async function runStepTasks(
+  deps: StepRunnerDeps,
+  phase: Phase,
+  step: Step,
+): Promise<StepOutcome> {
+  const ctx: TaskContext = {
+    instance: deps.instance,
+    operatorVersion: deps.operatorVersion,
+    at: { plan: deps.planName, phase: phase.name ?? '', step: step.name ?? '' },
+    params: deps.params,
+    ssa: deps.ssa,
+    templates: deps.templates,
+    inventory: deps.inventory,
+    signal: deps.signal,
+  };
+  const fatal: string[] = [];
+  const errors: string[] = [];
+  const waiting: string[] = [];
+  for (const taskName of step.tasks ?? []) {
+    const task = deps.operatorVersion.spec?.tasks?.find((t) => t.name === taskName);
+    if (!task) {
+      fatal.push(
+        `step ${step.name ?? ''} names task ${taskName}, which OperatorVersion ${deps.operatorVersion.metadata.name ?? ''} does not define; add it to spec.tasks`,
+      );
+      continue;
+    }
+    try {
+      const outcome = await runTask(task, ctx);
+      if (!outcome.done) waiting.push(outcome.message ?? `task ${task.name} is not done`);
+    } catch (err) {
+      if (deps.signal.aborted) throw err;
+      if (err instanceof FatalTaskError) fatal.push(err.message);
+      else errors.push(messageOf(err));
+    }
+  }
+  if (fatal.length > 0) return { state: 'fatal', message: fatal.join('; ') };
+  if (errors.length > 0) return { state: 'error', message: errors.join('; ') };
+  if (waiting.length > 0) return { state: 'waiting', message: waiting.join('; ') };
+  return { state: 'done' };
+}

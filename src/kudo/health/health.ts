@@ -1,0 +1,192 @@
+/**
+ * When an applied object counts as done (../shared/spec/kudo.md "Health"). Generic rules
+ * first (being deleted, observedGeneration behind, Stalled, Reconciling), then per kind; other
+ * kinds are decided by a `Ready` condition when present, else done once applied.
+ */
+import type { ApplyObject } from '../../kube/apply.ts';
+import { isTerminal } from '../api/read.ts';
+import type { Instance } from '../api/types.ts';
+
+export type Health =
+  | { readonly state: 'healthy' }
+  | { readonly state: 'waiting'; readonly reason: string }
+  | { readonly state: 'failed'; readonly reason: string };
+
+const HEALTHY: Health = { state: 'healthy' };
+const waiting = (reason: string): Health => ({ state: 'waiting', reason });
+const failed = (reason: string): Health => ({ state: 'failed', reason });
+
+interface Condition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+}
+
+type Obj = Record<string, unknown>;
+
+function field(obj: unknown, ...path: string[]): unknown {
+  let cur: unknown = obj;
+  for (const p of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Obj)[p];
+  }
+  return cur;
+}
+
+function num(value: unknown, fallback = 0): number {
+  return typeof value === 'number' ? value : fallback;
+}
+
+function conditions(obj: ApplyObject): Condition[] {
+  const c = field(obj, 'status', 'conditions');
+  return Array.isArray(c) ? (c as Condition[]) : [];
+}
+
+function condition(obj: ApplyObject, type: string): Condition | undefined {
+  return conditions(obj).find((c) => c.type === type);
+}
+
+function describeCondition(c: Condition): string {
+  return `${c.type ?? '?'}=${c.status ?? '?'}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`;
+}
+
+export function checkHealth(obj: ApplyObject): Health {
+  if (obj.metadata?.['deletionTimestamp']) return waiting('is being deleted');
+  const generation = obj.metadata?.['generation'];
+  const observed = field(obj, 'status', 'observedGeneration');
+  if (typeof generation === 'number' && typeof observed === 'number' && observed < generation) {
+    return waiting(`status is for generation ${observed}, object is at ${generation}`);
+  }
+  const stalled = condition(obj, 'Stalled');
+  if (stalled?.status === 'True') return failed(describeCondition(stalled));
+  const reconciling = condition(obj, 'Reconciling');
+  if (reconciling?.status === 'True') return waiting(describeCondition(reconciling));
+  switch (obj.kind) {
+    case 'Deployment':
+      return deployment(obj);
+    case 'StatefulSet':
+      return statefulSet(obj);
+    case 'DaemonSet':
+      return daemonSet(obj);
+    case 'Job':
+      return job(obj);
+    case 'Pod':
+      return pod(obj);
+    case 'Service':
+      return service(obj);
+    case 'PersistentVolumeClaim':
+      return field(obj, 'status', 'phase') === 'Bound' ? HEALTHY : waiting('is not Bound yet');
+    case 'Namespace':
+      return field(obj, 'status', 'phase') === 'Active' ? HEALTHY : waiting('is not Active yet');
+    case 'CustomResourceDefinition':
+      return crd(obj);
+    case 'Instance':
+      return instance(obj);
+    default: {
+      const ready = condition(obj, 'Ready');
+      if (!ready) return HEALTHY;
+      return ready.status === 'True' ? HEALTHY : waiting(describeCondition(ready));
+    }
+  }
+}
+
+/** Deployments only become healthy once generation status exists (needs a controller). */
+function requireObserved(obj: ApplyObject): Health | undefined {
+  if (field(obj, 'status', 'observedGeneration') === undefined) {
+    return waiting(
+      'has no status yet (no controller has observed it; is kube-controller-manager running?)',
+    );
+  }
+  return undefined;
+}
+
+function deployment(obj: ApplyObject): Health {
+  const progressing = condition(obj, 'Progressing');
+  if (progressing?.reason === 'ProgressDeadlineExceeded')
+    return failed(describeCondition(progressing));
+  const early = requireObserved(obj);
+  if (early) return early;
+  const want = num(field(obj, 'spec', 'replicas'), 1);
+  const updated = num(field(obj, 'status', 'updatedReplicas'));
+  const ready = num(field(obj, 'status', 'readyReplicas'));
+  const available = num(field(obj, 'status', 'availableReplicas'));
+  if (updated === want && ready === want && available === want) return HEALTHY;
+  return waiting(`${ready}/${want} replicas ready, ${updated} updated, ${available} available`);
+}
+
+function statefulSet(obj: ApplyObject): Health {
+  if (field(obj, 'spec', 'updateStrategy', 'type') === 'OnDelete') return HEALTHY;
+  const early = requireObserved(obj);
+  if (early) return early;
+  const want = num(field(obj, 'spec', 'replicas'), 1);
+  const ready = num(field(obj, 'status', 'readyReplicas'));
+  const updated = num(field(obj, 'status', 'updatedReplicas'));
+  const current = field(obj, 'status', 'currentRevision');
+  const update = field(obj, 'status', 'updateRevision');
+  if (ready === want && updated === want && current === update) return HEALTHY;
+  return waiting(`${ready}/${want} replicas ready, ${updated} updated`);
+}
+
+function daemonSet(obj: ApplyObject): Health {
+  const early = requireObserved(obj);
+  if (early) return early;
+  const desired = num(field(obj, 'status', 'desiredNumberScheduled'));
+  const updated = num(field(obj, 'status', 'updatedNumberScheduled'));
+  const available = num(field(obj, 'status', 'numberAvailable'));
+  const ready = num(field(obj, 'status', 'numberReady'));
+  if (desired === updated && desired === available && desired === ready) return HEALTHY;
+  return waiting(`${ready}/${desired} pods ready`);
+}
+
+function job(obj: ApplyObject): Health {
+  const complete = condition(obj, 'Complete');
+  if (complete?.status === 'True') return HEALTHY;
+  const fail = condition(obj, 'Failed');
+  if (fail?.status === 'True') return failed(`Job failed: ${describeCondition(fail)}`);
+  return waiting('Job has not completed yet (no Complete condition)');
+}
+
+function pod(obj: ApplyObject): Health {
+  const phase = field(obj, 'status', 'phase');
+  if (phase === 'Succeeded') return HEALTHY;
+  if (phase === 'Failed') return failed('Pod failed');
+  if (phase === 'Running' && condition(obj, 'Ready')?.status === 'True') return HEALTHY;
+  return waiting(
+    `Pod is ${typeof phase === 'string' ? phase : 'not scheduled'} and not Ready (no kubelet?)`,
+  );
+}
+
+function service(obj: ApplyObject): Health {
+  const type = field(obj, 'spec', 'type');
+  if (type === 'ExternalName') return HEALTHY;
+  if (type === 'LoadBalancer') {
+    const ingress = field(obj, 'status', 'loadBalancer', 'ingress');
+    return Array.isArray(ingress) && ingress.length > 0
+      ? HEALTHY
+      : waiting('has no load balancer ingress yet');
+  }
+  const ip = field(obj, 'spec', 'clusterIP');
+  return typeof ip === 'string' && ip !== '' ? HEALTHY : waiting('has no cluster IP yet');
+}
+
+function crd(obj: ApplyObject): Health {
+  const names = condition(obj, 'NamesAccepted');
+  if (names?.status === 'False') return failed(describeCondition(names));
+  return condition(obj, 'Established')?.status === 'True'
+    ? HEALTHY
+    : waiting('is not Established yet');
+}
+
+function instance(obj: ApplyObject): Health {
+  const child = obj as unknown as Instance;
+  const pe = child.spec?.planExecution;
+  if (!pe?.planName) return waiting('has no scheduled plan yet');
+  const status = child.status?.planStatus?.[pe.planName];
+  if (!status || (status.uid ?? '') !== (pe.uid ?? '') || !isTerminal(status.status)) {
+    return waiting(`plan ${pe.planName} is not finished`);
+  }
+  return status.status === 'COMPLETE'
+    ? HEALTHY
+    : failed(`plan ${pe.planName} ended ${status.status ?? ''}`);
+}

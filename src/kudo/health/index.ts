@@ -1,0 +1,2 @@
+/** Health of applied objects: when a task's objects count as done. */
+export { checkHealth, type Health } from './health.ts';

@@ -1,0 +1,4 @@
+/** Rendering an OperatorVersion's templates into decorated Kubernetes objects. */
+export * from './variables.ts';
+export * from './templates.ts';
+export * from './labels.ts';

@@ -1,0 +1,86 @@
+/**
+ * The Apply task: render, decorate, record in the inventory, server-side apply what changed
+ * (CRDs and Namespaces first, webhook configurations last), then judge health. Done when
+ * every object is healthy.
+ */
+import { describeObject, isUnchanged, type ApplyObject } from '../../kube/apply.ts';
+import { ApiError } from '../../kube/errors.ts';
+import type { Task } from '../api/types.ts';
+import { checkHealth } from '../health/index.ts';
+import { entryOf } from '../inventory/index.ts';
+import { applyOrder, decorateAll, renderTask } from './objects.ts';
+import { FatalTaskError, TransientTaskError, type TaskContext, type TaskOutcome } from './types.ts';
+
+export async function runApply(task: Task, ctx: TaskContext): Promise<TaskOutcome> {
+  const rendered = renderTask(task.name, task.spec?.resources ?? [], ctx);
+  return applyObjects(task.name, rendered, ctx);
+}
+
+export async function applyObjects(
+  task: string,
+  rendered: readonly ApplyObject[],
+  ctx: TaskContext,
+): Promise<TaskOutcome> {
+  const waiting: string[] = [];
+  for (const order of [0, 1, 2]) {
+    const batch = rendered.filter((o) => applyOrder(o) === order);
+    if (batch.length === 0) continue;
+    const objects = await decorateAll(task, batch, ctx);
+    await ctx.inventory.record(objects.map(entryOf));
+    const results = await Promise.all(objects.map((o) => applyOne(task, o, ctx)));
+    for (const r of results) if (r) waiting.push(r);
+    // CRDs and Namespaces must be ready before anything that may live in or be one of them.
+    if (waiting.length > 0) break;
+  }
+  return waiting.length === 0 ? { done: true } : { done: false, message: waiting.join('; ') };
+}
+
+/** Applies one object when it differs from the live one; returns why it is not healthy yet. */
+async function applyOne(
+  task: string,
+  desired: ApplyObject,
+  ctx: TaskContext,
+): Promise<string | undefined> {
+  let current: ApplyObject;
+  try {
+    const live = await ctx.ssa.get(desired, ctx.signal);
+    current =
+      live && isUnchanged(desired, live)
+        ? live
+        : await ctx.ssa.apply(desired, { signal: ctx.signal });
+  } catch (err) {
+    throw classify(task, desired, err);
+  }
+  const health = checkHealth(current);
+  if (health.state === 'healthy') return undefined;
+  if (health.state === 'failed') {
+    throw new FatalTaskError(task, `${describeObject(desired)} failed: ${health.reason}`);
+  }
+  return `${describeObject(desired)} ${health.reason}`;
+}
+
+export function classify(task: string, obj: ApplyObject, err: unknown): Error {
+  if (err instanceof ApiError) {
+    if (err.statusCode === 422 || (err.statusCode === 400 && err.reason === 'BadRequest')) {
+      const immutable = /immutable/i.test(err.message);
+      return new FatalTaskError(
+        task,
+        `${describeObject(obj)} was refused by the API server: ${err.status?.message ?? err.message}${
+          immutable
+            ? '. The field cannot be changed in place: delete the object first (a Delete task before the Apply) or keep the field unchanged'
+            : '. Fix the template or the parameter values'
+        }`,
+        { cause: err },
+      );
+    }
+    return new TransientTaskError(task, `${describeObject(obj)}: ${err.message}; retrying`, {
+      cause: err,
+    });
+  }
+  if (err instanceof FatalTaskError || err instanceof TransientTaskError) return err;
+  return new TransientTaskError(
+    task,
+    `${describeObject(obj)}: ${err instanceof Error ? err.message : String(err)}; retrying`,
+    { cause: err },
+  );
+}

@@ -1,0 +1,32 @@
+/** Dispatches a task by kind. */
+import type { Task } from '../api/types.ts';
+import { runApply } from './apply.ts';
+import { runDelete } from './delete.ts';
+import { runDummy } from './dummy.ts';
+import { runToggle } from './toggle.ts';
+import { FatalTaskError, type TaskContext, type TaskOutcome } from './types.ts';
+
+export function runTask(task: Task, ctx: TaskContext): Promise<TaskOutcome> {
+  switch (task.kind) {
+    case 'Apply':
+      return runApply(task, ctx);
+    case 'Delete':
+      return runDelete(task, ctx);
+    case 'Toggle':
+      return runToggle(task, ctx);
+    case 'Dummy':
+      return runDummy(task);
+    case 'Pipe':
+    case 'KudoOperator':
+      return Promise.reject(
+        new FatalTaskError(task.name, `task kind ${task.kind} is not supported yet by Planwright`),
+      );
+    default:
+      return Promise.reject(
+        new FatalTaskError(
+          task.name,
+          `unknown task kind "${task.kind}" (known: Apply, Delete, Toggle, Dummy, Pipe, KudoOperator)`,
+        ),
+      );
+  }
+}

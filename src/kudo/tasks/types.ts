@@ -1,0 +1,54 @@
+/** What a task needs from the engine, and what it reports back. */
+import type { ServerSideApply } from '../../kube/apply.ts';
+import type { Instance, OperatorVersion, Task } from '../api/types.ts';
+import type { InventoryEntry } from '../inventory/index.ts';
+import type { StepCoordinates, TemplateCache } from '../render/index.ts';
+
+/** Records objects in the Instance's inventory (written to status before they are applied). */
+export interface InventoryRecorder {
+  record(entries: readonly InventoryEntry[]): Promise<void>;
+  forget(entries: readonly InventoryEntry[]): void;
+}
+
+export interface TaskContext {
+  readonly instance: Instance;
+  readonly operatorVersion: OperatorVersion;
+  readonly at: StepCoordinates;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly ssa: ServerSideApply;
+  readonly templates: TemplateCache;
+  readonly inventory: InventoryRecorder;
+  readonly signal: AbortSignal;
+}
+
+export interface TaskOutcome {
+  readonly done: boolean;
+  /** Why it is not done yet (shown in the step's message). */
+  readonly message?: string;
+}
+
+export type TaskRunner = (task: Task, ctx: TaskContext) => Promise<TaskOutcome>;
+
+/** A failure that retrying cannot fix: the step becomes FATAL_ERROR. */
+export class FatalTaskError extends Error {
+  override readonly name = 'FatalTaskError';
+  constructor(
+    readonly task: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`task ${task}: ${detail}`, options);
+  }
+}
+
+/** A failure that may pass (API errors, a kind not served yet): the step becomes ERROR and is retried. */
+export class TransientTaskError extends Error {
+  override readonly name = 'TransientTaskError';
+  constructor(
+    readonly task: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`task ${task}: ${detail}`, options);
+  }
+}
