@@ -112,26 +112,37 @@ export class App {
   /** Starts the HTTPS server (every replica) and returns its port. */
   async startServer(): Promise<number | undefined> {
     if (!this.server) return undefined;
-    const lease = await this.manager.caches.acquire<OperatorVersion & { metadata: object }>(
-      OPERATOR_VERSION_GVK,
-      'admission',
-    );
-    this.ovCache = lease.cache;
-    this.manager.signal.addEventListener('abort', () => lease.release(), { once: true });
+    this.acquireOperatorVersions('admission');
     const { port } = await this.server.start(this.serverStop.signal);
-    this.manager.addReadinessCheck('webhook-tls', () => this.server !== undefined);
     return port;
   }
 
+  /**
+   * The shared OperatorVersion cache, acquired in the background: until it is synced (or if
+   * it cannot be, e.g. missing rights) every lookup is one live GET.
+   */
+  private acquireOperatorVersions(user: string): void {
+    if (this.ovCacheRequested) return;
+    this.ovCacheRequested = true;
+    this.manager.caches
+      .acquire<OperatorVersion & { metadata: object }>(OPERATOR_VERSION_GVK, user)
+      .then((lease) => {
+        this.ovCache = lease.cache;
+        this.manager.signal.addEventListener('abort', () => lease.release(), { once: true });
+      })
+      .catch((err: unknown) => {
+        this.settings.logger.warn(
+          { err },
+          'no OperatorVersion cache; reading OperatorVersions live',
+        );
+      });
+  }
+
+  private ovCacheRequested = false;
+
   /** Runs until stopped; resolves with the exit code. Call startServer() first for the webhook. */
   async run(): Promise<number> {
-    if (!this.ovCache) {
-      const lease = await this.manager.caches.acquire<OperatorVersion & { metadata: object }>(
-        OPERATOR_VERSION_GVK,
-        'controller:instances:operator-versions',
-      );
-      this.ovCache = lease.cache;
-    }
+    this.acquireOperatorVersions('controller:instances');
     try {
       return await this.manager.start();
     } finally {

@@ -5,6 +5,14 @@ export interface StartOptions {
   /** Always run against the embedded local control plane (--local). */
   readonly local: boolean;
   readonly help: boolean;
+  /** HTTPS port of the webhook server (--webhook-port); default 9443, 0 picks a free one. */
+  readonly webhookPort?: number;
+  /** With a kubeconfig: also install the CRDs and register the webhook at 127.0.0.1 (--install). */
+  readonly install?: boolean;
+  /** --no-leader-election: run the controllers without a Lease (a single replica). */
+  readonly noLeaderElection?: boolean;
+  /** Namespace of the leader Lease (--namespace); default the in-cluster namespace or `default`. */
+  readonly namespace?: string;
 }
 
 export class UsageError extends Error {
@@ -20,6 +28,12 @@ Options:
   --kubeconfig <path>  kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config,
                        then the in-cluster service account)
   --local              ignore any kubeconfig and start the embedded local control plane
+  --install            with a kubeconfig: install the CRDs and register the Instance webhook
+                       at https://127.0.0.1:<webhook port> (as local mode does)
+  --webhook-port <n>   HTTPS port of the webhook server (default 9443; 0 picks a free one)
+  --namespace <ns>     namespace of the leader-election Lease (default: in-cluster namespace,
+                       else "default")
+  --no-leader-election run the controllers without a Lease (one replica only)
   -h, --help           show this help
 `;
 
@@ -27,11 +41,34 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
   let kubeconfig: string | undefined;
   let local = false;
   let help = false;
+  let webhookPort: number | undefined;
+  let install: boolean | undefined;
+  let noLeaderElection: boolean | undefined;
+  let namespace: string | undefined;
+  const value = (arg: string, i: number): string | undefined =>
+    arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if (arg === '-h' || arg === '--help') help = true;
     else if (arg === '--local') local = true;
-    else if (arg === '--kubeconfig' || arg.startsWith('--kubeconfig=')) {
+    else if (arg === '--install') install = true;
+    else if (arg === '--no-leader-election') noLeaderElection = true;
+    else if (arg === '--webhook-port' || arg.startsWith('--webhook-port=')) {
+      const v = value(arg, arg.includes('=') ? i : ++i);
+      const n = Number(v);
+      if (!v || !Number.isInteger(n) || n < 0 || n > 65535)
+        throw new UsageError(
+          '--webhook-port needs a port number 0-65535, e.g. --webhook-port 9443',
+        );
+      webhookPort = n;
+    } else if (arg === '--namespace' || arg.startsWith('--namespace=')) {
+      const v = value(arg, arg.includes('=') ? i : ++i);
+      if (!v)
+        throw new UsageError(
+          '--namespace needs a namespace name, e.g. --namespace planwright-system',
+        );
+      namespace = v;
+    } else if (arg === '--kubeconfig' || arg.startsWith('--kubeconfig=')) {
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
       if (!value)
         throw new UsageError('--kubeconfig needs a file path, e.g. --kubeconfig ~/.kube/config');
@@ -43,5 +80,5 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
   if (local && kubeconfig) {
     throw new UsageError('--local and --kubeconfig exclude each other: choose one cluster');
   }
-  return { kubeconfig, local, help };
+  return { kubeconfig, local, help, webhookPort, install, noLeaderElection, namespace };
 }

@@ -3,6 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import { KUBERNETES_VERSION, startLocalCluster } from '../localcluster/index.ts';
 import type { StartOptions } from './args.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
+import { runPlanwright } from './run-planwright.ts';
 
 /** Where the command writes: lines for a person, not structured logs. */
 export interface Console {
@@ -17,9 +18,10 @@ export class ClusterConnectionError extends Error {
 const VERSION_TIMEOUT_MS = 10_000;
 
 /**
- * `npm start`: with a cluster configured, checks the connection and reports the server
- * version; without one, runs the embedded local control plane until `signal` aborts.
- * Resolves with the process exit code.
+ * `npm start`: with a cluster configured, checks the connection, reports the server version
+ * and runs Planwright against it; without one, starts the embedded local control plane,
+ * installs the CRDs and the webhook registration, and runs Planwright against it, until
+ * `signal` aborts. Resolves with the process exit code.
  */
 export async function runStart(
   options: StartOptions,
@@ -27,12 +29,23 @@ export async function runStart(
   signal: AbortSignal,
 ): Promise<number> {
   const source = chooseClusterSource(options);
-  if (source.kind === 'local') return runLocal(io, signal);
+  if (source.kind === 'local') return runLocal(options, io, signal);
   const kc = loadKubeConfig(source);
   const version = await serverVersion(kc, describeSource(source, kc));
   io.out(`Connected to ${kc.getCurrentCluster()?.server ?? '?'} (${describeSource(source, kc)}).`);
   io.out(`Server version: ${version}`);
-  return 0;
+  return runPlanwright(
+    {
+      kubeConfig: kc,
+      inCluster: source.kind === 'in-cluster',
+      install: options.install ?? false,
+      webhookPort: options.webhookPort ?? 9443,
+      leaderElection: !(options.noLeaderElection ?? false),
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+    },
+    io,
+    signal,
+  );
 }
 
 function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): k8s.KubeConfig {
@@ -96,7 +109,7 @@ async function serverVersion(kc: k8s.KubeConfig, where: string): Promise<string>
   }
 }
 
-async function runLocal(io: Console, signal: AbortSignal): Promise<number> {
+async function runLocal(options: StartOptions, io: Console, signal: AbortSignal): Promise<number> {
   io.err('No kubeconfig found: starting the embedded local control plane.');
   const started = Date.now();
   const cluster = await startLocalCluster({ onProgress: (line) => io.err(`  ${line}`), signal });
@@ -110,13 +123,35 @@ async function runLocal(io: Console, signal: AbortSignal): Promise<number> {
     io.out('Try it from another terminal:');
     io.out(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
     io.out(`  ${cluster.binaries.kubectl} get namespaces`);
+    io.out('Create an Instance and watch it reach COMPLETE, e.g.:');
+    io.out(
+      `  ${cluster.binaries.kubectl} apply -f ../shared/kudo-cases/manifests/configmap-operator.yaml`,
+    );
+    io.out(
+      `  ${cluster.binaries.kubectl} create -f - <<< '{"apiVersion":"kudo.dev/v1beta1","kind":"Instance","metadata":{"name":"demo","namespace":"default","labels":{"kudo.dev/operator":"configmap-operator"}},"spec":{"operatorVersion":{"name":"configmap-operator-1.0"}}}'`,
+    );
+    io.out(`  ${cluster.binaries.kubectl} get instances -w`);
     io.out('Press Ctrl-C to stop; the control plane and its files are removed.');
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(cluster.kubeconfigPath);
+    // Ctrl-C while Planwright is still starting is a normal stop, not a failure.
+    const code = await runPlanwright(
+      {
+        kubeConfig: kc,
+        inCluster: false,
+        install: true,
+        webhookPort: options.webhookPort ?? 9443,
+        leaderElection: !(options.noLeaderElection ?? false),
+        ...(options.namespace ? { namespace: options.namespace } : {}),
+      },
+      io,
+      signal,
+    ).catch((err: unknown) => {
+      if (signal.aborted) return 0;
+      throw err;
     });
     io.err('Stopping the local control plane…');
-    return 0;
+    return code;
   } finally {
     await cluster.stop();
     io.err('Stopped.');

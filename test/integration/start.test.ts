@@ -5,7 +5,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheRoot } from '../../src/localcluster/paths.ts';
-import { kubectl, testCluster } from '../support/cluster.ts';
+import { kubectl, mintUser } from '../support/cluster.ts';
+import { installKudoCrds } from '../support/kudo.ts';
 import { waitFor } from '../support/wait.ts';
 
 interface Run {
@@ -45,10 +46,18 @@ const alive = (pid: number): boolean => {
 };
 
 describe('npm start', () => {
-  it('with a reachable kubeconfig, prints the server version and exits 0', async () => {
-    const run = start(['--kubeconfig', testCluster().kubeconfigPath], process.env);
-    expect(await run.exited).toBe(0);
+  it('with a reachable kubeconfig, prints the server version, runs Planwright until SIGTERM and exits 0', async () => {
+    // A user without rights: the version check passes, the manager runs but can neither list
+    // nor lead, so it touches nothing of the other tests on this shared cluster.
+    await installKudoCrds();
+    const user = await mintUser('start-test');
+    const run = start(['--kubeconfig', user.kubeconfigPath, '--webhook-port', '0'], process.env);
+    await waitFor('Planwright to run', () => run.stderr.includes('Planwright is running'), {
+      timeoutMs: 30_000,
+    });
     expect(run.stdout).toMatch(/Server version: v1\.34\.\d+/);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
   });
 
   it('with a kubeconfig that does not exist, names it and exits 1', async () => {

@@ -1,0 +1,114 @@
+/**
+ * Runs Planwright (webhook server + leader-elected Instance controller) against a cluster
+ * until `signal` aborts. With `install`, first installs the CRDs and registers the Instance
+ * webhook at https://127.0.0.1:<port> with a development certificate (local mode does this).
+ * In-cluster, the certificate is self-managed in a Secret and injected into the webhook
+ * configuration.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { App } from '../app.ts';
+import { KubeClient, inClusterNamespace } from '../kube/index.ts';
+import { createCertificateAuthority, issueCertificate } from '../pki/index.ts';
+import {
+  SelfManagedTls,
+  StaticCertificateSource,
+  type CertificateSource,
+} from '../server/index.ts';
+import { installCrds, registerLocalWebhook } from './install.ts';
+import type { Console } from './start.ts';
+
+export interface RunPlanwrightOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly inCluster: boolean;
+  readonly install: boolean;
+  readonly webhookPort: number;
+  readonly leaderElection: boolean;
+  readonly namespace?: string;
+}
+
+export const WEBHOOK_CONFIGURATION = 'planwright-instances';
+
+export async function runPlanwright(
+  options: RunPlanwrightOptions,
+  io: Console,
+  signal: AbortSignal,
+): Promise<number> {
+  const logger = pino({ level: process.env['PLANWRIGHT_LOG_LEVEL'] ?? 'info' }, process.stderr);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const namespace = options.namespace ?? inClusterNamespace() ?? 'default';
+  let tls: CertificateSource;
+  let caPem: string | undefined;
+  if (options.inCluster && !options.install) {
+    tls = new SelfManagedTls({
+      kubeConfig: options.kubeConfig,
+      logger: logger.child({ component: 'tls' }),
+      namespace,
+      secretName: 'planwright-webhook-tls',
+      serviceName: 'planwright-webhook',
+      webhookConfigurations: [{ kind: 'mutating', name: WEBHOOK_CONFIGURATION }],
+    });
+  } else {
+    const ca = createCertificateAuthority({ commonName: 'planwright-local-ca' });
+    const leaf = issueCertificate(ca, {
+      commonName: 'planwright-webhook',
+      dnsNames: ['localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server',
+    });
+    tls = new StaticCertificateSource(leaf);
+    caPem = ca.certPem;
+  }
+  const app = new App({
+    kubeConfig: options.kubeConfig,
+    logger,
+    registry,
+    webhook: {
+      port: options.webhookPort,
+      ...(options.inCluster ? {} : { host: '127.0.0.1' }),
+      tls,
+    },
+    leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
+    controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
+  });
+  const client = new KubeClient(options.kubeConfig);
+  try {
+    if (options.install) {
+      const crds = await installCrds(client, signal);
+      io.err(`Installed CRDs: ${crds.join(', ')}.`);
+    }
+    const port = await app.startServer();
+    io.err(
+      `Webhook server listening on https://${options.inCluster ? '0.0.0.0' : '127.0.0.1'}:${port ?? '?'}.`,
+    );
+    if (options.install && caPem) {
+      await registerLocalWebhook(client, {
+        url: `https://127.0.0.1:${port ?? 0}/mutate/instances`,
+        caPem,
+        name: WEBHOOK_CONFIGURATION,
+      });
+      io.err(
+        `Registered MutatingWebhookConfiguration ${WEBHOOK_CONFIGURATION} → https://127.0.0.1:${port ?? 0}/mutate/instances.`,
+      );
+    }
+  } catch (err) {
+    app.stop();
+    await app.run().catch(() => undefined);
+    throw err;
+  } finally {
+    client.close();
+  }
+  const onAbort = (): void => app.stop();
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) app.stop();
+  io.err(
+    'Planwright is running (webhook on every replica, controllers on the leader). Ctrl-C stops it.',
+  );
+  try {
+    return await app.run();
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
