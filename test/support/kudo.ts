@@ -8,10 +8,14 @@ import { Registry } from 'prom-client';
 import { parseAllDocuments } from 'yaml';
 import { KubeClient } from '../../src/kube/index.ts';
 import {
+  CachedOperatorVersionSource,
   instanceMutator,
   LiveOperatorVersionSource,
+  OPERATOR_VERSION_GVK,
   type OperatorVersionSource,
 } from '../../src/kudo/admission/index.ts';
+import type { OperatorVersion } from '../../src/kudo/api/index.ts';
+import { CacheRegistry } from '../../src/runtime/index.ts';
 import { ParameterValidator } from '../../src/kudo/params/index.ts';
 import { createCertificateAuthority, issueCertificate } from '../../src/pki/index.ts';
 import { StaticCertificateSource, WebhookServer } from '../../src/server/index.ts';
@@ -72,6 +76,8 @@ export interface InstanceWebhook {
   stop(): Promise<void>;
   /** Deletes the registration (used after stop to restore other tests' writes). */
   unregister(): Promise<void>;
+  /** Live GETs the webhook made (cache misses). */
+  readonly liveGets: readonly string[];
 }
 
 /**
@@ -100,16 +106,32 @@ export async function startInstanceWebhook(options: {
     registry: new Registry(),
   });
   const client = new KubeClient(kc);
+  const stop = new AbortController();
+  // As in production: the shared cache answers, a miss costs one live GET (counted here).
+  const liveGets: string[] = [];
+  const liveSource = new LiveOperatorVersionSource({ client, timeoutMs: 2_000 });
+  const live: OperatorVersionSource = {
+    get: (namespace, name, signal) => {
+      liveGets.push(`${namespace}/${name}`);
+      return liveSource.get(namespace, name, signal);
+    },
+  };
+  const registry = new CacheRegistry({
+    clients: new Map([['local', client]]),
+    logger,
+    signal: stop.signal,
+  });
+  const lease = await registry.acquire<OperatorVersion>(OPERATOR_VERSION_GVK, 'admission');
+  await lease.cache.waitForSync(stop.signal);
   server.registerMutating(
     'instances',
     instanceMutator({
       operatorVersions:
-        options.operatorVersions ?? new LiveOperatorVersionSource({ client, timeoutMs: 2_000 }),
+        options.operatorVersions ?? new CachedOperatorVersionSource({ cache: lease.cache, live }),
       validator: new ParameterValidator({ maxCachedOperatorVersions: 64 }),
       controllerUsers: new Set(options.controllerUsers ?? []),
     }),
   );
-  const stop = new AbortController();
   const { port } = await server.start(stop.signal);
 
   const [manifest] = await readYamlObjects(WEBHOOK_MANIFEST);
@@ -136,10 +158,13 @@ export async function startInstanceWebhook(options: {
     configName,
     server,
     logLines: lines,
+    liveGets,
     unregister,
     stop: async () => {
       stop.abort();
+      lease.release();
       await server.stop();
+      await registry.stop();
       client.close();
     },
   };

@@ -167,6 +167,8 @@ describe('Instance admission webhook through the real apiserver and kubectl', ()
     const instance = await create('created');
     expect(instance.spec?.planExecution?.planName).toBe('deploy');
     expect(instance.spec?.planExecution?.uid).toMatch(UUID);
+    // The OperatorVersion came from the shared cache: no live GET for it.
+    expect(webhook.liveGets).not.toContain(`${ns}/app-1`);
     const table = await k(['get', 'instance', 'created']);
     expect(table.stdout).toMatch(/^created\s+app-1\s+deploy\s+/m);
   });
@@ -181,6 +183,8 @@ describe('Instance admission webhook through the real apiserver and kubectl', ()
       `The request is invalid: \n* spec.parameters.SIZE: "big" is not an integer (value-type integer)\n* spec.parameters.COLOUR: unknown parameter: OperatorVersion ${ns}/app-1 defines SIZE, MODE, BACKUP_TARGET\n`,
     );
     const missing = await k(['create', '-f', '-'], { input: instanceYaml('orphan', 'nope') });
+    // A cache miss costs one live GET before the denial.
+    expect(webhook.liveGets).toContain(`${ns}/nope`);
     expect(missing.stderr).toBe(
       `The request is invalid: spec.operatorVersion: OperatorVersion ${ns}/nope not found; install the operator package first or correct spec.operatorVersion\n`,
     );
