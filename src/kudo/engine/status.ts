@@ -15,11 +15,24 @@ export function ensurePlanEntries(status: InstanceStatus, ov: OperatorVersion): 
   }
 }
 
+/** JSON with object keys sorted: the apiserver returns keys in its own order. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
+      : v,
+  );
+}
+
 function planTree(ps: PlanStatus | undefined): string {
   if (!ps) return '';
   const rest: PlanStatus = { ...ps };
   delete rest.lastUpdatedTimestamp;
-  return JSON.stringify(rest);
+  return canonical(rest);
 }
 
 /** Sets lastUpdatedTimestamp on plans whose status tree changed since `before`. */
@@ -36,7 +49,7 @@ export function stampChangedPlans(
 }
 
 export function statusEqual(a: InstanceStatus | undefined, b: InstanceStatus | undefined): boolean {
-  return JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
+  return canonical(a ?? {}) === canonical(b ?? {});
 }
 
 export interface ReadyInput {
