@@ -276,7 +276,7 @@ async function writeCounts(kubeconfig: string): Promise<Record<string, number>> 
       testCluster().binaries.kubectl,
       ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'],
       { maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+      (err, stdout) => (err ? reject(new Error(err.message)) : resolve(stdout)),
     ),
   );
   const out: Record<string, number> = {};
