@@ -373,7 +373,7 @@ function decideWhileDeleting(
             message:
               running?.planName === PLAN_CLEANUP
                 ? 'plan "cleanup" runs and cannot be replaced or cleared'
-                : 'the Instance is being deleted',
+                : 'the Instance is being deleted; no plan can start now (the controller runs "cleanup")',
             reason: 'FieldValueForbidden',
           },
         ]

@@ -115,7 +115,8 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     causes: [
       {
         field: 'spec.planExecution.planName',
-        message: 'the Instance is being deleted',
+        message:
+          'the Instance is being deleted; no plan can start now (the controller runs "cleanup")',
         reason: 'FieldValueForbidden',
       },
     ],
