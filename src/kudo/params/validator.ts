@@ -48,6 +48,13 @@ export class ParameterValidator {
   private readonly ajv = new Ajv({ allErrors: true, strict: false });
   private readonly cache = new Map<string, Compiled>();
   private readonly max: number;
+  /**
+   * Parsed array/map values by type and text. YAML parsing dominates admission time, and the
+   * same values arrive again and again (every update re-sends every parameter). Bounded;
+   * cleared when full. Parsed values are only read (by ajv), never handed out.
+   */
+  private readonly parsed = new Map<string, unknown>();
+  private static readonly MAX_PARSED = 2048;
 
   constructor(options: ParameterValidatorOptions) {
     if (
@@ -85,7 +92,7 @@ export class ParameterValidator {
         typed[name] = raw; // ajv reports it as unknown
         continue;
       }
-      const value = convert(raw, valueType(parameter));
+      const value = this.convert(raw, valueType(parameter));
       if (value instanceof Unparsable) {
         reported.add(name);
         problems.push({
@@ -108,6 +115,16 @@ export class ParameterValidator {
       }
     }
     return only ? problems.filter((p) => only.has(p.name)) : problems;
+  }
+
+  private convert(raw: string, type: ParameterValueType): unknown {
+    if (type !== 'array' && type !== 'map') return convert(raw, type);
+    const key = `${type}\u0000${raw}`;
+    if (this.parsed.has(key)) return this.parsed.get(key);
+    const value = convert(raw, type);
+    if (this.parsed.size >= ParameterValidator.MAX_PARSED) this.parsed.clear();
+    this.parsed.set(key, value);
+    return value;
   }
 
   private describe(

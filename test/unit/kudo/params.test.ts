@@ -63,6 +63,20 @@ describe('ParameterValidator', () => {
     );
   });
 
+  it('reports the same problem for a repeated array/map value (parsed values are memoised)', () => {
+    const validator = new ParameterValidator({ maxCachedOperatorVersions: 2 });
+    for (let i = 0; i < 3; i++) {
+      expect(validator.validate(typedOv, { PASSWORD: 'p', LIST: 'a: b', MAP: 'a: b' })).toEqual([
+        {
+          name: 'LIST',
+          field: 'spec.parameters.LIST',
+          reason: 'FieldValueInvalid',
+          message: '"a: b" is a map, not a YAML list (value-type array)',
+        },
+      ]);
+    }
+  });
+
   it('does not cache objects without uid and resourceVersion', () => {
     const validator = new ParameterValidator({ maxCachedOperatorVersions: 2 });
     const ov = operatorVersion('plain', ['deploy'], [{ name: 'A' }]);
