@@ -27,7 +27,7 @@ import { InstanceWriter } from './instance-api.ts';
 import { deleteInventory } from './cleanup.ts';
 import { executePass, freshPlanStatus } from './plan.ts';
 import { StatusSession } from './session.ts';
-import { canonical, ensurePlanEntries, readyFrom, setReady } from './status.ts';
+import { ensurePlanEntries, progressOf, readyFrom, setReady } from './status.ts';
 import { runStepTasks } from './step-runner.ts';
 import { WaitBackoff } from './waits.ts';
 
@@ -147,7 +147,7 @@ export class InstanceReconciler {
       await session.flush();
       this.recordEvents(session.instance, pe.planName, before.planStatus?.[pe.planName], ps);
       if (!isTerminal(ps.status)) {
-        const progressed = canonical(before.planStatus?.[pe.planName]) !== canonical(ps);
+        const progressed = progressOf(before.planStatus?.[pe.planName]) !== progressOf(ps);
         result = { requeueAfter: this.waits.next(key, uid, progressed) };
       } else this.waits.forget(key);
     } else {
@@ -309,7 +309,7 @@ export class InstanceReconciler {
       await session.flush();
       this.recordEvents(session.instance, PLAN_CLEANUP, before, ps);
       if (!isTerminal(ps.status)) {
-        const progressed = canonical(before) !== canonical(ps);
+        const progressed = progressOf(before) !== progressOf(ps);
         return { requeueAfter: this.waits.next(key, cleanupUid, progressed) };
       }
     }

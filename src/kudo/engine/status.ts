@@ -120,3 +120,16 @@ export function setReady(
   if (i >= 0) conditions[i] = next;
   else conditions.push(next);
 }
+
+/**
+ * What counts as progress for the wait backoff: the run and the status of every phase and
+ * step. Messages and retry counters change on every failing pass and must not reset it.
+ */
+export function progressOf(ps: PlanStatus | undefined): string {
+  if (!ps) return '';
+  return canonical([
+    ps.uid,
+    ps.status,
+    (ps.phases ?? []).map((p) => [p.status, (p.steps ?? []).map((s) => s.status)]),
+  ]);
+}

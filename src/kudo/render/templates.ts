@@ -86,7 +86,8 @@ export function renderObjects(
 
 export function parseObjects(name: string, text: string): ApplyObject[] {
   const out: ApplyObject[] = [];
-  for (const doc of parseAllDocuments(text)) {
+  // YAML 1.1, as Go's sigs.k8s.io/yaml reads it (KUDO): 0777 is octal, yes/no are booleans.
+  for (const doc of parseAllDocuments(text, { version: '1.1' })) {
     const first = doc.errors[0];
     if (first) {
       const line = first.linePos?.[0]?.line;

@@ -22,15 +22,23 @@ export async function applyObjects(
   ctx: TaskContext,
 ): Promise<TaskOutcome> {
   const waiting: string[] = [];
+  // Kinds the server does not serve are reported after everything else was applied.
+  const unserved: TransientTaskError[] = [];
   for (const order of [0, 1, 2]) {
     const batch = rendered.filter((o) => applyOrder(o) === order);
     if (batch.length === 0) continue;
-    const objects = await decorateAll(task, batch, ctx);
+    const objects = await decorateAll(task, batch, ctx, false, unserved);
     await ctx.inventory.record(objects.map(entryOf));
     const results = await Promise.all(objects.map((o) => applyOne(task, o, ctx)));
     for (const r of results) if (r) waiting.push(r);
     // CRDs and Namespaces must be ready before anything that may live in or be one of them.
     if (waiting.length > 0) break;
+  }
+  if (unserved.length > 0) {
+    throw new TransientTaskError(
+      task,
+      unserved.map((u) => u.message.replace(/^task [^:]*: /, '')).join('; '),
+    );
   }
   return waiting.length === 0 ? { done: true } : { done: false, message: waiting.join('; ') };
 }

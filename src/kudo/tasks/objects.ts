@@ -56,6 +56,7 @@ export async function decorateAll(
   objects: readonly ApplyObject[],
   ctx: TaskContext,
   missingKindIsGone = false,
+  unserved?: TransientTaskError[],
 ): Promise<ApplyObject[]> {
   const out: ApplyObject[] = [];
   for (const obj of objects) {
@@ -65,11 +66,14 @@ export async function decorateAll(
     } catch (err) {
       if (err instanceof UnknownKindError) {
         if (missingKindIsGone) continue;
-        throw new TransientTaskError(
+        const problem = new TransientTaskError(
           task,
-          `${describeObject(obj)}: ${err.message}; waiting for its CustomResourceDefinition`,
+          `${describeObject(obj)}: ${err.message}; retrying: this clears once a CustomResourceDefinition providing the kind is Established, otherwise the package must use an apiVersion this cluster serves`,
           { cause: err },
         );
+        if (!unserved) throw problem;
+        unserved.push(problem);
+        continue;
       }
       throw err;
     }
