@@ -1,0 +1,19 @@
+# Planwright: build with tsc, run as a non-root user on a slim Node image.
+FROM node:22-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm install --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:22-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY package.json ./
+COPY manifests ./manifests
+USER 65532:65532
+EXPOSE 9443
+ENTRYPOINT ["node", "--enable-source-maps", "dist/main.js"]
