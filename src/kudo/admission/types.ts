@@ -1,5 +1,6 @@
 /** Input and output of the Instance admission decision (a pure function of these). */
 import type { JsonPatchOperation, StatusCause } from '../../server/index.ts';
+import type { RunningPlan } from '../api/read.ts';
 import type { Instance, OperatorVersion } from '../api/types.ts';
 import type { ParameterValidator } from '../params/validator.ts';
 
@@ -52,3 +53,14 @@ export type Decision =
       readonly causes: readonly StatusCause[];
       readonly warnings: readonly string[];
     };
+
+/** What an UPDATE changes, gathered once for the rule modules. */
+export interface UpdateFacts {
+  readonly instance: Instance;
+  readonly old: Instance;
+  readonly changed: readonly string[];
+  readonly upgrade: boolean;
+  /** A direct plan request: planName or uid differs from the stored one. '' = clearing. */
+  readonly request: { readonly planName: string } | undefined;
+  readonly running: RunningPlan | undefined;
+}

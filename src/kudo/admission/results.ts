@@ -1,0 +1,101 @@
+/** Building blocks of admission decisions: result constructors and the common denials. */
+import type { JsonPatchOperation, StatusCause } from '../../server/index.ts';
+import { operatorVersionRef } from '../api/read.ts';
+import { type Instance, type OperatorVersion, type PlanExecution } from '../api/types.ts';
+import type { ParameterProblem } from '../params/errors.ts';
+import { operatorVersionLabel } from '../params/validator.ts';
+import { instanceLabel } from './messages.ts';
+import type { Decision, DecisionDeps, Scheduled } from './types.ts';
+
+export const OPERATOR_VERSION_FIELD = 'spec.operatorVersion';
+export const PLAN_NAME_FIELD = 'spec.planExecution.planName';
+export const ABORT_FIELD = 'spec.planExecution.abort';
+
+export function deny(
+  message: string,
+  causes: readonly StatusCause[],
+  warnings: readonly string[] = [],
+): Decision {
+  return { kind: 'deny', message, causes, warnings };
+}
+
+export function allow(
+  patch: readonly JsonPatchOperation[] = [],
+  warnings: readonly string[] = [],
+  scheduled?: Scheduled,
+): Decision {
+  return { kind: 'allow', patch, warnings, ...(scheduled ? { scheduled } : {}) };
+}
+
+export function schedule(
+  planName: string,
+  reason: Scheduled['reason'],
+  deps: DecisionDeps,
+  warnings: readonly string[] = [],
+): Decision {
+  const uid = deps.newUid();
+  // `add` on an existing member replaces it: the whole planExecution is rewritten, which
+  // also drops a previous run's abort fields.
+  const value: PlanExecution = { planName, uid };
+  return allow([{ op: 'add', path: '/spec/planExecution', value }], warnings, {
+    planName,
+    uid,
+    reason,
+  });
+}
+
+export function planNames(ov: OperatorVersion): string[] {
+  return Object.keys(ov.spec?.plans ?? {});
+}
+
+export function problemCauses(problems: readonly ParameterProblem[]): StatusCause[] {
+  return problems.map((p) => ({ field: p.field, message: p.message, reason: p.reason }));
+}
+
+export function invalidParameters(
+  instance: Instance,
+  ov: OperatorVersion,
+  problems: readonly ParameterProblem[],
+): Decision {
+  const list = problems.map((p) => `${p.field}: ${p.message}`).join('; ');
+  return deny(
+    `Instance ${instanceLabel(instance)}: parameters do not fit OperatorVersion ${operatorVersionLabel(ov)}: ${list}. Fix the values and try again.`,
+    problemCauses(problems),
+  );
+}
+
+export function missingReference(instance: Instance): Decision {
+  return deny(
+    `Instance ${instanceLabel(instance)}: spec.operatorVersion.name is required: name the OperatorVersion this Instance runs.`,
+    [
+      {
+        field: `${OPERATOR_VERSION_FIELD}.name`,
+        message: 'required',
+        reason: 'FieldValueRequired',
+      },
+    ],
+  );
+}
+
+export function operatorVersionNotFound(instance: Instance): Decision {
+  const ref = operatorVersionRef(instance);
+  const where = `${ref?.namespace ?? ''}/${ref?.name ?? ''}`;
+  return deny(
+    `Instance ${instanceLabel(instance)}: OperatorVersion ${where} does not exist. Install the operator package (its OperatorVersion) first, or correct spec.operatorVersion.`,
+    [
+      {
+        field: OPERATOR_VERSION_FIELD,
+        message: `OperatorVersion ${where} not found; install the operator package first or correct spec.operatorVersion`,
+        reason: 'FieldValueNotFound',
+      },
+    ],
+  );
+}
+
+export function changedNames(
+  before: Readonly<Record<string, string>>,
+  after: Readonly<Record<string, string>>,
+): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names].filter((n) => before[n] !== after[n]).sort();
+}
