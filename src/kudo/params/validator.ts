@@ -54,7 +54,10 @@ export class ParameterValidator {
    * cleared when full. Parsed values are only read (by ajv), never handed out.
    */
   private readonly parsed = new Map<string, unknown>();
+  private parsedChars = 0;
   private static readonly MAX_PARSED = 2048;
+  /** Bound on the memoised text (a map parameter may hold a whole config file). */
+  private static readonly MAX_PARSED_CHARS = 2 * 1024 * 1024;
 
   constructor(options: ParameterValidatorOptions) {
     if (
@@ -122,8 +125,16 @@ export class ParameterValidator {
     const key = `${type}\u0000${raw}`;
     if (this.parsed.has(key)) return this.parsed.get(key);
     const value = convert(raw, type);
-    if (this.parsed.size >= ParameterValidator.MAX_PARSED) this.parsed.clear();
+    if (raw.length > ParameterValidator.MAX_PARSED_CHARS / 16) return value; // too big to keep
+    if (
+      this.parsed.size >= ParameterValidator.MAX_PARSED ||
+      this.parsedChars + raw.length > ParameterValidator.MAX_PARSED_CHARS
+    ) {
+      this.parsed.clear();
+      this.parsedChars = 0;
+    }
     this.parsed.set(key, value);
+    this.parsedChars += raw.length;
     return value;
   }
 
