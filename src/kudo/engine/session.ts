@@ -5,6 +5,7 @@
  */
 import type { Instance, InstanceStatus } from '../api/types.ts';
 import {
+  inventoryKey,
   mergeInventory,
   readInventory,
   removeFromInventory,
@@ -46,6 +47,11 @@ export class StatusSession implements InventoryRecorder {
     if (!changed) return;
     this.setInventory(merged);
     await this.flush();
+  }
+
+  has(entry: InventoryEntry): boolean {
+    const key = inventoryKey(entry);
+    return this.inventory.some((e) => inventoryKey(e) === key);
   }
 
   forget(entries: readonly InventoryEntry[]): void {

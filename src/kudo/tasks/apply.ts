@@ -28,8 +28,12 @@ export async function applyObjects(
     const batch = rendered.filter((o) => applyOrder(o) === order);
     if (batch.length === 0) continue;
     const objects = await decorateAll(task, batch, ctx, false, unserved);
+    // Objects not applied before need no look at the live state: apply them directly.
+    const known = objects.map((o) => ctx.inventory.has(entryOf(o)));
     await ctx.inventory.record(objects.map(entryOf));
-    const results = await Promise.all(objects.map((o) => applyOne(task, o, ctx)));
+    const results = await Promise.all(
+      objects.map((o, i) => applyOne(task, o, ctx, known[i] ?? true)),
+    );
     for (const r of results) if (r) waiting.push(r);
     // CRDs and Namespaces must be ready before anything that may live in or be one of them.
     if (waiting.length > 0) break;
@@ -48,10 +52,11 @@ async function applyOne(
   task: string,
   desired: ApplyObject,
   ctx: TaskContext,
+  lookFirst: boolean,
 ): Promise<string | undefined> {
   let current: ApplyObject;
   try {
-    const live = await ctx.ssa.get(desired, ctx.signal);
+    const live = lookFirst ? await ctx.ssa.get(desired, ctx.signal) : undefined;
     current =
       live && isUnchanged(desired, live)
         ? live

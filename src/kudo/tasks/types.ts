@@ -7,6 +7,8 @@ import type { StepCoordinates, TemplateCache } from '../render/index.ts';
 /** Records objects in the Instance's inventory (written to status before they are applied). */
 export interface InventoryRecorder {
   record(entries: readonly InventoryEntry[]): Promise<void>;
+  /** Whether the entry is already recorded (an object we applied before). */
+  has(entry: InventoryEntry): boolean;
   forget(entries: readonly InventoryEntry[]): void;
 }
 
