@@ -59,7 +59,7 @@ const renderUs = timeUs(iterations, () => (out = tpl.execute(goData)));
 const dir = mkdtempSync(join(tmpdir(), 'pw-bench-'));
 const input = join(dir, 'bench.json');
 writeFileSync(input, JSON.stringify({ template, data, iterations }));
-const r = spawnSync(oracleBinary(), ['bench', input], { encoding: 'utf8' });
+const r = spawnSync(await oracleBinary(), ['bench', input], { encoding: 'utf8' });
 if (r.status !== 0) throw new Error(`oracle bench failed: ${r.stderr}`);
 const go = JSON.parse(r.stdout) as {
   parseMicros: number;

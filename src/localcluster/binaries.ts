@@ -1,9 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ControlPlaneBuildError } from './errors.ts';
+import { assertGoAvailable, buildGoBinary } from './go-build.ts';
 import { withDirectoryLock } from './lock.ts';
 import { cacheRoot, repositoryRoot } from './paths.ts';
 import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.ts';
@@ -89,7 +88,7 @@ export async function ensureControlPlaneBinaries(
   ) as unknown as ControlPlaneBinaries;
   if (SPECS.every((s) => existsSync(join(binDir, s.file)))) return paths;
 
-  assertGoAvailable();
+  assertGoAvailable('kube-apiserver, kubectl and etcd for the local control plane');
   await mkdir(binDir, { recursive: true });
   await withDirectoryLock(
     join(binDir, '.lock'),
@@ -105,24 +104,22 @@ export async function ensureControlPlaneBinaries(
       for (const spec of SPECS) {
         const out = join(binDir, spec.file);
         if (existsSync(out)) continue;
-        await goBuild(spec, join(modulesDir, spec.module), out, progress, options.signal);
+        await buildGoBinary({
+          name: spec.file,
+          moduleDir: join(modulesDir, spec.module),
+          pkg: spec.pkg,
+          ldflags: spec.ldflags,
+          out,
+          onProgress: progress,
+          signal: options.signal,
+          hint:
+            'If the installed Go cannot compile this Kubernetes release, see ' +
+            'test/controlplane/README.md for the supported pairs.',
+        });
       }
     },
   );
   return paths;
-}
-
-function assertGoAvailable(): void {
-  const probe = spawnSync('go', ['version'], { encoding: 'utf8', env: process.env });
-  if (probe.error || probe.status !== 0) {
-    throw new ControlPlaneBuildError(
-      'The Go toolchain (go >= 1.24) is needed once to build kube-apiserver, kubectl and etcd ' +
-        'for the local control plane, but `go version` failed' +
-        (probe.error ? ` (${probe.error.message})` : `: ${probe.stderr}`) +
-        '. Install Go and make sure `go` is on PATH, then run the command again.',
-      'go',
-    );
-  }
 }
 
 async function fingerprintModules(modulesDir: string): Promise<string> {
@@ -134,59 +131,4 @@ async function fingerprintModules(modulesDir: string): Promise<string> {
   }
   for (const spec of SPECS) hash.update(spec.ldflags);
   return hash.digest('hex').slice(0, 12);
-}
-
-async function goBuild(
-  spec: BinarySpec,
-  moduleDir: string,
-  out: string,
-  progress: (line: string) => void,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const tmp = `${out}.partial-${process.pid}`;
-  const started = Date.now();
-  progress(`building ${spec.file} from ${spec.pkg} (first run only; takes minutes)…`);
-  const child = spawn(
-    'go',
-    ['build', '-trimpath', `-ldflags=${spec.ldflags}`, '-o', tmp, spec.pkg],
-    {
-      cwd: moduleDir,
-      env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      signal,
-    },
-  );
-  let output = '';
-  const collect = (chunk: Buffer): void => {
-    const text = chunk.toString();
-    output = (output + text).slice(-20_000);
-    for (const line of text.split('\n')) if (line.startsWith('go: downloading')) progress(line);
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const heartbeat = setInterval(() => {
-    progress(`  still building ${spec.file}… ${Math.round((Date.now() - started) / 1000)}s`);
-  }, 30_000);
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', resolve);
-    });
-    if (code !== 0) {
-      await rm(tmp, { force: true });
-      throw new ControlPlaneBuildError(
-        `go build of ${spec.file} (${spec.pkg}) in ${moduleDir} failed with exit code ${code}. ` +
-          'If the installed Go cannot compile this Kubernetes release, see ' +
-          'test/controlplane/README.md for the supported pairs.\n' +
-          output,
-        spec.file,
-        output,
-      );
-    }
-  } finally {
-    clearInterval(heartbeat);
-  }
-  await rename(tmp, out);
-  await writeFile(`${out}.built`, `${new Date().toISOString()} in ${Date.now() - started} ms\n`);
-  progress(`built ${spec.file} in ${Math.round((Date.now() - started) / 1000)}s`);
 }

@@ -45,8 +45,8 @@ describe.each(files)('gotemplate corpus %s', (file) => {
   const cases = corpus.cases.map((c) => ('data' in c ? c : { ...c, data: corpus.data }));
   let goResults: OracleResult[] = [];
 
-  it('renders with the Go oracle', () => {
-    goResults = runOracle(cases);
+  it('renders with the Go oracle', async () => {
+    goResults = await runOracle(cases);
     expect(goResults).toHaveLength(cases.length);
   });
 

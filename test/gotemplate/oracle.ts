@@ -1,29 +1,21 @@
 // Builds and runs the Go oracle (test/gotemplate/oracle): real text/template + sprig with
 // KUDO's function map. The binary is cached outside the clone, keyed by a hash of its
-// sources, and built under a mkdir lock so parallel jest workers build it once.
+// sources, and built under a lock so parallel jest workers build it once.
 
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertGoAvailable, buildGoBinary } from '../../src/localcluster/go-build.ts';
+import { withDirectoryLock } from '../../src/localcluster/lock.ts';
+import { cacheRoot, repositoryRoot } from '../../src/localcluster/paths.ts';
+import { SHARED_DIR } from '../support/shared.ts';
 
-const thisDir = dirname(fileURLToPath(import.meta.url));
-
-/** The repo root: found from this file, or the working directory when run compiled elsewhere (bench). */
-function findRepoRoot(): string {
-  for (let d = thisDir; d !== dirname(d); d = dirname(d)) {
-    if (existsSync(join(d, 'test', 'gotemplate', 'oracle', 'main.go'))) return d;
-  }
-  return process.cwd();
-}
-
-export const repoRoot = findRepoRoot();
+export const repoRoot = repositoryRoot();
 export const here = join(repoRoot, 'test', 'gotemplate');
 export const oracleDir = join(here, 'oracle');
-/** ../shared relative to the repo root (CI checks the repo out next to it). */
-export const sharedDir = resolve(repoRoot, '..', 'shared');
+/** ../shared beside the clone (CI checks the repo out next to it). */
+export const sharedDir = SHARED_DIR;
 
 export interface OracleCase {
   name?: string;
@@ -36,76 +28,36 @@ export interface OracleResult {
   error?: string;
 }
 
-function sleep(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+let built: Promise<string> | undefined;
+
+/**
+ * Path of the oracle binary, built on first use into the shared cache (keyed by a hash of
+ * its sources) under the same lock and build helper as the control plane.
+ */
+export function oracleBinary(): Promise<string> {
+  built ??= buildOracle();
+  return built;
 }
 
-function cacheRoot(): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'planwright', 'gotemplate-oracle');
-}
-
-let built: string | undefined;
-
-/** Path of the oracle binary, building it first if needed. */
-export function oracleBinary(): string {
-  if (built) return built;
+async function buildOracle(): Promise<string> {
   const hash = createHash('sha256');
   for (const f of ['go.mod', 'go.sum', 'main.go'])
     hash.update(f).update(readFileSync(join(oracleDir, f)));
-  const dir = join(cacheRoot(), hash.digest('hex').slice(0, 16));
+  const dir = join(cacheRoot(), 'gotemplate-oracle', hash.digest('hex').slice(0, 16));
   const bin = join(dir, 'oracle');
-  if (existsSync(bin)) return (built = bin);
-
-  const goVersion = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (goVersion.error || goVersion.status !== 0) {
-    throw new Error(
-      'The gotemplate differential tests need the Go toolchain (1.26+) on PATH to build ' +
-        `${oracleDir}; "go version" failed: ${goVersion.error?.message ?? goVersion.stderr}`,
-    );
-  }
-  mkdirSync(dirname(dir), { recursive: true });
-  const lock = `${dir}.lock`;
-  const deadline = Date.now() + 10 * 60_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      if (existsSync(bin)) return (built = bin);
-      // A lock older than 10 minutes belongs to a build that died.
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > 10 * 60_000)
-          rmSync(lock, { recursive: true, force: true });
-      } catch {
-        // raced with its owner removing it
-      }
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for the oracle build lock ${lock}`);
-      sleep(200);
-    }
-  }
-  try {
-    if (existsSync(bin)) return (built = bin);
-    mkdirSync(dir, { recursive: true });
-    const tmp = `${bin}.tmp${process.pid}`;
-    const r = spawnSync('go', ['build', '-trimpath', '-o', tmp, '.'], {
-      cwd: oracleDir,
-      encoding: 'utf8',
-      env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },
-    });
-    if (r.status !== 0)
-      throw new Error(`building the Go oracle failed:\n${r.stderr}${r.error?.message ?? ''}`);
-    renameSync(tmp, bin);
-    return (built = bin);
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  if (existsSync(bin)) return bin;
+  assertGoAvailable('the Go template oracle for the differential tests');
+  mkdirSync(dir, { recursive: true });
+  await withDirectoryLock(join(dir, '.lock'), {}, async () => {
+    if (!existsSync(bin))
+      await buildGoBinary({ name: 'gotemplate oracle', moduleDir: oracleDir, pkg: '.', out: bin });
+  });
+  return bin;
 }
 
 /** Render a batch of cases with Go, in one process. */
-export function runOracle(cases: readonly OracleCase[]): OracleResult[] {
-  const r = spawnSync(oracleBinary(), [], {
+export async function runOracle(cases: readonly OracleCase[]): Promise<OracleResult[]> {
+  const r = spawnSync(await oracleBinary(), [], {
     input: JSON.stringify(cases),
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
@@ -115,8 +67,8 @@ export function runOracle(cases: readonly OracleCase[]): OracleResult[] {
 }
 
 /** The oracle's function map names (sprig TxtFuncMap as KUDO trims it). */
-export function oracleFuncNames(): string[] {
-  const r = spawnSync(oracleBinary(), ['funcs'], { encoding: 'utf8' });
+export async function oracleFuncNames(): Promise<string[]> {
+  const r = spawnSync(await oracleBinary(), ['funcs'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as string[];
 }

@@ -79,8 +79,8 @@ describe('KUDO packages render identically in Go and Planwright', () => {
   }
 
   let go: OracleResult[] = [];
-  it('renders with the Go oracle', () => {
-    go = runOracle(cases);
+  it('renders with the Go oracle', async () => {
+    go = await runOracle(cases);
     expect(go).toHaveLength(cases.length);
   });
 

@@ -22,11 +22,12 @@ import { StaticCertificateSource, WebhookServer } from '../../src/server/index.t
 import { kubeConfig, kubectl, uniqueName } from './cluster.ts';
 import { capturingLogger } from './https.ts';
 import { waitFor } from './wait.ts';
+import { KUDO_PACKAGES_DIR } from './shared.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 export const CRD_DIR = join(ROOT, 'manifests/crds');
 export const WEBHOOK_MANIFEST = join(ROOT, 'manifests/webhook/mutating-webhook.yaml');
-export const KUDO_PACKAGES = '/work/shared/kudo-packages';
+export const KUDO_PACKAGES = KUDO_PACKAGES_DIR;
 export const INSTANCE_WEBHOOK_NAME = 'instance-admission.planwright.dev';
 export const CRD_NAMES = ['operators.kudo.dev', 'operatorversions.kudo.dev', 'instances.kudo.dev'];
 

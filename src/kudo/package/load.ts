@@ -5,7 +5,7 @@
  * defaults become YAML text, the form Instance parameter values take.
  *
  * @example
- * const pkg = await loadPackage('/work/shared/kudo-packages/zookeeper');
+ * const pkg = await loadPackage('../shared/kudo-packages/zookeeper');
  * await apply(pkg.operator); await apply(pkg.operatorVersion);
  */
 import { readdir, readFile } from 'node:fs/promises';

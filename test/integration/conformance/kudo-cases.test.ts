@@ -12,13 +12,14 @@ import { loadCase, readManifests } from '../../conformance/kuttl/discover.ts';
 import { applyObject, runCase, type ClusterAccess } from '../../conformance/kuttl/runner.ts';
 import { createTestNamespace, kubeConfig } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
+import { KUDO_CASES_DIR } from '../../support/shared.ts';
 import {
   startPlanwright,
   waitForWebhook,
   type RunningPlanwright,
 } from '../kudo-engine/planwright.ts';
 
-const CASES_DIR = '/work/shared/kudo-cases';
+const CASES_DIR = KUDO_CASES_DIR;
 const caseNames = existsSync(join(CASES_DIR, 'integration'))
   ? readdirSync(join(CASES_DIR, 'integration')).sort()
   : [];

@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { loadPackage } from '../../../src/kudo/package/index.ts';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
 import { installKudoCrds, KUDO_PACKAGES, readYamlObjects } from '../../support/kudo.ts';
+import { KUDO_CASES_DIR } from '../../support/shared.ts';
 
 describe('kudo.dev CRDs on the real apiserver', () => {
   let namespace: string;
@@ -57,7 +58,7 @@ describe('kudo.dev CRDs on the real apiserver', () => {
   );
 
   it("accepts KUDO's test-case objects and shows the printer columns", async () => {
-    const dir = '/work/shared/kudo-cases/integration/instance-controller-upgrade';
+    const dir = join(KUDO_CASES_DIR, 'integration/instance-controller-upgrade');
     const objects = await readYamlObjects(join(dir, '00-setup.yaml'));
     const input = objects.map((o) => stringify(o)).join('---\n');
     const res = await kubectl(['create', '-n', namespace, '-f', '-'], { input });
@@ -97,8 +98,8 @@ describe('kudo.dev CRDs on the real apiserver', () => {
       'deploy',
       'IN_PROGRESS',
     ]);
-    for (const file of (await readdir('/work/shared/kudo-cases/manifests')).sort()) {
-      const docs = await readYamlObjects(join('/work/shared/kudo-cases/manifests', file));
+    for (const file of (await readdir(join(KUDO_CASES_DIR, 'manifests'))).sort()) {
+      const docs = await readYamlObjects(join(KUDO_CASES_DIR, 'manifests', file));
       const r = await kubectl(['create', '-n', namespace, '--dry-run=server', '-f', '-'], {
         // The manifests name namespace "default"; this test runs in its own.
         input: docs

@@ -16,8 +16,9 @@ import {
   type InstanceWebhook,
 } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
+import { KUDO_CASES_DIR } from '../../support/shared.ts';
 
-const CASES = '/work/shared/kudo-cases';
+const CASES = KUDO_CASES_DIR;
 const REPLAYED = [
   'update-parameters',
   'instance-controller-param-change-custom-trigger',

@@ -4,8 +4,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadPackage, PackageError } from '../../../src/kudo/package/index.ts';
+import { KUDO_PACKAGES_DIR } from '../../support/shared.ts';
 
-const PACKAGES = '/work/shared/kudo-packages';
+const PACKAGES = KUDO_PACKAGES_DIR;
 
 describe('loadPackage', () => {
   it('reads zookeeper into Operator and OperatorVersion with KUDO names and string values', async () => {
