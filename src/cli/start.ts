@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
+import { KubeConfigError, loadKubeConfig as loadApiConfig } from '../kube/index.ts';
 import { KUBERNETES_VERSION, startLocalCluster } from '../localcluster/index.ts';
 import type { StartOptions } from './args.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
@@ -48,13 +49,12 @@ export async function runStart(
   );
 }
 
+/**
+ * Parsing and validation are src/kube's (shared with the manager); this adds where the
+ * configuration came from and the way out, for a person at the terminal.
+ */
 function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  if (source.kind === 'in-cluster') {
-    kc.loadFromCluster();
-    return kc;
-  }
-  if (!existsSync(source.path)) {
+  if (source.kind === 'kubeconfig' && !existsSync(source.path)) {
     throw new ClusterConnectionError(
       `kubeconfig ${source.path} (from ${source.origin}) does not exist. ` +
         'Point --kubeconfig or KUBECONFIG at an existing file, or run `npm start -- --local` ' +
@@ -62,19 +62,16 @@ function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): k8s.
     );
   }
   try {
-    kc.loadFromFile(source.path);
+    return loadApiConfig(source.kind === 'kubeconfig' ? { kubeconfig: source.path } : {})
+      .kubeConfig;
   } catch (err) {
+    if (!(err instanceof KubeConfigError)) throw err;
+    const origin = source.kind === 'kubeconfig' ? ` from ${source.origin}` : '';
     throw new ClusterConnectionError(
-      `kubeconfig ${source.path} (from ${source.origin}) cannot be read: ${(err as Error).message}`,
+      `${err.message}${origin}. Fix the configuration (e.g. \`kubectl config use-context ` +
+        '<name>`), or run `npm start -- --local` for the embedded control plane.',
     );
   }
-  if (!kc.getCurrentCluster()) {
-    throw new ClusterConnectionError(
-      `kubeconfig ${source.path} (from ${source.origin}) has no current context with a cluster; ` +
-        'set one with `kubectl config use-context <name>`.',
-    );
-  }
-  return kc;
 }
 
 function describeSource(source: ClusterSource, kc: k8s.KubeConfig): string {
