@@ -3,9 +3,6 @@
 // and upgrade; refusals while a plan runs (patch, apply, scripted edit that reopens with the
 // user's edits); status writes always pass; terminal plans unblock; abort; dry-run.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import type { Instance, OperatorVersion, Parameter } from '../../../src/kudo/api/index.ts';
@@ -22,6 +19,7 @@ import {
   type InstanceWebhook,
 } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
+import { scriptedEditor } from '../../support/kubectl-edit.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PARAMETERS: Parameter[] = [
@@ -281,29 +279,12 @@ describe('Instance admission webhook through the real apiserver and kubectl', ()
     });
 
     it('kubectl edit reopens the editor with the reason on top of the user edits', async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'pw-kudo-edit-'));
-      const editor = join(dir, 'editor.sh');
-      // First call: the user's edit. Second call (kubectl reopened the file): keep a copy and
-      // leave it unchanged, so kubectl gives up.
-      await writeFile(
-        editor,
-        [
-          '#!/bin/sh',
-          `n=$(cat "${dir}/count" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "${dir}/count"`,
-          'if [ "$n" -eq 1 ]; then',
-          '  sed -i -e "s/^  parameters: {}$/  parameters:\\n    BACKUP_TARGET: gcs/" "$1"',
-          'else',
-          `  cp "$1" "${dir}/reopened.yaml"`,
-          'fi',
-          '',
-        ].join('\n'),
+      const editor = await scriptedEditor(
+        'sed -i -e "s/^  parameters: {}$/  parameters:\\n    BACKUP_TARGET: gcs/" "$1"',
       );
-      await chmod(editor, 0o755);
-      const res = await k(['edit', `instance/${name}`], {
-        env: { EDITOR: editor, KUBE_EDITOR: editor },
-      });
-      expect(await readFile(join(dir, 'count'), 'utf8')).toBe('2\n');
-      const reopened = await readFile(join(dir, 'reopened.yaml'), 'utf8');
+      const res = await k(['edit', `instance/${name}`], { env: editor.env });
+      expect(await editor.calls()).toBe(2);
+      const reopened = await editor.reopened();
       expect(reopened).toContain(`# instances.kudo.dev "${name}" was not valid:`);
       expect(reopened).toContain(`# * ${cause()}\n`);
       expect(reopened).toMatch(/^ {4}BACKUP_TARGET: gcs$/m);

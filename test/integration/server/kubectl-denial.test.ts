@@ -2,9 +2,6 @@
 // `admission webhook "…" denied the request: …` on create, and on a 422 Invalid denial
 // `kubectl edit` reopens the editor with the reason on top of the user's own edits.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { createCertificateAuthority, issueCertificate } from '../../../src/pki/index.ts';
@@ -19,6 +16,7 @@ import {
 import { createTestNamespace, kubeConfig, kubectl, uniqueName } from '../../support/cluster.ts';
 import { capturingLogger } from '../../support/https.ts';
 import { waitFor } from '../../support/wait.ts';
+import { scriptedEditor } from '../../support/kubectl-edit.ts';
 
 function labels(object: AdmissionRequest['object']): Record<string, string> {
   const metadata = (object?.['metadata'] ?? {}) as { labels?: Record<string, string> };
@@ -149,29 +147,13 @@ describe('admission denial through the real apiserver and kubectl', () => {
       '--from-literal=other=1',
     ]);
     expect(created.code).toBe(0);
-    const dir = await mkdtemp(join(tmpdir(), 'pw-edit-'));
-    const editor = join(dir, 'editor.sh');
-    // First call: the user's edit (two fields). Second call (kubectl reopened the file):
-    // keep a copy for the assertions and leave it unchanged so kubectl gives up.
-    await writeFile(
-      editor,
-      [
-        '#!/bin/sh',
-        `n=$(cat "${dir}/count" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "${dir}/count"`,
-        'if [ "$n" -eq 1 ]; then',
-        '  sed -i -e "s/frozen: before/frozen: after/" -e "s/other: \\"1\\"/other: \\"2\\"/" "$1"',
-        'else',
-        `  cp "$1" "${dir}/reopened.yaml"`,
-        'fi',
-        '',
-      ].join('\n'),
+    // The user's edit changes two fields.
+    const editor = await scriptedEditor(
+      'sed -i -e "s/frozen: before/frozen: after/" -e "s/other: \\"1\\"/other: \\"2\\"/" "$1"',
     );
-    await chmod(editor, 0o755);
-    const res = await kubectl(['edit', `configmap/${name}`, '-n', namespace], {
-      env: { EDITOR: editor, KUBE_EDITOR: editor },
-    });
-    expect(await readFile(join(dir, 'count'), 'utf8')).toBe('2\n');
-    const reopened = await readFile(join(dir, 'reopened.yaml'), 'utf8');
+    const res = await kubectl(['edit', `configmap/${name}`, '-n', namespace], { env: editor.env });
+    expect(await editor.calls()).toBe(2);
+    const reopened = await editor.reopened();
     expect(reopened).toContain(`# configmaps "${name}" was not valid:`);
     expect(reopened).toContain(
       '# * data.frozen: frozen while plan "deploy" runs; wait for it to finish',
