@@ -43,33 +43,46 @@ export async function runHandler(
   options: RunHandlerOptions,
 ): Promise<AdmissionResult> {
   const { webhook, type, handler, timeoutMs } = options;
-  // A pino child costs more than a no-op review; make it only when someone logs.
+  // Everything per request is made lazily: a pino child, the AbortController, the deadline
+  // timer and the stop listener cost more than a no-op review, and a handler that answers
+  // synchronously (most do: they read caches) needs none of them.
   let child: Logger | undefined;
   const logger = (): Logger => (child ??= options.logger.child({ webhook, uid: request.uid }));
-  const controller = new AbortController();
-  const onStop = (): void => controller.abort(options.signal.reason);
-  options.signal.addEventListener('abort', onStop, { once: true });
+  let controller: AbortController | undefined;
+  let onStop: (() => void) | undefined;
+  const abortController = (): AbortController => {
+    if (!controller) {
+      const created = new AbortController();
+      onStop = (): void => created.abort(options.signal.reason);
+      if (options.signal.aborted) onStop();
+      else options.signal.addEventListener('abort', onStop, { once: true });
+      controller = created;
+    }
+    return controller;
+  };
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = new HandlerTimeoutError(webhook, timeoutMs);
-      controller.abort(err);
-      reject(err);
-    }, timeoutMs);
-  });
   try {
-    const result = await Promise.race([
-      Promise.resolve().then(() =>
-        handler(request, {
-          signal: controller.signal,
-          dryRun: request.dryRun,
-          get logger() {
-            return logger();
-          },
-        }),
-      ),
-      deadline,
-    ]);
+    const answer = handler(request, {
+      get signal() {
+        return abortController().signal;
+      },
+      dryRun: request.dryRun,
+      get logger() {
+        return logger();
+      },
+    });
+    const result = isPromise(answer)
+      ? await Promise.race([
+          answer,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => {
+              const err = new HandlerTimeoutError(webhook, timeoutMs);
+              abortController().abort(err);
+              reject(err);
+            }, timeoutMs);
+          }),
+        ])
+      : answer;
     if (type === 'validating' && result.kind === 'patch') {
       logger().error('validating webhook handler returned a patch; denying');
       return denyInternal(
@@ -85,6 +98,10 @@ export async function runHandler(
       : denyInternal(`webhook "${webhook}" failed to handle the request: ${message}`);
   } finally {
     clearTimeout(timer);
-    options.signal.removeEventListener('abort', onStop);
+    if (onStop) options.signal.removeEventListener('abort', onStop);
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
