@@ -12,24 +12,11 @@ import { installCrds, registerLocalWebhook } from '../src/cli/install.ts';
 import { KubeClient } from '../src/kube/index.ts';
 import type { Instance } from '../src/kudo/api/types.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
-import { createCertificateAuthority, issueCertificate } from '../src/pki/index.ts';
 import { StaticCertificateSource } from '../src/server/index.ts';
+import { pool } from './pool.ts';
 
 const total = Number(process.argv[2] ?? 1_000);
 const ns = 'default';
-
-async function pool(
-  count: number,
-  concurrency: number,
-  fn: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await fn(next++);
-    }),
-  );
-}
 
 function requestCounts(kubectl: string, kubeconfig: string): Promise<Map<string, number>> {
   return new Promise((resolve, reject) =>
@@ -62,24 +49,19 @@ let app: App | undefined;
 let running: Promise<number> | undefined;
 try {
   await installCrds(client);
-  const ca = createCertificateAuthority({ commonName: 'bench-ca' });
-  const leaf = issueCertificate(ca, {
-    commonName: 'webhook',
-    ipAddresses: ['127.0.0.1'],
-    usage: 'server',
-  });
+  const loopback = StaticCertificateSource.forLoopback('bench-webhook');
   app = new App({
     kubeConfig: kc,
     logger: pino({ level: 'warn' }),
     registry: new Registry(),
-    webhook: { port: 0, host: '127.0.0.1', tls: new StaticCertificateSource(leaf) },
+    webhook: { port: 0, host: '127.0.0.1', tls: loopback.source },
     leaderElection: false,
     controllerUsers: [],
   });
   const port = await app.startServer();
   await registerLocalWebhook(client, {
     url: `https://127.0.0.1:${port ?? 0}/mutate/instances`,
-    caPem: ca.certPem,
+    caPem: loopback.caPem,
   });
   running = app.run();
   const templates: Record<string, string> = {};

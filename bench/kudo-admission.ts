@@ -25,7 +25,6 @@ import {
 import type { Instance, OperatorVersion, Parameter } from '../src/kudo/api/index.ts';
 import { ParameterValidator } from '../src/kudo/params/index.ts';
 import { ensureControlPlaneBinaries, startLocalCluster } from '../src/localcluster/index.ts';
-import { createCertificateAuthority, issueCertificate } from '../src/pki/index.ts';
 import {
   StaticCertificateSource,
   WebhookServer,
@@ -184,16 +183,11 @@ async function endToEnd(): Promise<void> {
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(cluster.kubeconfigPath);
     const client = new KubeClient(kc);
-    const ca = createCertificateAuthority({ commonName: 'bench-ca' });
-    const leaf = issueCertificate(ca, {
-      commonName: 'webhook',
-      ipAddresses: ['127.0.0.1'],
-      usage: 'server',
-    });
+    const loopback = StaticCertificateSource.forLoopback('bench-webhook');
     server = new WebhookServer({
       port: 0,
       host: '127.0.0.1',
-      tls: new StaticCertificateSource(leaf),
+      tls: loopback.source,
       logger: pino({ level: 'silent' }),
       registry: new Registry(),
     });
@@ -233,7 +227,7 @@ async function endToEnd(): Promise<void> {
     for (const webhook of config.webhooks ?? []) {
       webhook.clientConfig = {
         url: `https://127.0.0.1:${port}/mutate/instances`,
-        caBundle: Buffer.from(ca.certPem).toString('base64'),
+        caBundle: Buffer.from(loopback.caPem).toString('base64'),
       };
       webhook.namespaceSelector = { matchLabels: { 'kubernetes.io/metadata.name': NS } };
     }

@@ -9,6 +9,7 @@ import { startLocalCluster } from '../src/localcluster/index.ts';
 import { CacheRegistry } from '../src/runtime/cache-registry.ts';
 import { ControllerBuilder } from '../src/runtime/builder.ts';
 import { RuntimeMetrics } from '../src/runtime/metrics.ts';
+import { pool } from './pool.ts';
 
 const total = Number(process.argv[2] ?? 10_000);
 const namespace = 'bench';
@@ -19,19 +20,6 @@ const heap = (): number => {
   return process.memoryUsage().heapUsed;
 };
 const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
-
-async function pool(
-  count: number,
-  concurrency: number,
-  fn: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await fn(next++);
-    }),
-  );
-}
 
 const cluster = await startLocalCluster({ onProgress: (l) => console.error(l) });
 const root = new AbortController();

@@ -10,7 +10,6 @@ import { pino } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { App } from '../app.ts';
 import { KubeClient, inClusterNamespace } from '../kube/index.ts';
-import { createCertificateAuthority, issueCertificate } from '../pki/index.ts';
 import {
   SelfManagedTls,
   StaticCertificateSource,
@@ -51,15 +50,9 @@ export async function runPlanwright(
       webhookConfigurations: [{ kind: 'mutating', name: WEBHOOK_CONFIGURATION }],
     });
   } else {
-    const ca = createCertificateAuthority({ commonName: 'planwright-local-ca' });
-    const leaf = issueCertificate(ca, {
-      commonName: 'planwright-webhook',
-      dnsNames: ['localhost'],
-      ipAddresses: ['127.0.0.1'],
-      usage: 'server',
-    });
-    tls = new StaticCertificateSource(leaf);
-    caPem = ca.certPem;
+    const loopback = StaticCertificateSource.forLoopback('planwright-local');
+    tls = loopback.source;
+    caPem = loopback.caPem;
   }
   const app = new App({
     kubeConfig: options.kubeConfig,

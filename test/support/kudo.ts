@@ -17,7 +17,6 @@ import {
 import type { OperatorVersion } from '../../src/kudo/api/index.ts';
 import { CacheRegistry } from '../../src/runtime/index.ts';
 import { ParameterValidator } from '../../src/kudo/params/index.ts';
-import { createCertificateAuthority, issueCertificate } from '../../src/pki/index.ts';
 import { StaticCertificateSource, WebhookServer } from '../../src/server/index.ts';
 import { kubeConfig, kubectl, uniqueName } from './cluster.ts';
 import { capturingLogger } from './https.ts';
@@ -92,17 +91,12 @@ export async function startInstanceWebhook(options: {
   controllerUsers?: readonly string[];
 }): Promise<InstanceWebhook> {
   const kc = kubeConfig();
-  const ca = createCertificateAuthority({ commonName: 'kudo-webhook-test-ca' });
-  const leaf = issueCertificate(ca, {
-    commonName: 'webhook',
-    ipAddresses: ['127.0.0.1'],
-    usage: 'server',
-  });
+  const loopback = StaticCertificateSource.forLoopback('kudo-webhook-test');
   const { logger, lines } = capturingLogger();
   const server = new WebhookServer({
     port: 0,
     host: '127.0.0.1',
-    tls: new StaticCertificateSource(leaf),
+    tls: loopback.source,
     logger,
     registry: new Registry(),
   });
@@ -142,7 +136,7 @@ export async function startInstanceWebhook(options: {
   for (const webhook of config.webhooks ?? []) {
     webhook.clientConfig = {
       url: `https://127.0.0.1:${port}/mutate/instances`,
-      caBundle: Buffer.from(ca.certPem).toString('base64'),
+      caBundle: Buffer.from(loopback.caPem).toString('base64'),
     };
     webhook.namespaceSelector = {
       matchExpressions: [

@@ -4,8 +4,14 @@
  *
  * @example
  * const tls = new StaticCertificateSource({ certPem, keyPem });
+ * // or, for a webhook the local apiserver calls at https://127.0.0.1:<port>/…:
+ * const { source, caPem } = StaticCertificateSource.forLoopback('planwright-local');
  */
-import { certificateNotAfter } from '../../pki/index.ts';
+import {
+  certificateNotAfter,
+  createCertificateAuthority,
+  issueCertificate,
+} from '../../pki/index.ts';
 import type { ReadinessCheck } from '../routes/health.ts';
 import type { CertificateSource, ServingCertificate } from './source.ts';
 
@@ -14,6 +20,22 @@ export class StaticCertificateSource implements CertificateSource {
 
   constructor(pair: { readonly certPem: string; readonly keyPem: string }) {
     this.certificate = { ...pair, notAfter: certificateNotAfter(pair.certPem) };
+  }
+
+  /**
+   * A throwaway CA and a serving certificate for 127.0.0.1 and localhost: what a webhook on
+   * loopback needs (local mode, tests, benchmarks). `caPem` goes into the registration's
+   * caBundle.
+   */
+  static forLoopback(name: string): { source: StaticCertificateSource; caPem: string } {
+    const ca = createCertificateAuthority({ commonName: `${name}-ca` });
+    const leaf = issueCertificate(ca, {
+      commonName: name,
+      dnsNames: ['localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server',
+    });
+    return { source: new StaticCertificateSource(leaf), caPem: ca.certPem };
   }
 
   start(_signal: AbortSignal): void {}

@@ -8,7 +8,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { App } from '../../../src/app.ts';
 import { registerLocalWebhook, unregisterWebhook } from '../../../src/cli/install.ts';
 import { KubeClient } from '../../../src/kube/index.ts';
-import { createCertificateAuthority, issueCertificate } from '../../../src/pki/index.ts';
 import { StaticCertificateSource } from '../../../src/server/index.ts';
 import { uniqueName } from '../../support/cluster.ts';
 
@@ -37,21 +36,14 @@ export async function startPlanwright(options: {
 }): Promise<RunningPlanwright> {
   const lines: string[] = [];
   const logger = quietLogger(lines);
-  const ca = createCertificateAuthority({ commonName: 'planwright-test-ca' });
-  const leaf = issueCertificate(ca, {
-    commonName: 'webhook',
-    ipAddresses: ['127.0.0.1'],
-    usage: 'server',
-  });
+  const loopback = StaticCertificateSource.forLoopback('planwright-test');
   const allowed = new Set(options.namespaces);
   const withWebhook = options.webhook ?? true;
   const app = new App({
     kubeConfig: options.kubeConfig,
     logger,
     registry: new Registry(),
-    webhook: withWebhook
-      ? { port: 0, host: '127.0.0.1', tls: new StaticCertificateSource(leaf) }
-      : false,
+    webhook: withWebhook ? { port: 0, host: '127.0.0.1', tls: loopback.source } : false,
     leaderElection: false,
     controllerUsers: [],
     instanceFilter: (i) => allowed.has(i.metadata.namespace ?? ''),
@@ -65,7 +57,7 @@ export async function startPlanwright(options: {
     const port = await app.startServer();
     configName = await registerLocalWebhook(client, {
       url: `https://127.0.0.1:${port ?? 0}/mutate/instances`,
-      caPem: ca.certPem,
+      caPem: loopback.caPem,
       name: uniqueName('pw-engine'),
       namespaces: options.namespaces,
     });

@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { createCertificateAuthority, issueCertificate } from '../../../src/pki/index.ts';
 import {
   allow,
   denyForbidden,
@@ -38,16 +37,11 @@ describe('admission denial through the real apiserver and kubectl', () => {
 
   beforeAll(async () => {
     namespace = await createTestNamespace('webhook-deny');
-    const ca = createCertificateAuthority({ commonName: 'webhook-test-ca' });
-    const leaf = issueCertificate(ca, {
-      commonName: 'webhook',
-      ipAddresses: ['127.0.0.1'],
-      usage: 'server',
-    });
+    const loopback = StaticCertificateSource.forLoopback('webhook-test');
     server = new WebhookServer({
       port: 0,
       host: '127.0.0.1',
-      tls: new StaticCertificateSource(leaf),
+      tls: loopback.source,
       logger: capturingLogger().logger,
       registry: new Registry(),
     });
@@ -92,7 +86,7 @@ describe('admission denial through the real apiserver and kubectl', () => {
             ],
             clientConfig: {
               url: `https://127.0.0.1:${port}/validate/configmaps`,
-              caBundle: Buffer.from(ca.certPem).toString('base64'),
+              caBundle: Buffer.from(loopback.caPem).toString('base64'),
             },
           },
         ],
