@@ -13,11 +13,21 @@ import type { WebhookType } from './admission/handler.ts';
 /** How a review ended: answered allowed or denied, handler error/timeout, or bad input. */
 export type AdmissionOutcome = 'allowed' | 'denied' | 'error' | 'bad_request';
 
-interface BoundMetrics {
-  readonly inFlight: { inc(): void; dec(): void };
+/**
+ * One webhook's live figures. Counts are plain numbers, handed to prom-client when it
+ * collects (a scrape): prom-client validates and hashes labels on every inc/dec, which on a
+ * no-op review cost as much as the rest of the route. The duration histogram is observed
+ * directly, through a child bound to its labels.
+ */
+interface WebhookFigures {
+  readonly labels: { readonly webhook: string; readonly type: WebhookType };
+  inFlight: number;
+  /** Answered since the last collect, by outcome. */
+  readonly pending: Record<AdmissionOutcome, number>;
   readonly duration: { observe(value: number): void };
-  readonly requests: Record<AdmissionOutcome, { inc(): void }>;
 }
+
+const OUTCOMES: readonly AdmissionOutcome[] = ['allowed', 'denied', 'error', 'bad_request'];
 
 export class ServerMetrics {
   readonly registry: Registry;
@@ -26,16 +36,27 @@ export class ServerMetrics {
   private readonly inFlight: Gauge<'webhook' | 'type'>;
   private readonly certificateExpiry: Gauge;
   private readonly certificateReloads: Counter;
-  private readonly bound = new Map<string, BoundMetrics>();
+  private readonly figures = new Map<string, WebhookFigures>();
 
   constructor(registry: Registry) {
     this.registry = registry;
     const registers = [registry];
+    const figures = this.figures;
     this.requests = new Counter({
       name: 'planwright_webhook_requests_total',
       help: 'Admission reviews answered, by webhook, type and outcome.',
       labelNames: ['webhook', 'type', 'outcome'],
       registers,
+      collect() {
+        for (const f of figures.values()) {
+          for (const outcome of OUTCOMES) {
+            const n = f.pending[outcome];
+            if (n === 0) continue;
+            this.inc({ ...f.labels, outcome }, n);
+            f.pending[outcome] = 0;
+          }
+        }
+      },
     });
     this.duration = new Histogram({
       name: 'planwright_webhook_request_duration_seconds',
@@ -49,6 +70,9 @@ export class ServerMetrics {
       help: 'Admission reviews being handled, by webhook and type.',
       labelNames: ['webhook', 'type'],
       registers,
+      collect() {
+        for (const f of figures.values()) this.set(f.labels, f.inFlight);
+      },
     });
     this.certificateExpiry = new Gauge({
       name: 'planwright_webhook_certificate_expiry_timestamp_seconds',
@@ -64,35 +88,32 @@ export class ServerMetrics {
 
   /** Starts timing one review; call the returned function exactly once with the outcome. */
   begin(webhook: string, type: WebhookType): (outcome: AdmissionOutcome) => void {
-    const bound = this.boundFor(webhook, type);
-    bound.inFlight.inc();
+    const f = this.figuresFor(webhook, type);
+    f.inFlight++;
     const start = process.hrtime.bigint();
     return (outcome) => {
-      bound.inFlight.dec();
-      bound.duration.observe(Number(process.hrtime.bigint() - start) / 1e9);
-      bound.requests[outcome].inc();
+      f.inFlight--;
+      f.duration.observe(Number(process.hrtime.bigint() - start) / 1e9);
+      f.pending[outcome]++;
     };
   }
 
-  /** Label children are resolved once per webhook: label hashing per request is measurable. */
-  private boundFor(webhook: string, type: WebhookType): BoundMetrics {
+  private figuresFor(webhook: string, type: WebhookType): WebhookFigures {
     const key = `${type}/${webhook}`;
-    let bound = this.bound.get(key);
-    if (!bound) {
+    let f = this.figures.get(key);
+    if (!f) {
       const labels = { webhook, type };
-      bound = {
-        inFlight: this.inFlight.labels(labels),
+      f = {
+        labels,
+        inFlight: 0,
+        pending: { allowed: 0, denied: 0, error: 0, bad_request: 0 },
         duration: this.duration.labels(labels),
-        requests: {
-          allowed: this.requests.labels({ ...labels, outcome: 'allowed' }),
-          denied: this.requests.labels({ ...labels, outcome: 'denied' }),
-          error: this.requests.labels({ ...labels, outcome: 'error' }),
-          bad_request: this.requests.labels({ ...labels, outcome: 'bad_request' }),
-        },
       };
-      this.bound.set(key, bound);
+      // Zero series from the start, so a rate() sees the first review.
+      for (const outcome of OUTCOMES) this.requests.inc({ ...labels, outcome }, 0);
+      this.figures.set(key, f);
     }
-    return bound;
+    return f;
   }
 
   certificateLoaded(notAfter: Date): void {

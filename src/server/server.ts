@@ -287,6 +287,7 @@ export class WebhookServer {
 }
 
 function decodeName(raw: string): string {
+  if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {

@@ -91,47 +91,79 @@ class LazyContext implements AdmissionContext {
   }
 }
 
-/** Calls the handler and never throws: every failure becomes a 500 denial plus an error log. */
-export async function runHandler(
+/**
+ * Calls the handler and never throws: every failure becomes a 500 denial plus an error log.
+ * A handler that answers synchronously gets its result back synchronously, without a
+ * promise or a deadline timer (it cannot overrun one).
+ */
+export function runHandler(
   request: AdmissionRequest,
   options: RunHandlerOptions,
-): Promise<AdmissionResult> {
-  const { webhook, type, handler, timeoutMs } = options;
+): AdmissionResult | Promise<AdmissionResult> {
   const context = new LazyContext(request, options);
+  let answer: AdmissionResult | Promise<AdmissionResult>;
+  try {
+    answer = options.handler(request, context);
+  } catch (err) {
+    context.release();
+    return failed(err, context, options);
+  }
+  if (isPromise(answer)) return settle(answer, context, options);
+  context.release();
+  return checked(answer, context, options);
+}
+
+/** Waits for an asynchronous answer, up to the deadline. */
+async function settle(
+  answer: Promise<AdmissionResult>,
+  context: LazyContext,
+  options: RunHandlerOptions,
+): Promise<AdmissionResult> {
+  const { webhook, timeoutMs } = options;
   let timer: NodeJS.Timeout | undefined;
   try {
-    const answer = handler(request, context);
-    const result = isPromise(answer)
-      ? await Promise.race([
-          answer,
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => {
-              const err = new HandlerTimeoutError(webhook, timeoutMs);
-              context.abortController().abort(err);
-              reject(err);
-            }, timeoutMs);
-          }),
-        ])
-      : answer;
-    if (type === 'validating' && result.kind === 'patch') {
-      context.logger.error('validating webhook handler returned a patch; denying');
-      return denyInternal(
-        `validating webhook "${webhook}" returned a patch, which only mutating webhooks may do`,
-      );
-    }
-    return result;
+    const result = await Promise.race([
+      answer,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const err = new HandlerTimeoutError(webhook, timeoutMs);
+          context.abortController().abort(err);
+          reject(err);
+        }, timeoutMs);
+      }),
+    ]);
+    return checked(result, context, options);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    context.logger.error({ err }, 'admission handler failed');
-    return err instanceof HandlerTimeoutError
-      ? denyInternal(message)
-      : denyInternal(`webhook "${webhook}" failed to handle the request: ${message}`);
+    return failed(err, context, options);
   } finally {
     clearTimeout(timer);
     context.release();
   }
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+/** A validating webhook may not patch: that would be silently ignored by the apiserver. */
+function checked(
+  result: AdmissionResult,
+  context: LazyContext,
+  options: RunHandlerOptions,
+): AdmissionResult {
+  if (options.type === 'validating' && result.kind === 'patch') {
+    context.logger.error('validating webhook handler returned a patch; denying');
+    return denyInternal(
+      `validating webhook "${options.webhook}" returned a patch, which only mutating webhooks may do`,
+    );
+  }
+  return result;
+}
+
+function failed(err: unknown, context: LazyContext, options: RunHandlerOptions): AdmissionResult {
+  const message = err instanceof Error ? err.message : String(err);
+  context.logger.error({ err }, 'admission handler failed');
+  return err instanceof HandlerTimeoutError
+    ? denyInternal(message)
+    : denyInternal(`webhook "${options.webhook}" failed to handle the request: ${message}`);
+}
+
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

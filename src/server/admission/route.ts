@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { AdmissionInputError } from '../errors.ts';
 import type { ServerMetrics } from '../metrics.ts';
 import { readJsonBody } from './body.ts';
-import { runHandler, type AdmissionHandler, type WebhookType } from './handler.ts';
+import { isPromise, runHandler, type AdmissionHandler, type WebhookType } from './handler.ts';
 import { toAdmissionResponse } from './response.ts';
 import {
   ADMISSION_REVIEW_V1,
@@ -47,7 +47,7 @@ export function admissionRoute(
     try {
       body = await readJsonBody(req, options.bodyLimitBytes);
       const request = parseAdmissionReview(body);
-      const result = await runHandler(request, {
+      const answer = runHandler(request, {
         webhook: name,
         type,
         handler,
@@ -55,6 +55,8 @@ export function admissionRoute(
         logger,
         signal: options.signal,
       });
+      // Awaiting a plain value would still cost a microtask turn per review.
+      const result = isPromise(answer) ? await answer : answer;
       done(result.kind === 'deny' ? (result.status.code >= 500 ? 'error' : 'denied') : 'allowed');
       send(res, 200, toAdmissionResponse(request.uid, result));
     } catch (err) {
