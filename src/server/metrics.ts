@@ -36,19 +36,27 @@ export class ServerMetrics {
   private readonly inFlight: Gauge<'webhook' | 'type'>;
   private readonly certificateExpiry: Gauge;
   private readonly certificateReloads: Counter;
-  private readonly figures = new Map<string, WebhookFigures>();
+  /** By type, then webhook name: no key string is built per review. */
+  private readonly byType: Record<WebhookType, Map<string, WebhookFigures>> = {
+    mutating: new Map(),
+    validating: new Map(),
+  };
 
   constructor(registry: Registry) {
     this.registry = registry;
     const registers = [registry];
-    const figures = this.figures;
+    const byType = this.byType;
+    const all = (): WebhookFigures[] => [
+      ...byType.mutating.values(),
+      ...byType.validating.values(),
+    ];
     this.requests = new Counter({
       name: 'planwright_webhook_requests_total',
       help: 'Admission reviews answered, by webhook, type and outcome.',
       labelNames: ['webhook', 'type', 'outcome'],
       registers,
       collect() {
-        for (const f of figures.values()) {
+        for (const f of all()) {
           for (const outcome of OUTCOMES) {
             const n = f.pending[outcome];
             if (n === 0) continue;
@@ -71,7 +79,7 @@ export class ServerMetrics {
       labelNames: ['webhook', 'type'],
       registers,
       collect() {
-        for (const f of figures.values()) this.set(f.labels, f.inFlight);
+        for (const f of all()) this.set(f.labels, f.inFlight);
       },
     });
     this.certificateExpiry = new Gauge({
@@ -99,8 +107,7 @@ export class ServerMetrics {
   }
 
   private figuresFor(webhook: string, type: WebhookType): WebhookFigures {
-    const key = `${type}/${webhook}`;
-    let f = this.figures.get(key);
+    let f = this.byType[type].get(webhook);
     if (!f) {
       const labels = { webhook, type };
       f = {
@@ -111,7 +118,7 @@ export class ServerMetrics {
       };
       // Zero series from the start, so a rate() sees the first review.
       for (const outcome of OUTCOMES) this.requests.inc({ ...labels, outcome }, 0);
-      this.figures.set(key, f);
+      this.byType[type].set(webhook, f);
     }
     return f;
   }

@@ -17,6 +17,7 @@ const DISCARD_LIMIT_FACTOR = 2;
 
 function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
+  if (header === 'application/json') return true; // what the apiserver sends
   const type = header.split(';', 1)[0]?.trim().toLowerCase();
   return type === 'application/json';
 }
