@@ -192,6 +192,9 @@ export function formatValue(v: GoValue | undefined, verb: string, f: Flags, dept
   if (v instanceof GoObject) {
     // Stringer: used for the verbs valid for strings.
     if ('vsqxX'.includes(verb)) return fmtString(v.str(), verb, f) ?? badVerb(v, verb);
+    // Other verbs see the underlying value, which fmt can print for named integers.
+    const n = v.intValue;
+    if (n !== undefined) return fmtInteger(new GoInt('int', n), verb, f) ?? badVerb(v, verb);
     return badVerb(v, verb);
   }
   if (v instanceof GoFunc) return verb === 'v' || verb === 'p' ? '0x1' : badVerb(v, verb);
@@ -229,7 +232,13 @@ function goSyntax(v: GoValue | undefined): string {
       })
       .join(', ')}}`;
   }
-  if (v instanceof GoObject) return v.str();
+  if (v instanceof GoObject) {
+    // A GoStringer (time.Time) says how; a named integer is its number.
+    const gs = v.methods.GoString?.impl([]);
+    if (typeof gs === 'string') return gs;
+    if (v.intValue !== undefined) return v.intValue.toString();
+    return v.str();
+  }
   return '0x1';
 }
 

@@ -59,9 +59,26 @@ export class GoObject {
     readonly methods: Record<string, FuncDef>,
     /** What fmt prints: the String() method, which such types have. */
     readonly str: () => string,
-    readonly kind: 'ptr' | 'struct' | 'complex128' = 'ptr',
+    /** 'int' is a named integer type with a String method (time.Month); native is its bigint. */
+    readonly kind: 'ptr' | 'struct' | 'complex128' | 'int' = 'ptr',
     readonly native?: unknown,
+    readonly hooks: GoObjectHooks = {},
   ) {}
+
+  /** The integer value of a named integer type. */
+  get intValue(): bigint | undefined {
+    return this.kind === 'int' && typeof this.native === 'bigint' ? this.native : undefined;
+  }
+}
+
+/** What some Go types do, beyond String(), where a template can see it. */
+export interface GoObjectHooks {
+  /** encoding/json's Marshaler: the JSON text; throws an Error whose message is Go's. */
+  marshalJSON?: () => string;
+  /** The plain scalar yaml.v2 emits for the value. */
+  yamlScalar?: () => string;
+  /** Go's == on two values of this type (the builtin eq uses it). */
+  equal?: (other: GoObject) => boolean;
 }
 
 /** `null` is a nil interface value sitting in a slot (map value, list element, result). */
@@ -146,6 +163,7 @@ export function isTrue(v: GoValue | undefined): boolean {
   if (v instanceof GoSlice) return v.items.length > 0;
   if (v instanceof GoMap) return v.entries.size > 0;
   if (v instanceof GoObject) {
+    if (v.kind === 'int') return v.intValue !== 0n;
     const c = v.native as { re: number; im: number } | undefined;
     return v.kind === 'complex128' && c ? c.re !== 0 || c.im !== 0 : true;
   }

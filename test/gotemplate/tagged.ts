@@ -53,6 +53,8 @@ export function decodeTagged(x: unknown): GoValue {
           return new GoInt('int', BigInt(Math.trunc(v as number)));
         case '$int64':
           return new GoInt('int64', BigInt(Math.trunc(v as number)));
+        case '$int32':
+          return new GoInt('int32', BigInt(Math.trunc(v as number)));
         case '$uint8':
           return new GoInt('uint8', BigInt(Math.trunc(v as number)));
         case '$float':

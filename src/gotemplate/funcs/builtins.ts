@@ -7,6 +7,7 @@ import {
   GoFunc,
   GoInt,
   GoMap,
+  GoObject,
   GoSlice,
   byteLength,
   isTrue,
@@ -87,7 +88,13 @@ function basicKind(v: V): Kind {
       return 'string';
   }
   if (v instanceof GoInt) return v.unsigned ? 'uint' : 'int';
+  if (v instanceof GoObject && v.intValue !== undefined) return 'int';
   return 'invalid';
+}
+
+/** The integer of an int-kinded value, named integer types (time.Month) included. */
+function intOf(v: V): bigint {
+  return v instanceof GoObject ? v.intValue! : (v as GoInt).v;
 }
 
 const badComparisonType = 'invalid type for comparison';
@@ -96,7 +103,7 @@ function eqOne(a: V, k1: Kind, b: V): boolean {
   const k2 = basicKind(b);
   if (k1 !== k2) {
     if ((k1 === 'int' && k2 === 'uint') || (k1 === 'uint' && k2 === 'int')) {
-      return (a as GoInt).v === (b as GoInt).v;
+      return intOf(a) === intOf(b);
     }
     if (a !== undefined && a !== null && b !== undefined && b !== null) {
       throw new FuncError(`incompatible types for comparison: ${typeOf(a)} and ${typeOf(b)}`);
@@ -106,7 +113,7 @@ function eqOne(a: V, k1: Kind, b: V): boolean {
   switch (k1) {
     case 'int':
     case 'uint':
-      return (a as GoInt).v === (b as GoInt).v;
+      return intOf(a) === intOf(b);
     case 'bool':
     case 'float':
     case 'string':
@@ -124,6 +131,7 @@ function eqOne(a: V, k1: Kind, b: V): boolean {
   if (a instanceof GoSlice || a instanceof GoMap || a instanceof GoFunc) {
     throw new FuncError(`non-comparable type ${sprintf('%s', [b])}: ${typeOf(b)}`);
   }
+  if (a instanceof GoObject && b instanceof GoObject && a.hooks.equal) return a.hooks.equal(b);
   return a === b;
 }
 
@@ -143,7 +151,7 @@ function lt(a: V, b: V): boolean {
   if (k2 === 'invalid') throw new FuncError(badComparisonType);
   if (k1 !== k2) {
     if ((k1 === 'int' && k2 === 'uint') || (k1 === 'uint' && k2 === 'int')) {
-      return (a as GoInt).v < (b as GoInt).v;
+      return intOf(a) < intOf(b);
     }
     throw new FuncError(`incompatible types for comparison: ${typeOf(a)} and ${typeOf(b)}`);
   }
@@ -152,7 +160,7 @@ function lt(a: V, b: V): boolean {
       throw new FuncError(badComparisonType);
     case 'int':
     case 'uint':
-      return (a as GoInt).v < (b as GoInt).v;
+      return intOf(a) < intOf(b);
     default:
       return (a as number | string) < (b as number | string) && compareOK(a, b);
   }

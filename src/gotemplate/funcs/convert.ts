@@ -47,6 +47,7 @@ function trimZeroDecimal(s: string): string {
 /** cast.ToInt64 (errors give 0). */
 export function toInt64(v: V): bigint {
   if (v instanceof GoInt) return v.v;
+  if (v instanceof GoObject && v.intValue !== undefined) return v.intValue;
   switch (typeof v) {
     case 'number':
       return Number.isFinite(v) ? BigInt.asIntN(64, BigInt(Math.trunc(v))) : -(1n << 63n);
@@ -61,6 +62,7 @@ export function toInt64(v: V): bigint {
 /** cast.ToFloat64 (errors give 0). */
 export function toFloat64(v: V): number {
   if (v instanceof GoInt) return Number(v.v);
+  if (v instanceof GoObject && v.intValue !== undefined) return Number(v.intValue);
   switch (typeof v) {
     case 'number':
       return v;
@@ -127,6 +129,7 @@ export function empty(v: V): boolean {
   if (v instanceof GoInt) return v.v === 0n;
   if (v instanceof GoSlice) return v.items.length === 0;
   if (v instanceof GoMap) return v.entries.size === 0;
+  if (v instanceof GoObject && v.intValue !== undefined) return v.intValue === 0n;
   return false;
 }
 

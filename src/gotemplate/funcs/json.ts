@@ -60,7 +60,15 @@ export function marshal(
   }
   if (v instanceof GoInt) return v.v.toString();
   if (v instanceof GoFunc) throw new JSONError(`json: unsupported type: ${v.type}`);
-  if (v instanceof GoObject) return quote(v.str(), escapeHTML);
+  if (v instanceof GoObject) {
+    const m = v.hooks.marshalJSON;
+    if (!m) return quote(v.str(), escapeHTML);
+    try {
+      return m();
+    } catch (e) {
+      throw new JSONError((e as Error).message);
+    }
+  }
   const inner = prefix + (indent ?? '');
   const nl = indent !== undefined ? '\n' : '';
   if (v instanceof GoSlice) {

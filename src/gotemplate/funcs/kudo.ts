@@ -4,6 +4,7 @@
 // `function "x" not defined` instead of rendering something wrong.
 
 import type { FuncDef } from '../values.ts';
+import { sprigDates } from './sprig-dates.ts';
 import { sprigDefaults } from './sprig-defaults.ts';
 import { sprigDicts } from './sprig-dicts.ts';
 import { sprigEncoding } from './sprig-encoding.ts';
@@ -23,6 +24,7 @@ const modules: ReadonlyMap<string, FuncDef>[] = [
   sprigEncoding,
   sprigRegex,
   sprigSemver,
+  sprigDates,
   yamlFuncs,
 ];
 

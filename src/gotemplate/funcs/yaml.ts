@@ -155,7 +155,7 @@ function scalar(v: GoValue, indent: string): string | undefined {
     }
   }
   if (v instanceof GoInt) return v.v.toString();
-  if (v instanceof GoObject) return scalarString(v.str(), indent, false);
+  if (v instanceof GoObject) return v.hooks.yamlScalar?.() ?? scalarString(v.str(), indent, false);
   if (v instanceof GoFunc) goErr(`cannot marshal type: ${v.type}`);
   if (v instanceof GoSlice && v.items.length === 0) return '[]';
   if (v instanceof GoMap && v.entries.size === 0) return '{}';

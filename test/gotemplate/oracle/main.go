@@ -66,8 +66,8 @@ var testFuncs = map[string]interface{}{
 
 // decode turns the corpus's tagged JSON into Go values: plain JSON decodes as encoding/json
 // would (numbers are float64), and single-key objects {"$int": 3}, {"$int64": 3},
-// {"$uint8": 3}, {"$float": 3}, {"$strmap": {..}}, {"$strlist": [..]}, {"$intlist": [..]},
-// {"$func": "add"} produce the Go types KUDO data never has but templates can observe.
+// {"$int32": 3}, {"$uint8": 3}, {"$float": 3}, {"$strmap": {..}}, {"$strlist": [..]},
+// {"$intlist": [..]}, {"$func": "add"} produce the Go types KUDO data never has but templates can observe.
 func decode(v interface{}) interface{} {
 	switch t := v.(type) {
 	case map[string]interface{}:
@@ -78,6 +78,8 @@ func decode(v interface{}) interface{} {
 					return int(inner.(float64))
 				case "$int64":
 					return int64(inner.(float64))
+				case "$int32":
+					return int32(inner.(float64))
 				case "$uint8":
 					return uint8(inner.(float64))
 				case "$float":
