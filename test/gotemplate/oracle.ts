@@ -55,12 +55,16 @@ async function buildOracle(): Promise<string> {
   return bin;
 }
 
-/** Render a batch of cases with Go, in one process. */
-export async function runOracle(cases: readonly OracleCase[]): Promise<OracleResult[]> {
+/** Render a batch of cases with Go, in one process (with `env` instead of ours if given). */
+export async function runOracle(
+  cases: readonly OracleCase[],
+  env?: NodeJS.ProcessEnv,
+): Promise<OracleResult[]> {
   const r = spawnSync(await oracleBinary(), [], {
     input: JSON.stringify(cases),
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
+    ...(env ? { env } : {}),
   });
   if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as OracleResult[];
