@@ -40,6 +40,8 @@ const MISSING = Symbol('missing');
 type Final = V | typeof MISSING;
 
 const INT_KINDS = new Set(['int', 'int8', 'int16', 'int32', 'int64']);
+/** Named integer types that functions and methods here take as parameters. */
+const NAMED_INT_KINDS: ReadonlyMap<GoType, IntKind> = new Map([['time.Duration', 'int64']]);
 const UINT_KINDS = new Set(['uint', 'uint8', 'uint16', 'uint32', 'uint64', 'uintptr']);
 
 export interface FuncTable {
@@ -575,6 +577,13 @@ class State {
     }
     if (INT_KINDS.has(typ)) {
       if (n.kind === 'number' && n.isInt) return new GoInt(typ as IntKind, n.int);
+      this.errorf(`expected integer; found ${nodeString(n)}`);
+    }
+    // A constant converts to a named integer type (`$t.Add 3600000000000`); the callee
+    // receives the bare integer.
+    const named = NAMED_INT_KINDS.get(typ);
+    if (named !== undefined) {
+      if (n.kind === 'number' && n.isInt) return new GoInt(named, n.int);
       this.errorf(`expected integer; found ${nodeString(n)}`);
     }
     if (UINT_KINDS.has(typ)) {

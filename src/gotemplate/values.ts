@@ -59,15 +59,18 @@ export class GoObject {
     readonly methods: Record<string, FuncDef>,
     /** What fmt prints: the String() method, which such types have. */
     readonly str: () => string,
-    /** 'int' is a named integer type with a String method (time.Month); native is its bigint. */
-    readonly kind: 'ptr' | 'struct' | 'complex128' | 'int' = 'ptr',
+    /** 'int'/'int64': a named integer type with a String method (time.Month, time.Duration),
+     * native being its bigint. */
+    readonly kind: 'ptr' | 'struct' | 'complex128' | 'int' | 'int64' = 'ptr',
     readonly native?: unknown,
     readonly hooks: GoObjectHooks = {},
   ) {}
 
   /** The integer value of a named integer type. */
   get intValue(): bigint | undefined {
-    return this.kind === 'int' && typeof this.native === 'bigint' ? this.native : undefined;
+    return (this.kind === 'int' || this.kind === 'int64') && typeof this.native === 'bigint'
+      ? this.native
+      : undefined;
   }
 }
 
@@ -163,7 +166,7 @@ export function isTrue(v: GoValue | undefined): boolean {
   if (v instanceof GoSlice) return v.items.length > 0;
   if (v instanceof GoMap) return v.entries.size > 0;
   if (v instanceof GoObject) {
-    if (v.kind === 'int') return v.intValue !== 0n;
+    if (v.intValue !== undefined) return v.intValue !== 0n;
     const c = v.native as { re: number; im: number } | undefined;
     return v.kind === 'complex128' && c ? c.re !== 0 || c.im !== 0 : true;
   }

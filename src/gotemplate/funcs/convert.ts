@@ -44,10 +44,18 @@ function trimZeroDecimal(s: string): string {
   return s;
 }
 
+/** cast's toInt takes time.Month and time.Weekday, but no other named integer type. */
+function castNamedInt(v: V): bigint | undefined {
+  return v instanceof GoObject && (v.type === 'time.Month' || v.type === 'time.Weekday')
+    ? v.intValue
+    : undefined;
+}
+
 /** cast.ToInt64 (errors give 0). */
 export function toInt64(v: V): bigint {
   if (v instanceof GoInt) return v.v;
-  if (v instanceof GoObject && v.intValue !== undefined) return v.intValue;
+  const named = castNamedInt(v);
+  if (named !== undefined) return named;
   switch (typeof v) {
     case 'number':
       return Number.isFinite(v) ? BigInt.asIntN(64, BigInt(Math.trunc(v))) : -(1n << 63n);
@@ -62,7 +70,8 @@ export function toInt64(v: V): bigint {
 /** cast.ToFloat64 (errors give 0). */
 export function toFloat64(v: V): number {
   if (v instanceof GoInt) return Number(v.v);
-  if (v instanceof GoObject && v.intValue !== undefined) return Number(v.intValue);
+  const named = castNamedInt(v);
+  if (named !== undefined) return Number(named);
   switch (typeof v) {
     case 'number':
       return v;

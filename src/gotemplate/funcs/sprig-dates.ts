@@ -3,7 +3,7 @@
 // not, duration takes int64 and string only, and anything unexpected (a JSON number is a
 // float64) silently means "now" or zero.
 
-import { monthString, weekdayString } from '../gotime/civil.ts';
+import { maxInt64, minInt64, monthString, weekdayString } from '../gotime/civil.ts';
 import {
   durationString,
   parseDuration,
@@ -25,12 +25,15 @@ import {
   isZero,
   location,
   now,
+  round,
   setLoc,
   since,
+  sub,
   Time,
   timeClock,
   timeWeekday,
   timeYearDay,
+  truncate,
   unix,
   unixMicro,
   unixMilli,
@@ -40,6 +43,7 @@ import {
 } from '../gotime/time.ts';
 import { Local, LoadLocation, UTC, locationName } from '../gotime/zoneinfo.ts';
 import type { Location } from '../gotime/zoneinfo.ts';
+import { CallError } from '../exec.ts';
 import { GoInt, GoObject } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { fn, goErr } from './convert.ts';
@@ -54,6 +58,54 @@ function namedInt(type: string, v: bigint, name: string): GoObject {
     marshalJSON: () => v.toString(),
     yamlScalar: () => v.toString(),
   });
+}
+
+/** A time.Duration argument: a Duration value, or a constant the executor converted. */
+function durationArg(v: V): bigint {
+  return v instanceof GoObject ? v.intValue! : (v as GoInt).v;
+}
+
+/** Duration's float methods split whole units from the rest, as Go does, to keep precision. */
+function inUnits(d: bigint, unit: bigint): number {
+  return Number(d / unit) + Number(d % unit) / Number(unit);
+}
+
+export function durationValue(d: bigint): GoObject {
+  const m = (impl: () => GoValue): FuncDef => ({ params: [], impl });
+  const withDuration = (impl: (x: bigint) => bigint): FuncDef => ({
+    params: ['time.Duration'],
+    impl: (a) => durationValue(impl(durationArg(a[0]))),
+  });
+  return new GoObject(
+    'time.Duration',
+    {
+      String: m(() => durationString(d)),
+      Hours: m(() => inUnits(d, 3600n * second)),
+      Minutes: m(() => inUnits(d, 60n * second)),
+      Seconds: m(() => inUnits(d, second)),
+      Milliseconds: m(() => int64(d / 1_000_000n)),
+      Microseconds: m(() => int64(d / 1000n)),
+      Nanoseconds: m(() => int64(d)),
+      Abs: m(() => durationValue(d >= 0n ? d : d === minInt64 ? maxInt64 : -d)),
+      Round: withDuration((x) => roundDuration(d, x)),
+      Truncate: withDuration((x) => (x <= 0n ? d : d - (d % x))),
+    },
+    () => durationString(d),
+    'int64',
+    d,
+    // yaml.v2 writes a Duration as its String(), json as the integer.
+    { marshalJSON: () => d.toString() },
+  );
+}
+
+/** A method Go has but a template cannot call; Go's executor says why. */
+function uncallable(message: string): FuncDef {
+  return {
+    params: [],
+    impl: () => {
+      throw new CallError(message);
+    },
+  };
 }
 
 function locationValue(l: Location): GoObject {
@@ -118,6 +170,24 @@ export function timeValue(t: Time): GoObject {
       params: ['int', 'int', 'int'],
       impl: (a) => timeValue(addDate(t, (a[0] as GoInt).v, (a[1] as GoInt).v, (a[2] as GoInt).v)),
     },
+    Add: { params: ['time.Duration'], impl: (a) => timeValue(add(t, durationArg(a[0]))) },
+    Sub: withTime((u) => durationValue(sub(t, u))),
+    Round: { params: ['time.Duration'], impl: (a) => timeValue(round(t, durationArg(a[0]))) },
+    Truncate: {
+      params: ['time.Duration'],
+      impl: (a) => timeValue(truncate(t, durationArg(a[0]))),
+    },
+    Date: uncallable('function Date has 3 return values; should be 1 or 2'),
+    Clock: uncallable('function Clock has 3 return values; should be 1 or 2'),
+    ISOWeek: uncallable(
+      'invalid function signature for ISOWeek: second return value should be error; is int',
+    ),
+    Zone: uncallable(
+      'invalid function signature for Zone: second return value should be error; is int',
+    ),
+    ZoneBounds: uncallable(
+      'invalid function signature for ZoneBounds: second return value should be error; is time.Time',
+    ),
     Before: withTime((u) => compare(t, u) < 0),
     After: withTime((u) => compare(t, u) > 0),
     Equal: withTime((u) => equal(t, u)),

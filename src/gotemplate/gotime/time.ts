@@ -268,3 +268,28 @@ export function unixMicro(t: Time): bigint {
 export function isDST(t: Time): boolean {
   return lookup(t.loc, unixSec(t)).isDST;
 }
+
+/** The time modulo d since year 1, as Go's div computes it (always non-negative). */
+function remainder(t: Time, d: bigint): bigint {
+  const r = (t.sec * nsPerSec + BigInt(t.nsec)) % d;
+  return r < 0n ? r + d : r;
+}
+
+function lessThanHalf(x: bigint, y: bigint): boolean {
+  return u64(u64(x) + u64(x)) < u64(y);
+}
+
+/** Time.Truncate: rounds down to a multiple of d since year 1, dropping the monotonic reading. */
+export function truncate(t: Time, d: bigint): Time {
+  t = stripMono(t);
+  if (d <= 0n) return t;
+  return add(t, -remainder(t, d));
+}
+
+/** Time.Round: halfway rounds up. */
+export function round(t: Time, d: bigint): Time {
+  t = stripMono(t);
+  if (d <= 0n) return t;
+  const r = remainder(t, d);
+  return lessThanHalf(r, d) ? add(t, -r) : add(t, d - r);
+}
