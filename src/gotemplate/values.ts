@@ -82,6 +82,8 @@ export interface GoObjectHooks {
   yamlScalar?: () => string;
   /** Go's == on two values of this type (the builtin eq uses it). */
   equal?: (other: GoObject) => boolean;
+  /** reflect.DeepEqual with a value of the same type; without it, String() decides. */
+  deepEqual?: (other: GoObject) => boolean;
 }
 
 /** `null` is a nil interface value sitting in a slot (map value, list element, result). */

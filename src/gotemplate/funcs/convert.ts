@@ -159,7 +159,8 @@ export function deepEqual(a: V, b: V): boolean {
     for (const [k, x] of a.entries) if (!bm.has(k) || !deepEqual(x, bm.get(k))) return false;
     return true;
   }
-  if (a instanceof GoObject) return a.str() === (b as GoObject).str();
+  if (a instanceof GoObject)
+    return a.hooks.deepEqual?.(b as GoObject) ?? a.str() === (b as GoObject).str();
   return a === b;
 }
 

@@ -19,6 +19,7 @@ import {
   addDate,
   compare,
   date,
+  deepEqualTimes,
   equal,
   identical,
   isDST,
@@ -205,6 +206,7 @@ export function timeValue(t: Time): GoObject {
     },
     yamlScalar: () => format(t, RFC3339Nano),
     equal: (o) => o.native instanceof Time && identical(t, o.native),
+    deepEqual: (o) => o.native instanceof Time && deepEqualTimes(t, o.native),
   });
 }
 

@@ -24,7 +24,7 @@ import {
   yearYday,
 } from './civil.ts';
 import type { CivilDate } from './civil.ts';
-import { Local, UTC, get, lookup } from './zoneinfo.ts';
+import { Local, UTC, deepEqualLocations, get, lookup } from './zoneinfo.ts';
 import type { Location } from './zoneinfo.ts';
 
 export class Time {
@@ -132,6 +132,13 @@ export function compare(t: Time, u: Time): number {
 /** reflect.DeepEqual / == on two time.Time values: every field, location by identity. */
 export function identical(t: Time, u: Time): boolean {
   return t.sec === u.sec && t.nsec === u.nsec && t.mono === u.mono && t.loc === u.loc;
+}
+
+/** reflect.DeepEqual: the fields, locations compared by content. */
+export function deepEqualTimes(t: Time, u: Time): boolean {
+  return (
+    t.sec === u.sec && t.nsec === u.nsec && t.mono === u.mono && deepEqualLocations(t.loc, u.loc)
+  );
 }
 
 export function add(t: Time, d: bigint): Time {

@@ -62,6 +62,30 @@ export function get(l: Location | undefined): Location {
   return l;
 }
 
+/** reflect.DeepEqual on two *Location: the same pointer, or equal contents. */
+export function deepEqualLocations(a: Location | undefined, b: Location | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a === Local || b === Local) return false;
+  const sameZone = (x: Zone | undefined, y: Zone | undefined): boolean =>
+    x === y ||
+    (x !== undefined &&
+      y !== undefined &&
+      x.name === y.name &&
+      x.offset === y.offset &&
+      x.isDST === y.isDST);
+  return (
+    a.name === b.name &&
+    a.extend === b.extend &&
+    a.zones.length === b.zones.length &&
+    a.zones.every((z, i) => sameZone(z, b.zones[i])) &&
+    a.tx.length === b.tx.length &&
+    a.tx.every((t, i) => t.when === b.tx[i]!.when && t.index === b.tx[i]!.index) &&
+    a.cache?.start === b.cache?.start &&
+    a.cache?.end === b.cache?.end &&
+    sameZone(a.cache?.zone, b.cache?.zone)
+  );
+}
+
 export function locationName(l: Location | undefined): string {
   return get(l).name;
 }
