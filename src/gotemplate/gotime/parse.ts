@@ -46,7 +46,7 @@ function match(s1: string, s2: string): boolean {
   return true;
 }
 
-function lookupName_(tab: readonly string[], val: string): [number, string] | Bad {
+function lookupTab(tab: readonly string[], val: string): [number, string] | Bad {
   for (let i = 0; i < tab.length; i++) {
     const v = tab[i]!;
     if (val.length >= v.length && match(val.slice(0, v.length), v)) return [i, val.slice(v.length)];
@@ -310,10 +310,10 @@ function parse(layout: string, value: string, defaultLocation: Location, local: 
         break;
       }
       case Std.month:
-        month = (take(lookupName_(shortMonthNames, value)) ?? -1) + 1;
+        month = (take(lookupTab(shortMonthNames, value)) ?? -1) + 1;
         break;
       case Std.longMonth:
-        month = (take(lookupName_(longMonthNames, value)) ?? -1) + 1;
+        month = (take(lookupTab(longMonthNames, value)) ?? -1) + 1;
         break;
       case Std.numMonth:
       case Std.zeroMonth: {
@@ -323,10 +323,10 @@ function parse(layout: string, value: string, defaultLocation: Location, local: 
         break;
       }
       case Std.weekDay:
-        take(lookupName_(shortDayNames, value));
+        take(lookupTab(shortDayNames, value));
         break;
       case Std.longWeekDay:
-        take(lookupName_(longDayNames, value));
+        take(lookupTab(longDayNames, value));
         break;
       case Std.day:
       case Std.underDay:

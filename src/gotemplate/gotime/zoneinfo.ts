@@ -44,10 +44,6 @@ export class Location {
      */
     readonly cache?: ZoneCache,
   ) {}
-
-  withName(name: string): Location {
-    return new Location(name, this.zones, this.tx, this.extend, this.cache);
-  }
 }
 
 export const UTC = new Location('UTC', [], [], '');
@@ -90,7 +86,7 @@ export function locationName(l: Location | undefined): string {
   return get(l).name;
 }
 
-export function fixedZone(name: string, offset: number): Location {
+function fixedZone(name: string, offset: number): Location {
   const zone = { name, offset, isDST: false };
   return new Location(name, [zone], [{ when: alpha, index: 0 }], '', {
     start: alpha,
@@ -253,63 +249,38 @@ interface ZoneData {
   extend: string;
 }
 
+type Counts = [number, number, number, number, number, number];
+
 /** LoadLocationFromTZData's parsing; undefined is "malformed time zone information". */
 export function parseTZif(data: Uint8Array): ZoneData | undefined {
   const d = new Reader(data);
   if (Buffer.from(d.read(4)).toString('latin1') !== 'TZif') return undefined;
   const p = d.read(16);
   if (p.length !== 16) return undefined;
-  let version: number;
-  switch (p[0]) {
-    case 0:
-      version = 1;
-      break;
-    case 0x32:
-      version = 2;
-      break;
-    case 0x33:
-      version = 3;
-      break;
-    default:
-      return undefined;
-  }
-  // Counts: UTC/local indicators, standard/wall indicators, leap seconds, transitions,
-  // local time types, abbreviation bytes.
-  const counts = (): number[] | undefined => {
+  // Version 1 has 32-bit times only; 2 and 3 repeat everything with 64-bit times.
+  const version = p[0] === 0 ? 1 : p[0] === 0x32 ? 2 : p[0] === 0x33 ? 3 : undefined;
+  if (version === undefined) return undefined;
+  // Counts of: UTC/local indicators, standard/wall indicators, leap seconds,
+  // transitions, local time types, abbreviation bytes.
+  const counts = (): Counts | undefined => {
     const n: number[] = [];
     for (let i = 0; i < 6; i++) {
       const v = d.big4();
       if (v === undefined) return undefined;
       n.push(v);
     }
-    return n;
+    return n as Counts;
   };
   let n = counts();
   if (!n) return undefined;
-  let [nUTCLocal, nStdWall, nLeap, nTime, nZone, nChar] = n as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  let is64 = false;
-  if (version > 1) {
-    // Version 2+ repeats everything with 64-bit times after the 32-bit data; skip to it.
+  const is64 = version > 1;
+  if (is64) {
+    const [nUTCLocal, nStdWall, nLeap, nTime, nZone, nChar] = n;
     d.read(nTime * 4 + nTime + nZone * 6 + nChar + nLeap * 8 + nStdWall + nUTCLocal + 4 + 16);
-    is64 = true;
     n = counts();
     if (!n) return undefined;
-    [nUTCLocal, nStdWall, nLeap, nTime, nZone, nChar] = n as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
   }
+  const [nUTCLocal, nStdWall, nLeap, nTime, nZone, nChar] = n;
   const size = is64 ? 8 : 4;
   const txtimes = new Reader(d.read(nTime * size));
   const txzones = d.read(nTime);
