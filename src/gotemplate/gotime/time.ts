@@ -183,8 +183,20 @@ function monoNow(): bigint {
   return process.hrtime.bigint() - startNano;
 }
 
+/**
+ * The wall clock in nanoseconds. Date.now() follows clock adjustments but has only
+ * milliseconds; the performance clock has microseconds but drifts from the wall clock
+ * in a long-running process, so it only refines Date.now() while they agree.
+ */
+function wallNanos(): bigint {
+  const ms = Date.now();
+  const precise = performance.timeOrigin + performance.now();
+  const best = Math.abs(precise - ms) < 1 ? precise : ms;
+  return BigInt(Math.round(best * 1e6));
+}
+
 export function now(): Time {
-  const ns = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
+  const ns = wallNanos();
   const sec = ns / nsPerSec;
   const nsec = Number(ns % nsPerSec);
   const wall = sec + unixToInternal;
