@@ -4,6 +4,7 @@
 // `function "x" not defined` instead of rendering something wrong.
 
 import type { FuncDef } from '../values.ts';
+import { sprigCrypto } from './sprig-crypto.ts';
 import { sprigDates } from './sprig-dates.ts';
 import { sprigDefaults } from './sprig-defaults.ts';
 import { sprigDicts } from './sprig-dicts.ts';
@@ -25,6 +26,7 @@ const modules: ReadonlyMap<string, FuncDef>[] = [
   sprigRegex,
   sprigSemver,
   sprigDates,
+  sprigCrypto,
   yamlFuncs,
 ];
 
@@ -38,6 +40,26 @@ export const kudoRemoved: readonly string[] = [
   'ext',
   'isAbs',
 ];
+
+/**
+ * Functions of KUDO's map that are deliberately absent, with the reason. A template using
+ * one fails to parse (`function "x" not defined`) rather than render something else; the
+ * coverage test keeps this list and Go's map in step.
+ */
+export const kudoNotImplemented: Readonly<Record<string, string>> = {
+  genPrivateKey: 'key generation in a template: the secrets would differ on every render',
+  genCA: 'certificate generation in a template: a new CA on every render',
+  genCAWithKey: 'certificate generation in a template: a new CA on every render',
+  genSelfSignedCert: 'certificate generation in a template: a new certificate on every render',
+  genSelfSignedCertWithKey:
+    'certificate generation in a template: a new certificate on every render',
+  genSignedCert: 'certificate generation in a template: a new certificate on every render',
+  genSignedCertWithKey: 'certificate generation in a template: a new certificate on every render',
+  buildCustomCert: 'only useful with the certificate generators',
+  bcrypt: 'needs a bcrypt implementation; a random salt makes every render differ',
+  htpasswd: 'needs a bcrypt implementation; a random salt makes every render differ',
+  getHostByName: 'a DNS lookup: rendering must not depend on the network, and cannot block',
+};
 
 function build(): Map<string, FuncDef> {
   const m = new Map<string, FuncDef>();

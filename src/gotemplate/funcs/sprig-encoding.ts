@@ -7,14 +7,21 @@ import { fn, strval } from './convert.ts';
 
 const S = 'string';
 
-function b64dec(s: string): string {
+/** Go's base64.StdEncoding.DecodeString: the bytes, or the text of its error. */
+export function decodeStdBase64(s: string): Buffer | { error: string } {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) {
     const bad = s.search(/[^A-Za-z0-9+/=]/);
     const at =
       bad >= 0 ? bad : s.length - (s.length % 4 || 4) + (s.length % 4 === 0 ? s.indexOf('=') : 0);
-    return `illegal base64 data at input byte ${Math.max(at, 0)}`;
+    return { error: `illegal base64 data at input byte ${Math.max(at, 0)}` };
   }
-  return Buffer.from(s, 'base64').toString('utf8');
+  return Buffer.from(s, 'base64');
+}
+
+/** sprig's b64dec returns the decoding error as its result. */
+function b64dec(s: string): string {
+  const decoded = decodeStdBase64(s);
+  return Buffer.isBuffer(decoded) ? decoded.toString('utf8') : decoded.error;
 }
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
