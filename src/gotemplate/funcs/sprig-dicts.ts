@@ -149,7 +149,8 @@ export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   [
     'mustDeepCopy',
     fn([A], (a) => {
-      if (a[0] === undefined || a[0] === null) goErr('copy: Copy called with nil value');
+      if (a[0] === undefined || a[0] === null)
+        goErr('reflect: call of reflect.Value.Type on zero Value');
       return copyValue(a[0]);
     }),
   ],

@@ -8,10 +8,11 @@ import type { V } from './convert.ts';
 
 const A = 'interface {}';
 
+/** The list's items, or sprig's error: "Cannot <what> on type <kind>" ("Cannot chunk type"). */
 function items(v: V, what: string): GoValue[] {
   if (v === undefined || v === null) goErr(nilDeref);
   if (v instanceof GoSlice) return v.items;
-  goErr(`Cannot ${what} on type ${kindName(v)}`);
+  goErr(`Cannot ${what}${what === 'chunk' ? '' : ' on'} type ${kindName(v)}`);
 }
 
 type ListOp = (list: GoValue[], args: V[], orig: GoSlice) => V;
