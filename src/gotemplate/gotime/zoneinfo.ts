@@ -482,15 +482,25 @@ function loadZoneData(name: string, sources: readonly string[]): ZoneData | unde
   return undefined;
 }
 
-const zoneDataCache = new Map<string, ZoneData | null>();
+/**
+ * Parsed zone files by lookup key. Only successes are kept, and only so many: zone names
+ * can come from template data, and neither a stream of bogus names nor spellings of one
+ * path ("America/./New_York") may grow memory without bound.
+ */
+const zoneDataCache = new Map<string, ZoneData>();
+const ZONE_CACHE_LIMIT = 1024;
 
 function cachedZoneData(key: string, load: () => ZoneData | undefined): ZoneData | undefined {
-  let z = zoneDataCache.get(key);
-  if (z === undefined) {
-    z = load() ?? null;
-    zoneDataCache.set(key, z);
+  const hit = zoneDataCache.get(key);
+  if (hit) return hit;
+  const z = load();
+  if (!z) return undefined;
+  if (zoneDataCache.size >= ZONE_CACHE_LIMIT) {
+    const oldest = zoneDataCache.keys().next();
+    if (!oldest.done) zoneDataCache.delete(oldest.value);
   }
-  return z ?? undefined;
+  zoneDataCache.set(key, z);
+  return z;
 }
 
 function containsDotDot(s: string): boolean {
