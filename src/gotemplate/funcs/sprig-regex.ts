@@ -1,182 +1,94 @@
-// sprig's regex functions. Go's RE2 syntax is translated to JS RegExp for the common
-// subset (named groups, leading flag groups); replacement templates follow Go's
-// Regexp.Expand ($name takes the longest run of word characters).
+// sprig's regex functions over the RE2 port (re2/): Go's syntax, errors and match loops.
+// regexMatch swallows a bad expression (false); the other non-must functions call
+// regexp.MustCompile, whose panic the template reports as the call's error.
 
+import { quoteGo } from '../fmt.ts';
+import { compile, quoteMeta, Re2Error } from '../re2/regexp.ts';
+import type { Regexp } from '../re2/regexp.ts';
 import type { FuncDef } from '../values.ts';
-import { fn, goErr, int, strList } from './convert.ts';
+import { fn, goErr, strList } from './convert.ts';
 import type { V } from './convert.ts';
 
 const S = 'string';
 const I = 'int';
 
-class RegexError extends Error {}
+const s = (v: V): string => v as string;
+const n = (v: V): number => Number((v as { v: bigint }).v);
 
-const cache = new Map<string, RegExp>();
-
-function compile(expr: string): RegExp {
-  const hit = cache.get(expr);
-  if (hit) return hit;
-  let src = expr;
-  let flags = 'g';
-  const lead = /^\(\?([imsU]+)\)/.exec(src);
-  if (lead) {
-    for (const f of lead[1]!) if (f !== 'U') flags += f;
-    src = src.slice(lead[0].length);
+/** strconv.CanBackquote: no backquote, no control character but tab, no BOM. */
+function canBackquote(str: string): boolean {
+  for (const ch of str) {
+    const c = ch.codePointAt(0)!;
+    if (c === 0xfeff || ch === '`' || c === 0x7f || (c < 0x20 && c !== 9)) return false;
+    if (c >= 0xd800 && c <= 0xdfff) return false;
   }
-  src = src
-    .replace(/\(\?P</g, '(?<')
-    .replace(/\\z/g, '$')
-    .replace(/\\A/g, '^');
-  let re: RegExp;
+  return true;
+}
+
+/** regexp.MustCompile's panic text. */
+function mustCompile(expr: string): Regexp {
   try {
-    re = new RegExp(src, flags + 'u');
-  } catch {
-    try {
-      re = new RegExp(src, flags);
-    } catch (e) {
-      throw new RegexError(`error parsing regexp: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  cache.set(expr, re);
-  return re;
-}
-
-function expand(tmpl: string, m: RegExpExecArray): string {
-  let out = '';
-  for (let i = 0; i < tmpl.length; i++) {
-    const c = tmpl[i]!;
-    if (c !== '$' || i + 1 >= tmpl.length) {
-      out += c;
-      continue;
-    }
-    if (tmpl[i + 1] === '$') {
-      out += '$';
-      i++;
-      continue;
-    }
-    let name: string;
-    let end: number;
-    if (tmpl[i + 1] === '{') {
-      const close = tmpl.indexOf('}', i + 2);
-      if (close < 0) {
-        out += c;
-        continue;
-      }
-      name = tmpl.slice(i + 2, close);
-      end = close;
-    } else {
-      const w = /^[A-Za-z0-9_]+/.exec(tmpl.slice(i + 1));
-      if (!w) {
-        out += c;
-        continue;
-      }
-      name = w[0];
-      end = i + w[0].length;
-    }
-    if (/^\d+$/.test(name)) out += m[Number(name)] ?? '';
-    else out += m.groups?.[name] ?? '';
-    i = end;
-  }
-  return out;
-}
-
-function replaceAll(expr: string, s: string, repl: string, literal: boolean): string {
-  const re = compile(expr);
-  re.lastIndex = 0;
-  let out = '';
-  let last = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    out += s.slice(last, m.index) + (literal ? repl : expand(repl, m));
-    last = m.index + m[0].length;
-    if (m[0].length === 0) re.lastIndex++;
-  }
-  return out + s.slice(last);
-}
-
-function findAll(expr: string, s: string, n: number): string[] {
-  const re = compile(expr);
-  re.lastIndex = 0;
-  const out: string[] = [];
-  if (n === 0) return out;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    out.push(m[0]);
-    if (m[0].length === 0) re.lastIndex++;
-    if (n > 0 && out.length >= n) break;
-  }
-  return out;
-}
-
-function split(expr: string, s: string, n: number): string[] {
-  if (n === 0) return [];
-  if (expr.length > 0 && s.length === 0) return [''];
-  const re = compile(expr);
-  re.lastIndex = 0;
-  const out: string[] = [];
-  let beg = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    if (n > 0 && out.length === n - 1) break;
-    const end = m.index;
-    if (m[0].length === 0) {
-      re.lastIndex++;
-      if (m.index === 0 || m.index === s.length) continue;
-    }
-    out.push(s.slice(beg, end));
-    beg = m.index + m[0].length;
-  }
-  out.push(s.slice(beg));
-  return out;
-}
-
-function safe<T>(mustErr: boolean, f: () => T, fallback: T): T {
-  try {
-    return f();
+    return compile(expr);
   } catch (e) {
-    if (e instanceof RegexError) {
-      if (mustErr) goErr(e.message);
-      return fallback;
-    }
+    if (!(e instanceof Re2Error)) throw e;
+    const q = canBackquote(expr) ? `\`${expr}\`` : quoteGo(expr);
+    return goErr(`regexp: Compile(${q}): ${e.message}`);
+  }
+}
+
+/** regexp.Compile for the must* variants: the parse error itself. */
+function mustVariant(expr: string): Regexp {
+  try {
+    return compile(expr);
+  } catch (e) {
+    if (e instanceof Re2Error) goErr(e.message);
     throw e;
   }
 }
 
-const s = (v: V): string => v as string;
-const n = (v: V): number => Number((v as { v: bigint }).v);
+type Compiler = (expr: string) => Regexp;
 
-function pair(name: string, params: string[], f: (a: V[]) => V, fallback: V): [string, FuncDef][] {
+function findAll(re: Regexp, str: string, count: number): V {
+  return strList(re.findAll(str, count).map((m) => str.slice(m[0], m[1])));
+}
+
+function find(re: Regexp, str: string): string {
+  const m = re.exec(str, 0);
+  return m ? str.slice(m[0], m[1]) : '';
+}
+
+/** Both spellings of each function: plain (MustCompile) and must* (Compile). */
+function pair(name: string, params: string[], f: (c: Compiler, a: V[]) => V): [string, FuncDef][] {
   const cap = name[0]!.toUpperCase() + name.slice(1);
   return [
-    [name, fn(params, (a) => safe(false, () => f(a), fallback))],
-    [`must${cap}`, fn(params, (a) => safe(true, () => f(a), fallback))],
+    [name, fn(params, (a) => f(mustCompile, a))],
+    [`must${cap}`, fn(params, (a) => f(mustVariant, a))],
   ];
 }
 
 export const sprigRegex: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
-  ...pair(
+  [
     'regexMatch',
-    [S, S],
-    (a) => {
-      const re = compile(s(a[0]));
-      re.lastIndex = 0;
-      return re.test(s(a[1]));
-    },
-    false,
+    fn([S, S], (a) => {
+      try {
+        return compile(s(a[0])).matchString(s(a[1]));
+      } catch (e) {
+        if (e instanceof Re2Error) return false;
+        throw e;
+      }
+    }),
+  ],
+  ['mustRegexMatch', fn([S, S], (a) => mustVariant(s(a[0])).matchString(s(a[1])))],
+  ...pair('regexFindAll', [S, S, I], (c, a) => findAll(c(s(a[0])), s(a[1]), n(a[2]))),
+  ...pair('regexFind', [S, S], (c, a) => find(c(s(a[0])), s(a[1]))),
+  ...pair('regexReplaceAll', [S, S, S], (c, a) => {
+    const re = c(s(a[0]));
+    const str = s(a[1]);
+    return re.replaceAll(str, (m) => re.expand(s(a[2]), str, m));
+  }),
+  ...pair('regexReplaceAllLiteral', [S, S, S], (c, a) =>
+    c(s(a[0])).replaceAll(s(a[1]), () => s(a[2])),
   ),
-  ...pair(
-    'regexFindAll',
-    [S, S, I],
-    (a) => strList(findAll(s(a[0]), s(a[1]), n(a[2]))),
-    strList([]),
-  ),
-  ...pair('regexFind', [S, S], (a) => findAll(s(a[0]), s(a[1]), 1)[0] ?? '', ''),
-  ...pair('regexReplaceAll', [S, S, S], (a) => replaceAll(s(a[0]), s(a[1]), s(a[2]), false), ''),
-  ...pair(
-    'regexReplaceAllLiteral',
-    [S, S, S],
-    (a) => replaceAll(s(a[0]), s(a[1]), s(a[2]), true),
-    '',
-  ),
-  ...pair('regexSplit', [S, S, I], (a) => strList(split(s(a[0]), s(a[1]), n(a[2]))), strList([])),
-  ['regexQuoteMeta', fn([S], (a) => s(a[0]).replace(/[\\.+*?()|[\]{}^$]/g, '\\$&'))],
+  ...pair('regexSplit', [S, S, I], (c, a) => strList(c(s(a[0])).split(s(a[1]), n(a[2])))),
+  ['regexQuoteMeta', fn([S], (a) => quoteMeta(s(a[0])))],
 ]);
-
-export { int };
