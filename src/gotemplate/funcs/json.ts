@@ -5,6 +5,7 @@
 import { GoFunc, GoInt, GoMap, GoObject, GoSlice } from '../values.ts';
 import type { GoValue } from '../values.ts';
 import { formatFloat } from '../fmt.ts';
+import { goJsonSyntaxError } from './json-syntax.ts';
 
 export class JSONError extends Error {}
 
@@ -110,7 +111,7 @@ export function unmarshal(s: string): GoValue {
   try {
     parsed = JSON.parse(s);
   } catch (e) {
-    throw new JSONError(e instanceof Error ? e.message : String(e));
+    throw new JSONError(goJsonSyntaxError(s) ?? (e instanceof Error ? e.message : String(e)));
   }
   return fromPlain(parsed);
 }
