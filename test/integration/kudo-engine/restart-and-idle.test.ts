@@ -189,6 +189,13 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     }
     const final = startChild(cluster.kubeconfigPath);
     children.push(final);
+    // Wait for it to be up even if the plans are already COMPLETE: the SIGTERM below tests a
+    // graceful stop, not a signal landing before the process has installed its handlers.
+    await waitFor(
+      'the last manager to start its controller',
+      () => final.log.includes('controller started'),
+      { timeoutMs: 60_000 },
+    );
     await waitFor('every multi-step plan to be COMPLETE', () => allComplete('r', INSTANCES), {
       timeoutMs: 120_000,
       intervalMs: 300,
