@@ -54,6 +54,37 @@ function lookupTab(tab: readonly string[], val: string): [number, string] | Bad 
   return bad;
 }
 
+/** Where a numeric zone offset's fields sit, by layout element: Go reads them by position. */
+interface OffsetShape {
+  readonly length: number;
+  readonly colons: readonly number[];
+  /** Start of the minutes and seconds; absent fields read as "00". */
+  readonly mm?: number;
+  readonly ss?: number;
+}
+
+const OFFSET_SHAPES = new Map<number, OffsetShape>([
+  [Std.NumTZ, { length: 5, colons: [], mm: 3 }],
+  [Std.ISO8601TZ, { length: 5, colons: [], mm: 3 }],
+  [Std.NumShortTZ, { length: 3, colons: [] }],
+  [Std.ISO8601ShortTZ, { length: 3, colons: [] }],
+  [Std.NumColonTZ, { length: 6, colons: [3], mm: 4 }],
+  [Std.ISO8601ColonTZ, { length: 6, colons: [3], mm: 4 }],
+  [Std.NumSecondsTz, { length: 7, colons: [], mm: 3, ss: 5 }],
+  [Std.ISO8601SecondsTZ, { length: 7, colons: [], mm: 3, ss: 5 }],
+  [Std.NumColonSecondsTZ, { length: 9, colons: [3, 6], mm: 4, ss: 7 }],
+  [Std.ISO8601ColonSecondsTZ, { length: 9, colons: [3, 6], mm: 4, ss: 7 }],
+]);
+
+/** The ISO 8601 forms, which also accept "Z" for UTC. */
+const ISO_OFFSETS: ReadonlySet<number> = new Set([
+  Std.ISO8601TZ,
+  Std.ISO8601ShortTZ,
+  Std.ISO8601ColonTZ,
+  Std.ISO8601SecondsTZ,
+  Std.ISO8601ColonSecondsTZ,
+]);
+
 function getnum(s: string, fixed: boolean): [number, string] | Bad {
   if (!isDigit(s, 0)) return bad;
   if (!isDigit(s, 1)) {
@@ -401,83 +432,32 @@ function parse(layout: string, value: string, defaultLocation: Location, local: 
       case Std.NumColonTZ:
       case Std.NumSecondsTz:
       case Std.NumColonSecondsTZ: {
-        const iso =
-          std === Std.ISO8601TZ ||
-          std === Std.ISO8601ShortTZ ||
-          std === Std.ISO8601ColonTZ ||
-          std === Std.ISO8601SecondsTZ ||
-          std === Std.ISO8601ColonSecondsTZ;
-        if (iso && value[0] === 'Z') {
+        if (ISO_OFFSETS.has(std) && value[0] === 'Z') {
           value = value.slice(1);
           z = UTC;
           break;
         }
-        let sign: string;
-        let hh: string;
-        let mm: string;
-        let ss: string;
-        if (std === Std.ISO8601ColonTZ || std === Std.NumColonTZ) {
-          if (value.length < 6 || value[3] !== ':') {
-            err = true;
-            break;
-          }
-          [sign, hh, mm, ss] = [value.slice(0, 1), value.slice(1, 3), value.slice(4, 6), '00'];
-          value = value.slice(6);
-        } else if (std === Std.NumShortTZ || std === Std.ISO8601ShortTZ) {
-          if (value.length < 3) {
-            err = true;
-            break;
-          }
-          [sign, hh, mm, ss] = [value.slice(0, 1), value.slice(1, 3), '00', '00'];
-          value = value.slice(3);
-        } else if (std === Std.ISO8601ColonSecondsTZ || std === Std.NumColonSecondsTZ) {
-          if (value.length < 9 || value[3] !== ':' || value[6] !== ':') {
-            err = true;
-            break;
-          }
-          [sign, hh, mm, ss] = [
-            value.slice(0, 1),
-            value.slice(1, 3),
-            value.slice(4, 6),
-            value.slice(7, 9),
-          ];
-          value = value.slice(9);
-        } else if (std === Std.ISO8601SecondsTZ || std === Std.NumSecondsTz) {
-          if (value.length < 7) {
-            err = true;
-            break;
-          }
-          [sign, hh, mm, ss] = [
-            value.slice(0, 1),
-            value.slice(1, 3),
-            value.slice(3, 5),
-            value.slice(5, 7),
-          ];
-          value = value.slice(7);
-        } else {
-          if (value.length < 5) {
-            err = true;
-            break;
-          }
-          [sign, hh, mm, ss] = [value.slice(0, 1), value.slice(1, 3), value.slice(3, 5), '00'];
-          value = value.slice(5);
+        const shape = OFFSET_SHAPES.get(std) as OffsetShape;
+        if (value.length < shape.length || shape.colons.some((i) => value[i] !== ':')) {
+          err = true;
+          break;
         }
-        let hr = 0;
-        let mi = 0;
-        let se = 0;
-        const h = getnum(hh, true);
-        if (h instanceof Bad) err = true;
-        else {
-          hr = h[0];
-          const m = getnum(mm, true);
-          if (m instanceof Bad) err = true;
-          else {
-            mi = m[0];
-            const s = getnum(ss, true);
-            if (s instanceof Bad) err = true;
-            else se = s[0];
+        const sign = value[0];
+        const field = (at: number | undefined): string =>
+          at === undefined ? '00' : value.slice(at, at + 2);
+        const fields = [value.slice(1, 3), field(shape.mm), field(shape.ss)];
+        value = value.slice(shape.length);
+        // Go stops at the first bad field and leaves it and the rest at 0.
+        const nums: number[] = [];
+        for (const f of fields) {
+          const n = getnum(f, true);
+          if (n instanceof Bad) {
+            err = true;
+            break;
           }
+          nums.push(n[0]);
         }
+        const [hr = 0, mi = 0, se = 0] = nums;
         if (hr > 24) rangeErrString = 'time zone offset hour';
         if (mi > 60) rangeErrString = 'time zone offset minute';
         if (se > 60) rangeErrString = 'time zone offset second';
