@@ -90,6 +90,10 @@ describe('Instance admission across users and apply modes', () => {
 
   describe('a deleted Instance held by the cleanup finalizer', () => {
     const name = 'leaving';
+    /** A merge patch of one Instance, as the user behind `kubeconfig`. */
+    const patchAs = (kubeconfig: string, patch: string): ReturnType<typeof kubectl> =>
+      kubectl(['patch', 'instance', name, '-n', ns, '--type=merge', '-p', patch], { kubeconfig });
+
     const cleanup = JSON.stringify({ spec: { planExecution: { planName: 'cleanup', uid: null } } });
 
     beforeAll(async () => {
@@ -104,28 +108,11 @@ describe('Instance admission across users and apply modes', () => {
     });
 
     it('a user cannot schedule cleanup, nor change parameters', async () => {
-      const res = await kubectl(
-        ['patch', 'instance', name, '-n', ns, '--type=merge', '-p', cleanup],
-        {
-          kubeconfig: userKubeconfig,
-        },
-      );
+      const res = await patchAs(userKubeconfig, cleanup);
       expect(res.stderr).toBe(
         'The request is invalid: spec.planExecution.planName: the Instance is being deleted; no plan can start now (the controller runs "cleanup")\n',
       );
-      const params = await kubectl(
-        [
-          'patch',
-          'instance',
-          name,
-          '-n',
-          ns,
-          '--type=merge',
-          '-p',
-          '{"spec":{"parameters":{"A":"2"}}}',
-        ],
-        { kubeconfig: userKubeconfig },
-      );
+      const params = await patchAs(userKubeconfig, '{"spec":{"parameters":{"A":"2"}}}');
       expect(params.stderr).toBe(
         'The request is invalid: spec.parameters.A: the Instance is being deleted; its spec can no longer change\n',
       );
@@ -133,64 +120,26 @@ describe('Instance admission across users and apply modes', () => {
 
     it('the controller schedules cleanup, which the user can then neither replace nor abort', async () => {
       const before = (await get(name)).spec?.planExecution;
-      const res = await kubectl(
-        ['patch', 'instance', name, '-n', ns, '--type=merge', '-p', cleanup],
-        {
-          kubeconfig: controllerKubeconfig,
-        },
-      );
+      const res = await patchAs(controllerKubeconfig, cleanup);
       expect(res.stderr).toBe('');
       const after = (await get(name)).spec?.planExecution;
       expect(after?.planName).toBe('cleanup');
       expect(after?.uid).not.toBe(before?.uid);
-      const replace = await kubectl(
-        [
-          'patch',
-          'instance',
-          name,
-          '-n',
-          ns,
-          '--type=merge',
-          '-p',
-          '{"spec":{"planExecution":{"planName":"deploy"}}}',
-        ],
-        { kubeconfig: userKubeconfig },
+      const replace = await patchAs(
+        userKubeconfig,
+        '{"spec":{"planExecution":{"planName":"deploy"}}}',
       );
       expect(replace.stderr).toBe(
         'The request is invalid: spec.planExecution.planName: plan "cleanup" runs and cannot be replaced or cleared\n',
       );
-      const abort = await kubectl(
-        [
-          'patch',
-          'instance',
-          name,
-          '-n',
-          ns,
-          '--type=merge',
-          '-p',
-          '{"spec":{"planExecution":{"abort":true}}}',
-        ],
-        { kubeconfig: userKubeconfig },
-      );
+      const abort = await patchAs(userKubeconfig, '{"spec":{"planExecution":{"abort":true}}}');
       expect(abort.stderr).toBe(
         'The request is invalid: spec.planExecution.abort: plan "cleanup" runs because the Instance is being deleted and cannot be aborted; wait for the deletion to finish\n',
       );
     });
 
     it('removing the finalizer passes and the Instance goes', async () => {
-      const res = await kubectl(
-        [
-          'patch',
-          'instance',
-          name,
-          '-n',
-          ns,
-          '--type=merge',
-          '-p',
-          '{"metadata":{"finalizers":null}}',
-        ],
-        { kubeconfig: controllerKubeconfig },
-      );
+      const res = await patchAs(controllerKubeconfig, '{"metadata":{"finalizers":null}}');
       expect(res.stderr).toBe('');
       await waitFor('instance gone', async () => {
         const r = await kubectl(['get', 'instance', name, '-n', ns]);
