@@ -31,6 +31,19 @@ export const INSTANCE_WEBHOOK_NAME = 'instance-admission.planwright.dev';
 export const CRD_NAMES = ['operators.kudo.dev', 'operatorversions.kudo.dev', 'instances.kudo.dev'];
 
 /** Server-side applies manifests/crds (same field manager, so concurrent callers agree) and waits for Established. */
+/** A JSON merge patch of one Instance through the typed client (errors reject, as the client's). */
+export function mergePatchInstance(
+  api: k8s.CustomObjectsApi,
+  namespace: string,
+  name: string,
+  body: Record<string, unknown>,
+): Promise<unknown> {
+  return api.patchNamespacedCustomObject(
+    { group: 'kudo.dev', version: 'v1beta1', namespace, plural: 'instances', name, body },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
+}
+
 export async function installKudoCrds(): Promise<void> {
   const res = await kubectl([
     'apply',

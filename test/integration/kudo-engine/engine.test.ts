@@ -9,7 +9,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { Instance } from '../../../src/kudo/api/types.ts';
 import { loadPackage } from '../../../src/kudo/package/index.ts';
 import { createTestNamespace, kubeConfig, uniqueName } from '../../support/cluster.ts';
-import { installKudoCrds, KUDO_PACKAGES } from '../../support/kudo.ts';
+import { installKudoCrds, KUDO_PACKAGES, mergePatchInstance } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
 import { startPlanwright, waitForWebhook, type RunningPlanwright } from './planwright.ts';
 
@@ -166,34 +166,15 @@ describe('Instance controller (in-process, real webhook)', () => {
     expect(ready).toMatchObject({ status: 'False', reason: 'PlanFailed' });
 
     // Request the "slow" plan directly; it waits on a Deployment no controller will roll out.
-    const patch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
-    await custom.patchNamespacedCustomObject(
-      {
-        group: 'kudo.dev',
-        version: 'v1beta1',
-        namespace: ns,
-        plural: 'instances',
-        name: 'broken',
-        body: { spec: { planExecution: { planName: 'slow', uid: '' } } },
-      },
-      patch,
-    );
+    await mergePatchInstance(custom, ns, 'broken', {
+      spec: { planExecution: { planName: 'slow', uid: '' } },
+    });
     const waiting = await waitFor('slow waiting', async () => {
       const ps = await planOf(ns, 'broken', 'slow');
       return ps?.status === 'IN_PROGRESS' && ps.message ? ps : undefined;
     });
     expect(waiting.message).toContain(`Deployment ${ns}/broken has no status yet`);
-    await custom.patchNamespacedCustomObject(
-      {
-        group: 'kudo.dev',
-        version: 'v1beta1',
-        namespace: ns,
-        plural: 'instances',
-        name: 'broken',
-        body: { spec: { planExecution: { abort: true } } },
-      },
-      patch,
-    );
+    await mergePatchInstance(custom, ns, 'broken', { spec: { planExecution: { abort: true } } });
     const aborted = await waitFor('ABORTED', async () => {
       const ps = await planOf(ns, 'broken', 'slow');
       return ps?.status === 'ABORTED' ? ps : undefined;

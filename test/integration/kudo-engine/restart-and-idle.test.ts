@@ -14,6 +14,7 @@ import { KubeClient } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/types.ts';
 import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
 import { testCluster } from '../../support/cluster.ts';
+import { mergePatchInstance } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
 
 const NS = 'default';
@@ -169,22 +170,12 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
       await child.exited;
       if (round === 2) {
         // While the manager is down: change a parameter and schedule a new run of deploy.
-        await custom.patchNamespacedCustomObject(
-          {
-            group: 'kudo.dev',
-            version: 'v1beta1',
-            namespace: NS,
-            plural: 'instances',
-            name: 'r0',
-            body: {
-              spec: {
-                parameters: { VALUE: 'two' },
-                planExecution: { planName: 'deploy', uid: 'changed-while-down' },
-              },
-            },
+        await mergePatchInstance(custom, NS, 'r0', {
+          spec: {
+            parameters: { VALUE: 'two' },
+            planExecution: { planName: 'deploy', uid: 'changed-while-down' },
           },
-          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-        );
+        });
       }
     }
     const final = startChild(cluster.kubeconfigPath);

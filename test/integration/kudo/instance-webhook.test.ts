@@ -17,6 +17,7 @@ import {
   installKudoCrds,
   startInstanceWebhook,
   type InstanceWebhook,
+  mergePatchInstance,
 } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
 import { scriptedEditor } from '../../support/kubectl-edit.ts';
@@ -247,22 +248,12 @@ describe('Instance admission webhook through the real apiserver and kubectl', ()
 
     it('API clients get the whole message, reason Invalid, code 422 and the causes', async () => {
       const api = kubeConfig().makeApiClient(k8s.CustomObjectsApi);
-      const err = await api
-        .patchNamespacedCustomObject(
-          {
-            group: 'kudo.dev',
-            version: 'v1beta1',
-            namespace: ns,
-            plural: 'instances',
-            name,
-            body: { spec: { parameters: { BACKUP_TARGET: 'gcs' } } },
-          },
-          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-        )
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const err = await mergePatchInstance(api, ns, name, {
+        spec: { parameters: { BACKUP_TARGET: 'gcs' } },
+      }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(k8s.ApiException);
       const status = JSON.parse((err as k8s.ApiException<string>).body) as {
         code: number;
