@@ -73,6 +73,11 @@ export function convert(raw: unknown, type: ParameterValueType): unknown {
     case 'map': {
       const parsed = decodeYaml(raw);
       if (parsed instanceof YamlProblem) return new Unparsable(raw, parsed.reason);
+      // "" and YAML that decodes to nothing (`null`, `~`, only a comment) leave Go's variable
+      // nil, which KUDO's templates saw as an empty list/map: accepted, as rendering does.
+      if (parsed === null || parsed === undefined) {
+        return type === 'array' ? [] : (Object.create(null) as Record<string, unknown>);
+      }
       const wanted = type === 'array' ? Array.isArray(parsed) : isMap(parsed);
       return wanted
         ? parsed

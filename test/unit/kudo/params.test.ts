@@ -20,6 +20,22 @@ describe('convert', () => {
     expect(convert(raw, type)).toEqual(want);
   });
 
+  // As rendering sees them (Go's nil slice/map): empty, not an error.
+  it.each(['', '  ', 'null', '~', '# only a comment'])(
+    'array and map %j decode to an empty list / map',
+    (raw) => {
+      expect(convert(raw, 'array')).toEqual([]);
+      const map = convert(raw, 'map');
+      expect(map).toEqual({});
+      expect(Object.getPrototypeOf(map)).toBeNull();
+    },
+  );
+
+  it('accepts empty and null array/map values in an Instance', () => {
+    const validator = new ParameterValidator({ maxCachedOperatorVersions: 2 });
+    expect(validator.validate(typedOv, { PASSWORD: 'p', LIST: '', MAP: 'null' })).toEqual([]);
+  });
+
   it.each([
     ['integer', '1.0'],
     ['integer', '99999999999999999999'],
