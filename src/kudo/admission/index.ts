@@ -12,3 +12,5 @@ export {
   type OperatorVersionSource,
 } from './source.ts';
 export type { AdmissionUser, Decision, DecisionDeps, DecisionInput, Scheduled } from './types.ts';
+export { finalGuard } from './final-guard.ts';
+export { instanceValidator, type InstanceValidatorOptions } from './instance-validator.ts';

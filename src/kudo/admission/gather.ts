@@ -1,0 +1,96 @@
+/**
+ * What both Instance webhooks read from an AdmissionReview before deciding: the Instance and
+ * the stored one (shape-checked: nothing below trusts a field it did not check), the
+ * OperatorVersions they name, and the array/map parameter values decoded off the event loop.
+ */
+import { denyInvalid, type AdmissionRequest, type AdmissionResult } from '../../server/index.ts';
+import { operatorVersionRef } from '../api/read.ts';
+import type { Instance, OperatorVersion } from '../api/types.ts';
+import type { ParameterDecoder, ParameterValidator } from '../params/validator.ts';
+import { instanceShapeProblems } from './shape.ts';
+import type { OperatorVersionSource } from './source.ts';
+import type { DecisionInput } from './types.ts';
+
+export interface GatherOptions {
+  readonly operatorVersions: OperatorVersionSource;
+  readonly validator: ParameterValidator;
+  /**
+   * Decodes array/map parameter values off the event loop (the admission render pool).
+   * Without one they are decoded inline (tests).
+   */
+  readonly decoder?: ParameterDecoder;
+}
+
+/** The denial for an Instance whose shape does not fit what admission reads. */
+function malformed(causes: ReturnType<typeof instanceShapeProblems>): AdmissionResult {
+  return denyInvalid(
+    `the Instance in this request is malformed: ${causes.map((c) => `${c.field ?? ''}: ${c.message}`).join('; ')}. Fix the object (kubectl explain instance.spec shows the fields).`,
+    causes,
+  );
+}
+
+async function lookup(
+  source: OperatorVersionSource,
+  instance: Instance,
+  signal: AbortSignal,
+): Promise<OperatorVersion | undefined> {
+  const ref = operatorVersionRef(instance);
+  return ref ? source.get(ref.namespace, ref.name, signal) : undefined;
+}
+
+/**
+ * The decision input of a CREATE or UPDATE of an Instance, or the denial when the request
+ * carries no usable Instance. Callers pass only CREATE/UPDATE of the main resource.
+ */
+export async function gatherDecisionInput(
+  request: AdmissionRequest,
+  operation: 'CREATE' | 'UPDATE',
+  options: GatherOptions,
+  signal: AbortSignal,
+): Promise<DecisionInput | AdmissionResult> {
+  if (!request.object) {
+    return denyInvalid('the request carries no Instance object', [
+      { field: 'metadata', message: 'missing', reason: 'FieldValueRequired' },
+    ]);
+  }
+  const problems = instanceShapeProblems(request.object);
+  if (problems.length > 0) return malformed(problems);
+  const instance = request.object as unknown as Instance;
+  let oldInstance: Instance | undefined;
+  if (operation === 'UPDATE' && request.oldObject) {
+    const oldProblems = instanceShapeProblems(request.oldObject, 'oldObject');
+    if (oldProblems.length > 0) return malformed(oldProblems);
+    oldInstance = request.oldObject as unknown as Instance;
+  }
+  const operatorVersion = await lookup(options.operatorVersions, instance, signal);
+  const oldRef = oldInstance ? operatorVersionRef(oldInstance) : undefined;
+  const newRef = operatorVersionRef(instance);
+  const sameRef =
+    oldRef && newRef && oldRef.namespace === newRef.namespace && oldRef.name === newRef.name;
+  const oldOperatorVersion = oldInstance
+    ? sameRef
+      ? operatorVersion
+      : await lookup(options.operatorVersions, oldInstance, signal)
+    : undefined;
+  // Array/map values are YAML a user typed: decoded off the event loop, before the
+  // (synchronous) decision validates them.
+  const values = instance.spec?.parameters;
+  const decoded =
+    options.decoder && operatorVersion && values
+      ? await options.validator.decode(operatorVersion, values, options.decoder, signal)
+      : undefined;
+  return {
+    operation,
+    instance,
+    ...(decoded ? { decoded } : {}),
+    ...(oldInstance ? { oldInstance } : {}),
+    operatorVersion,
+    oldOperatorVersion,
+    user: { username: request.userInfo.username, groups: request.userInfo.groups ?? [] },
+    dryRun: request.dryRun,
+  };
+}
+
+export function isDecisionInput(value: DecisionInput | AdmissionResult): value is DecisionInput {
+  return 'instance' in value;
+}

@@ -1,0 +1,50 @@
+/**
+ * The validating webhook for Instances (`/validate/instances`): the final guard after every
+ * mutating webhook. Reads the request like the mutating webhook does and refuses what
+ * {@link finalGuard} refuses, with the same 422 causes; never patches.
+ *
+ * @example
+ * server.registerValidating('instances', instanceValidator({ operatorVersions: source,
+ *   validator, controllerUsers: new Set(['system:serviceaccount:planwright-system:planwright']) }));
+ */
+import { allow, type AdmissionHandler } from '../../server/index.ts';
+import type { ParameterValidator } from '../params/validator.ts';
+import { finalGuard } from './final-guard.ts';
+import { gatherDecisionInput, isDecisionInput, type GatherOptions } from './gather.ts';
+import { toAdmissionResult } from './handler.ts';
+
+export interface InstanceValidatorOptions extends GatherOptions {
+  readonly validator: ParameterValidator;
+  /** Usernames allowed to schedule `cleanup` (the controller's service account). */
+  readonly controllerUsers: ReadonlySet<string>;
+  readonly now?: () => Date;
+}
+
+export function instanceValidator(options: InstanceValidatorOptions): AdmissionHandler {
+  const deps = {
+    validator: options.validator,
+    controllerUsers: options.controllerUsers,
+    // The guard only compares plan names; the uid a scheduling would get does not matter.
+    newUid: (): string => '',
+    now: options.now ?? ((): Date => new Date()),
+  };
+  return async (request, { signal, logger }) => {
+    if (request.subResource) return allow();
+    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
+    const input = await gatherDecisionInput(request, request.operation, options, signal);
+    if (!isDecisionInput(input)) return input;
+    const decision = finalGuard(input, deps);
+    if (decision.kind === 'deny') {
+      logger.info(
+        {
+          instance: `${input.instance.metadata.namespace ?? request.namespace ?? ''}/${input.instance.metadata.name ?? request.name ?? ''}`,
+          operation: request.operation,
+          user: request.userInfo.username,
+        },
+        'instance refused by the final guard',
+      );
+    }
+    // Warnings were already given by the mutating webhook; only a denial says anything here.
+    return decision.kind === 'deny' ? toAdmissionResult(decision) : allow();
+  };
+}
