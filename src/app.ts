@@ -14,13 +14,16 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { GroupVersionKind } from './kube/gvk.ts';
 import {
+  CachedKudoUsage,
   CachedOperatorVersionSource,
+  LiveOperatorSource,
   LiveOperatorVersionSource,
   OPERATOR_VERSION_GVK,
-  instanceMutator,
+  registerAdmissionWebhooks,
+  type UsageCache,
 } from './kudo/admission/index.ts';
 import type { Instance, OperatorVersion } from './kudo/api/types.ts';
-import { registerInstanceController } from './kudo/controller/index.ts';
+import { INSTANCE_GVK, registerInstanceController } from './kudo/controller/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
 import { RenderPool } from './kudo/render/pool/index.ts';
 import { Manager, type LeaderElectionOptions } from './runtime/index.ts';
@@ -119,15 +122,21 @@ export class App {
         logger: settings.logger.child({ component: 'webhook' }),
         registry: settings.registry,
       });
-      this.server.registerMutating(
-        'instances',
-        instanceMutator({
-          operatorVersions,
-          validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
-          controllerUsers: new Set(settings.controllerUsers),
-          decoder: (raw, type, signal) => this.admissionPool.decode(raw, type, signal),
+      registerAdmissionWebhooks(this.server, {
+        operatorVersions,
+        validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
+        controllerUsers: new Set(settings.controllerUsers),
+        decoder: (raw, type, signal) => this.admissionPool.decode(raw, type, signal),
+        verify: (ov, namespaceManifest, signal) =>
+          this.admissionPool.verify(ov, namespaceManifest, signal),
+        operators: new LiveOperatorSource({ client: this.manager.client, timeoutMs: 2_000 }),
+        usage: new CachedKudoUsage({
+          instances: () => this.instanceCache,
+          operatorVersions: () => this.ovCache,
+          client: this.manager.client,
+          timeoutMs: 3_000,
         }),
-      );
+      });
     }
     registerInstanceController({
       manager: this.manager,
@@ -144,12 +153,16 @@ export class App {
     });
   }
 
-  private ovCache: { get(key: string): OperatorVersion | undefined } | undefined;
+  private ovCache:
+    (UsageCache<OperatorVersion> & { get(key: string): OperatorVersion | undefined }) | undefined;
+  /** Which Instances use an OperatorVersion (admission on every replica). */
+  private instanceCache: UsageCache<Instance> | undefined;
 
   /** Starts the HTTPS server (every replica) and returns its port. */
   async startServer(): Promise<number | undefined> {
     if (!this.server) return undefined;
     this.acquireOperatorVersions('admission');
+    this.acquireInstances();
     this.admissionPool.start(this.serverStop.signal);
     const { port } = await this.server.start(this.serverStop.signal);
     return port;
@@ -177,6 +190,22 @@ export class App {
   }
 
   private ovCacheRequested = false;
+
+  /**
+   * The shared Instance cache for the OperatorVersion/Operator webhooks (who uses what),
+   * acquired in the background; until it is synced a lookup is one live list.
+   */
+  private acquireInstances(): void {
+    this.manager.caches
+      .acquire<Instance & { metadata: object }>(INSTANCE_GVK, 'admission')
+      .then((lease) => {
+        this.instanceCache = lease.cache;
+        this.manager.signal.addEventListener('abort', () => lease.release(), { once: true });
+      })
+      .catch((err: unknown) => {
+        this.settings.logger.warn({ err }, 'no Instance cache; admission lists Instances live');
+      });
+  }
 
   /** Runs until stopped; resolves with the exit code. Call startServer() first for the webhook. */
   async run(): Promise<number> {

@@ -16,7 +16,7 @@
  * @example
  * const decision = finalGuard(input, { validator, controllerUsers, newUid: () => '', now });
  */
-import { isDeepStrictEqual } from 'node:util';
+import { jsonEqual } from '../api/json-equal.ts';
 import { PLAN_DEPLOY, type Instance, type PlanExecution } from '../api/types.ts';
 import { decide } from './decide.ts';
 import { instanceLabel } from './messages.ts';
@@ -80,7 +80,7 @@ export function finalGuard(input: DecisionInput, deps: DecisionDeps): Decision {
   }
 
   // Metadata, finalizers, labels: nothing to schedule, nothing to check.
-  if (isDeepStrictEqual(instance.spec ?? {}, old.spec ?? {})) return allow();
+  if (jsonEqual(instance.spec ?? {}, old.spec ?? {})) return allow();
 
   const before = recorded(old);
   const changes = decide({ ...input, instance: withStoredRecord(instance, old) }, deps);

@@ -3,6 +3,7 @@ export { decide } from './decide.ts';
 export { instanceMutator, toAdmissionResult, type InstanceMutatorOptions } from './handler.ts';
 export {
   CachedOperatorVersionSource,
+  LiveOperatorSource,
   LiveOperatorVersionSource,
   OPERATOR_VERSION_GVK,
   OperatorVersionLookupError,
@@ -14,3 +15,25 @@ export {
 export type { AdmissionUser, Decision, DecisionDeps, DecisionInput, Scheduled } from './types.ts';
 export { finalGuard } from './final-guard.ts';
 export { instanceValidator, type InstanceValidatorOptions } from './instance-validator.ts';
+export {
+  nameInstances,
+  operatorValidator,
+  operatorVersionValidator,
+  type OperatorSource,
+  type OperatorValidatorOptions,
+  type OperatorVersionValidatorOptions,
+  type OperatorVersionVerifier,
+} from './operator-version-validator.ts';
+export {
+  CachedKudoUsage,
+  UsageLookupError,
+  type CachedKudoUsageOptions,
+  type KudoUsage,
+  type UsageCache,
+} from './usage.ts';
+export {
+  ADMISSION_PATHS,
+  registerAdmissionWebhooks,
+  type AdmissionServer,
+  type AdmissionWebhooksOptions,
+} from './register.ts';

@@ -10,7 +10,7 @@
  * const ov = await source.get('default', 'zookeeper-3.6.2-0.3.3', signal);
  */
 import { ApiError, type KubeClient } from '../../kube/index.ts';
-import { KUDO_GROUP, KUDO_VERSION, type OperatorVersion } from '../api/types.ts';
+import { KUDO_GROUP, KUDO_VERSION, type Operator, type OperatorVersion } from '../api/types.ts';
 
 export const OPERATOR_VERSION_GVK = {
   group: KUDO_GROUP,
@@ -90,5 +90,24 @@ export class CachedOperatorVersionSource implements OperatorVersionSource {
       this.options.cache.get(`${namespace}/${name}`) ??
       this.options.live.get(namespace, name, signal)
     );
+  }
+}
+
+/** One GET of an Operator per lookup (the OperatorVersion webhook reads its namespaceManifest). */
+export class LiveOperatorSource {
+  constructor(private readonly options: LiveOperatorVersionSourceOptions) {}
+
+  async get(namespace: string, name: string, signal?: AbortSignal): Promise<Operator | undefined> {
+    const path = `/apis/${KUDO_GROUP}/${KUDO_VERSION}/namespaces/${encodeURIComponent(namespace)}/operators/${encodeURIComponent(name)}`;
+    try {
+      return await this.options.client.request<Operator>({
+        path,
+        timeoutMs: this.options.timeoutMs,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 404) return undefined;
+      throw err;
+    }
   }
 }

@@ -25,6 +25,18 @@ export function operatorVersionRef(instance: Instance): NamespacedName | undefin
   return { namespace: ref.namespace || instance.metadata.namespace || '', name: ref.name };
 }
 
+/**
+ * The name of the index of Instances by the OperatorVersion they use (`namespace/name`), and
+ * its function: one definition, so the controller and admission share one index on the
+ * shared Instance cache.
+ */
+export const INSTANCES_BY_OPERATOR_VERSION = 'operatorVersion';
+
+export function instanceOperatorVersionKeys(obj: { readonly metadata?: unknown }): string[] {
+  const ref = operatorVersionRef(obj as Instance);
+  return ref ? [`${ref.namespace}/${ref.name}`] : [];
+}
+
 export function isTerminal(status: string | undefined): boolean {
   return status !== undefined && TERMINAL_STATUSES.has(status);
 }

@@ -17,7 +17,7 @@ import {
 } from '../../runtime/index.ts';
 import type { OperatorVersionSource } from '../admission/index.ts';
 import { OPERATOR_VERSION_GVK } from '../admission/index.ts';
-import { operatorVersionRef } from '../api/read.ts';
+import { instanceOperatorVersionKeys, INSTANCES_BY_OPERATOR_VERSION } from '../api/read.ts';
 import { KUDO_GROUP, KUDO_VERSION, type Instance } from '../api/types.ts';
 import { InstanceReconciler, type InstanceReconcilerOptions } from '../engine/index.ts';
 import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
@@ -43,7 +43,6 @@ export const DEFAULT_OWNED_KINDS: readonly GroupVersionKind[] = [
 ];
 
 export const FIELD_MANAGER = 'planwright';
-const BY_OPERATOR_VERSION = 'operatorVersion';
 
 /** Spec changes (generation), deletion start, finalizer changes; never our own status writes. */
 export const instanceChanged: EventFilter = (event) => {
@@ -102,11 +101,6 @@ class CachedWorkloadSource implements WorkloadSource {
   }
 }
 
-function operatorVersionIndex(obj: KubeObject): string[] {
-  const ref = operatorVersionRef(obj as unknown as Instance);
-  return ref ? [`${ref.namespace}/${ref.name}`] : [];
-}
-
 export function registerInstanceController(options: InstanceControllerOptions): Controller {
   const { manager } = options;
   const ssa = new ServerSideApply({
@@ -135,8 +129,8 @@ export function registerInstanceController(options: InstanceControllerOptions): 
     .for(INSTANCE_GVK, instanceChanged)
     .watches(OPERATOR_VERSION_GVK, (ov) => {
       const primary = controller.primary;
-      primary.addIndex(BY_OPERATOR_VERSION, operatorVersionIndex);
-      return primary.byIndex(BY_OPERATOR_VERSION, objectKey(ov)).map(objectKey);
+      primary.addIndex(INSTANCES_BY_OPERATOR_VERSION, instanceOperatorVersionKeys);
+      return primary.byIndex(INSTANCES_BY_OPERATOR_VERSION, objectKey(ov)).map(objectKey);
     })
     .workers(options.workers ?? 4);
   // The readiness kinds are always watched: the Ready condition reads their caches.

@@ -16,6 +16,8 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { OperatorVersion } from '../../api/types.ts';
+import type { VerifyResult } from '../../package/verify/findings.ts';
 import type { DecodeOutcome } from '../../params/index.ts';
 import type { Renderer } from '../renderer.ts';
 import { RenderError, type RenderJob, type RenderOutput } from '../templates.ts';
@@ -161,6 +163,30 @@ export class RenderPool implements Renderer {
     if (reply.kind === 'decode') return reply.outcome;
     if (reply.kind === 'failed') return { problem: rebuild(reply.failure).message };
     throw new Error(`render pool: unexpected reply ${reply.kind} to a decode job`);
+  }
+
+  /**
+   * `package verify` of an OperatorVersion, rendering included, in a worker (the validating
+   * webhook's check at `kubectl apply` time). Fails with RenderLimitError past the deadline.
+   */
+  async verify(
+    operatorVersion: OperatorVersion,
+    namespaceManifest: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<VerifyResult> {
+    const reply = await this.submit(
+      {
+        id: this.nextId++,
+        kind: 'verify',
+        operatorVersion,
+        ...(namespaceManifest !== undefined ? { namespaceManifest } : {}),
+      },
+      'package verification',
+      signal,
+    );
+    if (reply.kind === 'verify') return reply.result;
+    if (reply.kind === 'failed') throw rebuild(reply.failure);
+    throw new Error(`render pool: unexpected reply ${reply.kind} to a verify job`);
   }
 
   private submit(

@@ -1,4 +1,6 @@
 /** Messages between the render pool and its worker threads (plain data: structured clone). */
+import type { OperatorVersion } from '../../api/types.ts';
+import type { VerifyResult } from '../../package/verify/findings.ts';
 import type { DecodeOutcome } from '../../params/index.ts';
 import type { RenderJob, RenderOutput } from '../templates.ts';
 
@@ -9,6 +11,12 @@ export type WorkerRequest =
       readonly kind: 'decode';
       readonly raw: string;
       readonly type: 'array' | 'map';
+    }
+  | {
+      readonly id: number;
+      readonly kind: 'verify';
+      readonly operatorVersion: OperatorVersion;
+      readonly namespaceManifest?: string;
     };
 
 /** A failure of the job itself (deterministic), rebuilt as the typed error on the main thread. */
@@ -24,6 +32,7 @@ export type WorkerFailure =
 export type WorkerReply =
   | { readonly id: number; readonly kind: 'render'; readonly output: RenderOutput }
   | { readonly id: number; readonly kind: 'decode'; readonly outcome: DecodeOutcome }
+  | { readonly id: number; readonly kind: 'verify'; readonly result: VerifyResult }
   | { readonly id: number; readonly kind: 'failed'; readonly failure: WorkerFailure };
 
 /** Posted once by a worker when its modules are loaded and it takes jobs. */

@@ -4,6 +4,7 @@
  * fails here is a failure of the job (the pool enforces deadline and memory from outside).
  * It exits when its parent goes away (the IPC channel closes).
  */
+import { verifyOperatorVersion } from '../../package/verify/verify.ts';
 import { Unparsable, convert } from '../../params/index.ts';
 import { ParameterValueError } from '../variables.ts';
 import { RenderError, TemplateCache, renderJob } from '../templates.ts';
@@ -45,6 +46,14 @@ function handle(request: WorkerRequest): WorkerReply {
       outcome: value instanceof Unparsable ? { problem: value.reason } : { value },
     };
   }
+  if (request.kind === 'verify') {
+    // `package verify` with rendering: templates run with placeholder values, here where the
+    // pool's deadline and heap limit bound them.
+    const result = verifyOperatorVersion(request.operatorVersion, {
+      namespaceManifest: request.namespaceManifest,
+    });
+    return { id: request.id, kind: 'verify', result };
+  }
   try {
     return { id: request.id, kind: 'render', output: renderJob(templates, request.job, decode) };
   } catch (err) {
@@ -60,7 +69,14 @@ process.on('message', (request: WorkerRequest) => {
     reply = {
       id: request.id,
       kind: 'failed',
-      failure: failure(err, request.kind === 'render' ? request.job.template : 'parameter value'),
+      failure: failure(
+        err,
+        request.kind === 'render'
+          ? request.job.template
+          : request.kind === 'verify'
+            ? 'package verification'
+            : 'parameter value',
+      ),
     };
   }
   send(reply);

@@ -1,0 +1,273 @@
+/**
+ * The validating webhooks for OperatorVersions (`/validate/operatorversions`) and Operators
+ * (`/validate/operators`):
+ * - CREATE/UPDATE of an OperatorVersion runs `package verify` on it (the same verifier as the
+ *   CLI): every error is a 422 cause on its field, so a broken package is refused at
+ *   `kubectl apply` time instead of failing a plan hours later; warnings become admission
+ *   warnings. Changing the spec of an OperatorVersion that Instances use is allowed, with a
+ *   warning naming them (OperatorVersions are meant to be versioned).
+ * - DELETE of an OperatorVersion or Operator that Instances still use is refused, naming them.
+ *
+ * @example
+ * server.registerValidating('operatorversions', operatorVersionValidator({ verify, operators, usage }));
+ * server.registerValidating('operators', operatorValidator({ usage }));
+ */
+import { jsonEqual } from '../api/json-equal.ts';
+import {
+  allow,
+  denyForbidden,
+  denyInternal,
+  denyInvalid,
+  type AdmissionHandler,
+  type AdmissionResult,
+  type StatusCause,
+} from '../../server/index.ts';
+import { RenderLimitError } from '../render/pool/errors.ts';
+import { RenderError } from '../render/templates.ts';
+import type { Instance, Operator, OperatorVersion } from '../api/types.ts';
+import type { VerifyResult } from '../package/verify/findings.ts';
+import type { KudoUsage } from './usage.ts';
+
+/** `package verify` of one OperatorVersion; the render pool in production. */
+export type OperatorVersionVerifier = (
+  operatorVersion: OperatorVersion,
+  namespaceManifest: string | undefined,
+  signal: AbortSignal,
+) => Promise<VerifyResult>;
+
+export interface OperatorSource {
+  /** The Operator, or undefined when it does not exist. */
+  get(namespace: string, name: string, signal: AbortSignal): Promise<Operator | undefined>;
+}
+
+export interface OperatorVersionValidatorOptions {
+  readonly verify: OperatorVersionVerifier;
+  /** Where the Operator's namespaceManifest comes from (the one template that may be a Namespace). */
+  readonly operators: OperatorSource;
+  readonly usage: KudoUsage;
+}
+
+/** kubectl prints every cause and warning on its own line: enough to act on, not a flood. */
+const MAX_CAUSES = 20;
+const MAX_WARNINGS = 8;
+/** Instances named in a message; the rest are counted. */
+const MAX_NAMED = 10;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `namespace/name` of the object in the request, from its metadata or the request. */
+function label(
+  object: Record<string, unknown>,
+  request: { namespace?: string; name?: string },
+): string {
+  const meta = isRecord(object['metadata']) ? object['metadata'] : {};
+  const ns = typeof meta['namespace'] === 'string' ? meta['namespace'] : (request.namespace ?? '');
+  const name = typeof meta['name'] === 'string' ? meta['name'] : (request.name ?? '');
+  return `${ns}/${name}`;
+}
+
+/** `ns/a, ns/b (being deleted) and 3 more`. */
+export function nameInstances(instances: readonly Instance[]): string {
+  const names = instances
+    .map(
+      (i) =>
+        `${i.metadata.namespace ?? ''}/${i.metadata.name ?? ''}${i.metadata.deletionTimestamp ? ' (being deleted)' : ''}`,
+    )
+    .sort();
+  const shown = names.slice(0, MAX_NAMED).join(', ');
+  return names.length > MAX_NAMED ? `${shown} and ${names.length - MAX_NAMED} more` : shown;
+}
+
+function deleteCommands(instances: readonly Instance[]): string {
+  const first = instances.find((i) => !i.metadata.deletionTimestamp) ?? instances[0];
+  return first
+    ? `kubectl delete instance ${first.metadata.name ?? ''} -n ${first.metadata.namespace ?? ''}`
+    : '';
+}
+
+/** A problem of a lookup: the webhook cannot tell, so it refuses (failing closed) and says so. */
+function lookupFailed(what: string, err: unknown): AdmissionResult {
+  return denyInternal(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+function truncate(text: string, max = 240): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function verificationResult(ovLabel: string, result: VerifyResult): AdmissionResult {
+  const errors = result.findings.filter((f) => f.severity === 'error');
+  const warnings = result.findings
+    .filter((f) => f.severity === 'warning')
+    .map((f) =>
+      truncate(`OperatorVersion ${ovLabel}: ${f.field ? `${f.field}: ` : ''}${f.message}`),
+    );
+  const shownWarnings =
+    warnings.length > MAX_WARNINGS
+      ? [
+          ...warnings.slice(0, MAX_WARNINGS),
+          `… and ${warnings.length - MAX_WARNINGS} more warnings (kubectl kudo package verify lists them all)`,
+        ]
+      : warnings;
+  if (errors.length === 0) return allow({ warnings: shownWarnings });
+  const causes: StatusCause[] = errors.slice(0, MAX_CAUSES).map((f) => ({
+    field: f.field ?? 'spec',
+    message: f.message,
+    reason: 'FieldValueInvalid',
+  }));
+  const more = errors.length > MAX_CAUSES ? ` (the first ${MAX_CAUSES} of ${errors.length})` : '';
+  return denyInvalid(
+    `OperatorVersion ${ovLabel} is not a valid package: ${errors.length} ${errors.length === 1 ? 'problem' : 'problems'}${more}: ${errors
+      .slice(0, MAX_CAUSES)
+      .map((f) => `${f.field ? `${f.field}: ` : ''}${f.message}`)
+      .join(
+        '; ',
+      )}. Fix the package (kubectl kudo package verify <folder> reports the same) and apply it again.`,
+    causes,
+    { warnings: shownWarnings },
+  );
+}
+
+export function operatorVersionValidator(
+  options: OperatorVersionValidatorOptions,
+): AdmissionHandler {
+  return async (request, { signal, logger }) => {
+    if (request.subResource) return allow();
+    if (request.operation === 'DELETE') {
+      const old = request.oldObject;
+      if (!isRecord(old)) return allow(); // nothing to judge: the apiserver deletes nothing
+      const ovLabel = label(old, request);
+      const [namespace = '', name = ''] = ovLabel.split('/');
+      let users: Instance[];
+      try {
+        users = await options.usage.instancesUsing({ namespace, name }, signal);
+      } catch (err) {
+        return lookupFailed(`cannot tell whether Instances use OperatorVersion ${ovLabel}`, err);
+      }
+      if (users.length === 0) return allow();
+      logger.info(
+        { operatorVersion: ovLabel, users: users.length },
+        'OperatorVersion deletion refused: in use',
+      );
+      return denyForbidden(
+        `OperatorVersion ${ovLabel} is used by ${users.length === 1 ? 'Instance' : `${users.length} Instances`} ${nameInstances(users)}: deleting it would leave them without their plans (their cleanup too). Delete or upgrade the Instances first (${deleteCommands(users)}), then delete the OperatorVersion.`,
+      );
+    }
+    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
+    const object = request.object;
+    if (!isRecord(object) || !isRecord(object['metadata'])) {
+      return denyInvalid('the request carries no OperatorVersion object', [
+        { field: 'metadata', message: 'required', reason: 'FieldValueRequired' },
+      ]);
+    }
+    if (object['spec'] !== undefined && object['spec'] !== null && !isRecord(object['spec'])) {
+      return denyInvalid('spec must be a map', [
+        { field: 'spec', message: 'must be a map', reason: 'FieldValueInvalid' },
+      ]);
+    }
+    const ov = object as unknown as OperatorVersion;
+    const ovLabel = label(object, request);
+    const old = isRecord(request.oldObject)
+      ? (request.oldObject as unknown as OperatorVersion)
+      : undefined;
+    // Finalizers, labels, annotations: the package did not change.
+    if (request.operation === 'UPDATE' && old && jsonEqual(ov.spec ?? {}, old.spec ?? {})) {
+      return allow();
+    }
+    const namespace = ov.metadata.namespace ?? request.namespace ?? '';
+    const operatorName = ov.spec?.operator?.name;
+    let namespaceManifest: string | undefined;
+    if (typeof operatorName === 'string' && operatorName !== '') {
+      try {
+        const operator = await options.operators.get(namespace, operatorName, signal);
+        const manifest = operator?.spec?.namespaceManifest;
+        namespaceManifest = typeof manifest === 'string' && manifest !== '' ? manifest : undefined;
+      } catch (err) {
+        return lookupFailed(
+          `cannot read Operator ${namespace}/${operatorName} (its namespaceManifest)`,
+          err,
+        );
+      }
+    }
+    let result: VerifyResult;
+    try {
+      result = await options.verify(ov, namespaceManifest, signal);
+    } catch (err) {
+      if (err instanceof RenderLimitError || err instanceof RenderError) {
+        // RenderLimitError: past the deadline or the heap limit; RenderError: the verifier
+        // itself could not read the object. Either is final for this object.
+        return denyInvalid(
+          `OperatorVersion ${ovLabel} could not be verified: ${err.message}. A template that loops or builds huge values cannot be admitted; fix the package (kubectl kudo package verify <folder>) and apply it again.`,
+          [{ field: 'spec.templates', message: err.message, reason: 'FieldValueInvalid' }],
+        );
+      }
+      throw err; // a failure of the pool itself: the server answers 500 naming the webhook
+    }
+    const verdict = verificationResult(ovLabel, result);
+    if (verdict.kind === 'deny' || request.operation !== 'UPDATE') return verdict;
+    let users: Instance[] = [];
+    try {
+      users = await options.usage.instancesUsing(
+        { namespace, name: ov.metadata.name ?? '' },
+        signal,
+      );
+    } catch (err) {
+      // Only a warning depends on it: admit, and say that it could not be checked.
+      return allow({
+        warnings: [
+          ...verdict.warnings,
+          `could not check which Instances use OperatorVersion ${ovLabel}: ${err instanceof Error ? err.message : String(err)}`,
+        ],
+      });
+    }
+    if (users.length === 0) return verdict;
+    return allow({
+      warnings: [
+        truncate(
+          `OperatorVersion ${ovLabel} is used by ${nameInstances(users)}: their next plan runs with the changed spec. Prefer publishing a new version and upgrading (kubectl kudo upgrade).`,
+          1000,
+        ),
+        ...verdict.warnings,
+      ],
+    });
+  };
+}
+
+export interface OperatorValidatorOptions {
+  readonly usage: KudoUsage;
+}
+
+/** DELETE of an Operator whose OperatorVersions Instances still use is refused. */
+export function operatorValidator(options: OperatorValidatorOptions): AdmissionHandler {
+  return async (request, { signal, logger }) => {
+    if (request.subResource || request.operation !== 'DELETE') return allow();
+    const old = request.oldObject;
+    if (!isRecord(old)) return allow();
+    const opLabel = label(old, request);
+    const [namespace = '', name = ''] = opLabel.split('/');
+    let users: Instance[] = [];
+    try {
+      for (const ov of await options.usage.operatorVersionsOf(namespace, name, signal)) {
+        users.push(
+          ...(await options.usage.instancesUsing(
+            { namespace, name: ov.metadata.name ?? '' },
+            signal,
+          )),
+        );
+      }
+    } catch (err) {
+      return lookupFailed(`cannot tell whether Instances use Operator ${opLabel}`, err);
+    }
+    users = [
+      ...new Map(
+        users.map((i) => [`${i.metadata.namespace ?? ''}/${i.metadata.name ?? ''}`, i]),
+      ).values(),
+    ];
+    if (users.length === 0) return allow();
+    logger.info({ operator: opLabel, users: users.length }, 'Operator deletion refused: in use');
+    return denyForbidden(
+      `Operator ${opLabel} is used by ${users.length === 1 ? 'Instance' : `${users.length} Instances`} ${nameInstances(users)} (through its OperatorVersions): deleting it would remove what they run. Delete the Instances first (${deleteCommands(users)}), then the Operator.`,
+    );
+  };
+}
