@@ -1,7 +1,7 @@
 /**
  * Local-mode installation: the CRDs from manifests/crds (server-side applied, waited until
- * Established) and the Instance webhook registration from manifests/webhook, pointed at a
- * URL on 127.0.0.1 with the CA of a development certificate.
+ * Established) and the webhook registrations from manifests/webhook (mutating and
+ * validating), pointed at URLs on 127.0.0.1 with the CA of a development certificate.
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -79,25 +79,33 @@ export interface LocalWebhookOptions {
   readonly namespacePrefix?: string;
 }
 
-/** Registers manifests/webhook/mutating-webhook.yaml with a URL client config (server-side apply). */
-export async function registerLocalWebhook(
-  client: KubeClient,
-  options: LocalWebhookOptions,
-): Promise<string> {
-  const ssa = new ServerSideApply({
-    client,
-    mapper: new ResourceMapper(client),
-    fieldManager: 'planwright',
-  });
-  const [manifest] = await readManifestDir(join(MANIFESTS_DIR, 'webhook'));
-  if (!manifest) throw new Error('manifests/webhook has no webhook configuration');
+/** The webhook configurations of manifests/webhook/ (mutating and validating), as written. */
+export async function webhookConfigurations(): Promise<ApplyObject[]> {
+  const all = await readManifestDir(join(MANIFESTS_DIR, 'webhook'));
+  return all.filter(
+    (o) => o.kind === 'MutatingWebhookConfiguration' || o.kind === 'ValidatingWebhookConfiguration',
+  );
+}
+
+/**
+ * A configuration of manifests/webhook/ pointed at a URL: each webhook's service path is
+ * appended to `baseUrl`, with `caPem` as its bundle, narrowed as the options say.
+ */
+export function atUrl(
+  manifest: ApplyObject,
+  baseUrl: string,
+  caPem: string,
+  options: Pick<LocalWebhookOptions, 'name' | 'namespaces' | 'namespacePrefix'> = {},
+): ApplyObject {
   const config = structuredClone(manifest);
-  const name = options.name ?? manifest.metadata?.name ?? 'planwright-instances';
+  const name = options.name ?? manifest.metadata?.name ?? '';
   config.metadata = { ...config.metadata, name };
   for (const webhook of (config['webhooks'] as Array<Record<string, unknown>> | undefined) ?? []) {
+    const service = (webhook['clientConfig'] as { service?: { path?: string } } | undefined)
+      ?.service;
     webhook['clientConfig'] = {
-      url: options.url,
-      caBundle: Buffer.from(options.caPem).toString('base64'),
+      url: `${baseUrl.replace(/\/$/, '')}${service?.path ?? ''}`,
+      caBundle: Buffer.from(caPem).toString('base64'),
     };
     if (options.namespaces) {
       webhook['namespaceSelector'] = {
@@ -115,8 +123,56 @@ export async function registerLocalWebhook(
       ];
     }
   }
+  return config;
+}
+
+/**
+ * Registers manifests/webhook/mutating-webhook.yaml with a URL client config (server-side
+ * apply): the Instance mutating webhook only, as tests that run the engine register it.
+ */
+export async function registerLocalWebhook(
+  client: KubeClient,
+  options: LocalWebhookOptions,
+): Promise<string> {
+  const ssa = new ServerSideApply({
+    client,
+    mapper: new ResourceMapper(client),
+    fieldManager: 'planwright',
+  });
+  const manifest = (await webhookConfigurations()).find(
+    (o) => o.kind === 'MutatingWebhookConfiguration',
+  );
+  if (!manifest) throw new Error('manifests/webhook has no MutatingWebhookConfiguration');
+  const config = atUrl(manifest, '', options.caPem, options);
+  // This one takes the full URL of its single webhook.
+  for (const webhook of (config['webhooks'] as Array<Record<string, unknown>> | undefined) ?? []) {
+    (webhook['clientConfig'] as { url: string }).url = options.url;
+  }
   await applyWebhookConfiguration(ssa, client, config);
-  return name;
+  return config.metadata?.name ?? '';
+}
+
+/**
+ * Registers every webhook configuration of manifests/webhook/ (mutating and validating) at
+ * `https://127.0.0.1:<port>` + each webhook's path: what `start --install` and local mode do.
+ * Returns the configurations' kinds and names.
+ */
+export async function registerLocalWebhooks(
+  client: KubeClient,
+  options: { readonly baseUrl: string; readonly caPem: string },
+): Promise<Array<{ kind: string; name: string }>> {
+  const ssa = new ServerSideApply({
+    client,
+    mapper: new ResourceMapper(client),
+    fieldManager: 'planwright',
+  });
+  const registered: Array<{ kind: string; name: string }> = [];
+  for (const manifest of await webhookConfigurations()) {
+    const config = atUrl(manifest, options.baseUrl, options.caPem);
+    await applyWebhookConfiguration(ssa, client, config);
+    registered.push({ kind: config.kind ?? '', name: config.metadata?.name ?? '' });
+  }
+  return registered;
 }
 
 type WebhookList = Array<{ clientConfig?: { url?: string; service?: unknown } }>;
@@ -155,15 +211,17 @@ export async function applyWebhookConfiguration(
   });
 }
 
-export async function unregisterWebhook(client: KubeClient, name: string): Promise<void> {
+export async function unregisterWebhook(
+  client: KubeClient,
+  name: string,
+  kind:
+    | 'MutatingWebhookConfiguration'
+    | 'ValidatingWebhookConfiguration' = 'MutatingWebhookConfiguration',
+): Promise<void> {
   const ssa = new ServerSideApply({
     client,
     mapper: new ResourceMapper(client),
     fieldManager: 'planwright',
   });
-  await ssa.remove({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'MutatingWebhookConfiguration',
-    metadata: { name },
-  });
+  await ssa.remove({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name } });
 }

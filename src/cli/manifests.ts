@@ -1,13 +1,14 @@
 /**
- * The installation Planwright's `init` applies, read from manifests/ (never repeated in code):
- * CRDs, the Namespace, RBAC, Deployment, Service and PodDisruptionBudget, and the webhook
- * registrations — manifests/webhook/ (self-managed TLS) or manifests/cert-manager/ — in an
- * order the API server accepts, rewritten for another namespace or image when asked.
+ * The installation Planwright's `init` applies, rendered from manifests/ (never repeated in
+ * code) exactly as `kubectl apply -k` renders it: CRDs, the Namespace, RBAC, Deployment,
+ * Service and PodDisruptionBudget, and both webhook registrations — the default
+ * (manifests/kustomization.yaml, self-managed TLS) or manifests/cert-manager/ — in an order the
+ * API server accepts, rewritten for another namespace or image when asked.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApplyObject } from '../kube/apply.ts';
-import { MANIFESTS_DIR, readManifestDir } from './install.ts';
+import { MANIFESTS_DIR } from './install.ts';
+import { renderKustomization } from './kustomize.ts';
 
 /** The namespace manifests/ installs into. */
 export const MANIFEST_NAMESPACE = 'planwright-system';
@@ -70,23 +71,13 @@ export function renameNamespace<T>(value: T, from: string, to: string): T {
   return walk(value) as T;
 }
 
-function isObject(value: ApplyObject): boolean {
-  return typeof value.apiVersion === 'string' && typeof value.kind === 'string';
-}
-
 export async function installationObjects(
   options: InstallationOptions = {},
 ): Promise<ApplyObject[]> {
   const root = options.dir ?? MANIFESTS_DIR;
-  const dirs = options.crdOnly
-    ? ['crds']
-    : ['crds', 'rbac', 'deployment', options.certManager ? 'cert-manager' : 'webhook'];
-  const objects: ApplyObject[] = [];
-  for (const dir of dirs) {
-    if (!existsSync(join(root, dir))) continue;
-    // kustomization.yaml and other non-objects are skipped.
-    objects.push(...(await readManifestDir(join(root, dir))).filter(isObject));
-  }
+  const objects = await renderKustomization(
+    options.crdOnly ? join(root, 'crds') : options.certManager ? join(root, 'cert-manager') : root,
+  );
   let out = objects
     .map((o, i) => ({ o, i }))
     .sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i)

@@ -1,20 +1,22 @@
 /**
  * Runs Planwright (webhook server + leader-elected Instance controller) against a cluster
- * until `signal` aborts. With `install`, first installs the CRDs and registers the Instance
- * webhook at https://127.0.0.1:<port> with a development certificate (local mode does this).
- * In-cluster, the certificate is self-managed in a Secret and injected into the webhook
- * configuration.
+ * until `signal` aborts. With `install`, first installs the CRDs and registers both webhook
+ * configurations at https://127.0.0.1:<port> with a development certificate (local mode does
+ * this). In-cluster, the certificate is self-managed in a Secret and injected into both
+ * webhook configurations — or, with `certDir` (files mode, the cert-manager variant), read
+ * from tls.crt/tls.key there and swapped in place when the files change.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { App } from '../app.ts';
 import { KubeClient, inClusterNamespace } from '../kube/index.ts';
 import {
+  FileCertificateSource,
   SelfManagedTls,
   StaticCertificateSource,
   type CertificateSource,
 } from '../server/index.ts';
-import { installCrds, registerLocalWebhook } from './install.ts';
+import { installCrds, registerLocalWebhooks } from './install.ts';
 import { managerLogger } from './logger.ts';
 import type { Console } from './start.ts';
 
@@ -25,9 +27,13 @@ export interface RunPlanwrightOptions {
   readonly webhookPort: number;
   readonly leaderElection: boolean;
   readonly namespace?: string;
+  /** Files mode: serve tls.crt/tls.key from this folder (a mounted cert-manager Secret). */
+  readonly certDir?: string;
 }
 
+/** The configurations manifests/webhook/ registers (and the self-managed TLS injects). */
 export const WEBHOOK_CONFIGURATION = 'planwright-instances';
+export const VALIDATING_WEBHOOK_CONFIGURATION = 'planwright-validation';
 
 export async function runPlanwright(
   options: RunPlanwrightOptions,
@@ -40,14 +46,22 @@ export async function runPlanwright(
   const namespace = options.namespace ?? inClusterNamespace() ?? 'default';
   let tls: CertificateSource;
   let caPem: string | undefined;
-  if (options.inCluster && !options.install) {
+  if (options.certDir) {
+    tls = new FileCertificateSource({
+      directory: options.certDir,
+      logger: logger.child({ component: 'tls' }),
+    });
+  } else if (options.inCluster && !options.install) {
     tls = new SelfManagedTls({
       kubeConfig: options.kubeConfig,
       logger: logger.child({ component: 'tls' }),
       namespace,
       secretName: 'planwright-webhook-tls',
       serviceName: 'planwright-webhook',
-      webhookConfigurations: [{ kind: 'mutating', name: WEBHOOK_CONFIGURATION }],
+      webhookConfigurations: [
+        { kind: 'mutating', name: WEBHOOK_CONFIGURATION },
+        { kind: 'validating', name: VALIDATING_WEBHOOK_CONFIGURATION },
+      ],
     });
   } else {
     const loopback = StaticCertificateSource.forLoopback('planwright-local');
@@ -77,14 +91,10 @@ export async function runPlanwright(
       `Webhook server listening on https://${options.inCluster ? '0.0.0.0' : '127.0.0.1'}:${port ?? '?'}.`,
     );
     if (options.install && caPem) {
-      await registerLocalWebhook(client, {
-        url: `https://127.0.0.1:${port ?? 0}/mutate/instances`,
-        caPem,
-        name: WEBHOOK_CONFIGURATION,
-      });
-      io.err(
-        `Registered MutatingWebhookConfiguration ${WEBHOOK_CONFIGURATION} → https://127.0.0.1:${port ?? 0}/mutate/instances.`,
-      );
+      const baseUrl = `https://127.0.0.1:${port ?? 0}`;
+      for (const { kind, name } of await registerLocalWebhooks(client, { baseUrl, caPem })) {
+        io.err(`Registered ${kind} ${name} → ${baseUrl}.`);
+      }
     }
   } catch (err) {
     app.stop();

@@ -23,6 +23,8 @@ export interface StartOptions {
   readonly noLeaderElection?: boolean;
   /** Namespace of the leader Lease (--namespace); default the in-cluster namespace or `default`. */
   readonly namespace?: string;
+  /** Files mode (--cert-dir): serve tls.crt/tls.key from this folder, e.g. cert-manager's Secret. */
+  readonly certDir?: string;
 }
 
 /** Where the command writes: lines for a person, not structured logs. */
@@ -62,6 +64,7 @@ export async function runStart(
       webhookPort: options.webhookPort ?? 9443,
       leaderElection: !(options.noLeaderElection ?? false),
       ...(options.namespace ? { namespace: options.namespace } : {}),
+      ...(options.certDir ? { certDir: options.certDir } : {}),
     },
     io,
     signal,

@@ -11,6 +11,7 @@ interface StartFlags {
   readonly install?: boolean;
   readonly webhookPort?: number;
   readonly leaderElection?: boolean;
+  readonly certDir?: string;
 }
 
 function port(value: string): number {
@@ -48,6 +49,12 @@ export function startCommand(ctx: CliContext): Command {
         .argParser(port),
     )
     .option('--no-leader-election', 'run the controllers without a Lease (one replica only)')
+    .option(
+      '--cert-dir <dir>',
+      'files mode: serve the webhook with tls.crt/tls.key from this folder (e.g. the Secret ' +
+        'cert-manager writes, mounted), swapped in place when they change; the self-managed ' +
+        "certificate and its caBundle injection are off (cert-manager's cainjector fills it)",
+    )
     .addHelpText(
       'after',
       '\n--namespace sets the namespace of the leader-election Lease (default: the in-cluster ' +
@@ -56,6 +63,17 @@ export function startCommand(ctx: CliContext): Command {
     )
     .action(async (flags: StartFlags, command: Command) => {
       const global = globals(command);
+      if (flags.certDir !== undefined && (flags.install || flags.local || flags.bare)) {
+        throw new CliError(
+          `--cert-dir and ${flags.install ? '--install' : flags.bare ? '--bare' : '--local'} exclude each other: ` +
+            'those register the webhooks at 127.0.0.1 with a development certificate of their own',
+        );
+      }
+      if (flags.certDir !== undefined && flags.certDir.trim() === '') {
+        throw new CliError(
+          '--cert-dir needs a folder, e.g. --cert-dir /tmp/k8s-webhook-server/serving-certs',
+        );
+      }
       if ((flags.local || flags.bare) && global.kubeconfig) {
         throw new CliError(
           `${flags.bare ? '--bare' : '--local'} and --kubeconfig exclude each other: choose one cluster`,
@@ -69,6 +87,7 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.install ? { install: true } : {}),
         ...(flags.leaderElection === false ? { noLeaderElection: true } : {}),
         ...(global.namespace ? { namespace: global.namespace } : {}),
+        ...(flags.certDir ? { certDir: flags.certDir } : {}),
       };
       const io = {
         out: (line: string) => ctx.term.out(line),
