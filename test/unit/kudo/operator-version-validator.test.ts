@@ -14,43 +14,13 @@ import type { Instance, Operator, OperatorVersion } from '../../../src/kudo/api/
 import { verifyOperatorVersion } from '../../../src/kudo/package/index.ts';
 import { RenderLimitError } from '../../../src/kudo/render/pool/index.ts';
 import type { AdmissionRequest, AdmissionResult } from '../../../src/server/index.ts';
+import { brokenOperatorVersion } from '../../support/operator-versions.ts';
 
 const context = {
   signal: new AbortController().signal,
   dryRun: false,
   logger: pino({ level: 'silent' }),
 };
-
-/** An OperatorVersion with the three problems of the issue's example. */
-export function brokenOperatorVersion(name: string, namespace: string): OperatorVersion {
-  return {
-    apiVersion: 'kudo.dev/v1beta1',
-    kind: 'OperatorVersion',
-    metadata: { name, namespace },
-    spec: {
-      operator: { name: 'broken', kind: 'Operator' },
-      version: '0.1.0',
-      templates: {
-        'config.yaml':
-          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}\ndata:\n  mode: {{ .Params.MODE }\n',
-      },
-      tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['config.yaml'] } }],
-      plans: {
-        deploy: {
-          strategy: 'serial',
-          phases: [
-            {
-              name: 'main',
-              strategy: 'serial',
-              steps: [{ name: 'everything', tasks: ['app', 'migrate'] }],
-            },
-          ],
-        },
-      },
-      parameters: [{ name: 'MODE', default: 'turbo', enum: ['fast', 'safe'], trigger: 'deploy' }],
-    },
-  };
-}
 
 function goodOperatorVersion(): OperatorVersion {
   const ov = brokenOperatorVersion('good-0.1.0', 'ns');

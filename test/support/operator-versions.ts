@@ -1,0 +1,65 @@
+// OperatorVersions for the validating-webhook tests: a valid one with deploy and update plans
+// (parameter `foo` triggers deploy, `bar` triggers update), and one with the three problems of
+// issue 15's example (a template syntax error, a step naming an unknown task, a default
+// outside its enum).
+import type { OperatorVersion } from '../../src/kudo/api/index.ts';
+
+export function validOperatorVersion(
+  name: string,
+  namespace: string,
+  operator = 'app',
+): OperatorVersion {
+  const steps = [{ name: 'config', tasks: ['config'] }];
+  return {
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'OperatorVersion',
+    metadata: { name, namespace },
+    spec: {
+      operator: { name: operator, kind: 'Operator' },
+      version: '0.1.0',
+      templates: {
+        'config.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}\ndata:\n  foo: {{ .Params.foo | quote }}\n  bar: {{ .Params.bar | quote }}\n',
+      },
+      tasks: [{ name: 'config', kind: 'Apply', spec: { resources: ['config.yaml'] } }],
+      plans: {
+        deploy: { strategy: 'serial', phases: [{ name: 'main', strategy: 'serial', steps }] },
+        update: { strategy: 'serial', phases: [{ name: 'main', strategy: 'serial', steps }] },
+      },
+      parameters: [
+        { name: 'foo', default: 'a', trigger: 'deploy' },
+        { name: 'bar', default: 'b', trigger: 'update' },
+      ],
+    },
+  };
+}
+
+export function brokenOperatorVersion(name: string, namespace: string): OperatorVersion {
+  return {
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'OperatorVersion',
+    metadata: { name, namespace },
+    spec: {
+      operator: { name: 'broken', kind: 'Operator' },
+      version: '0.1.0',
+      templates: {
+        'config.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}\ndata:\n  mode: {{ .Params.MODE }\n',
+      },
+      tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['config.yaml'] } }],
+      plans: {
+        deploy: {
+          strategy: 'serial',
+          phases: [
+            {
+              name: 'main',
+              strategy: 'serial',
+              steps: [{ name: 'everything', tasks: ['app', 'migrate'] }],
+            },
+          ],
+        },
+      },
+      parameters: [{ name: 'MODE', default: 'turbo', enum: ['fast', 'safe'], trigger: 'deploy' }],
+    },
+  };
+}
