@@ -61,9 +61,14 @@ export interface RunningPlan {
 function unfinished<T extends PhaseStatus | StepStatus>(
   items: readonly T[] | undefined,
 ): T | undefined {
+  // Status is written by anyone with status rights: a null or non-object entry is skipped,
+  // not dereferenced (admission reads old objects as stored).
+  const present = (items ?? []).filter(
+    (item): item is T => typeof item === 'object' && item !== null,
+  );
   return (
-    (items ?? []).find((item) => !isTerminal(item.status) && item.status !== 'NEVER_RUN') ??
-    (items ?? []).find((item) => !isTerminal(item.status))
+    present.find((item) => !isTerminal(item.status) && item.status !== 'NEVER_RUN') ??
+    present.find((item) => !isTerminal(item.status))
   );
 }
 

@@ -43,7 +43,10 @@ describe('CLI output', () => {
   it('reads the installation from manifests/, CRDs first and webhook registrations last', async () => {
     const objects = await installationObjects({ namespace: 'ops' });
     expect(objects[0]?.kind).toBe('CustomResourceDefinition');
-    expect(objects.at(-1)?.kind).toBe('MutatingWebhookConfiguration');
+    expect(objects.slice(-2).map((o) => o.kind)).toEqual([
+      'MutatingWebhookConfiguration',
+      'ValidatingWebhookConfiguration',
+    ]);
     expect(JSON.stringify(objects)).not.toContain('planwright-system');
     const crdOnly = await installationObjects({ crdOnly: true });
     expect(new Set(crdOnly.map((o) => o.kind))).toEqual(new Set(['CustomResourceDefinition']));
