@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { serviceAccountDir } from '../kube/config.ts';
 
 /** Where the cluster connection comes from, decided before anything is loaded. */
 export type ClusterSource =
   | { readonly kind: 'kubeconfig'; readonly path: string; readonly origin: string }
   | { readonly kind: 'in-cluster' }
   | { readonly kind: 'local' };
-
-const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /**
  * The usual precedence of Kubernetes clients: an explicit --kubeconfig, then $KUBECONFIG,
@@ -30,7 +29,7 @@ export function chooseClusterSource(
   const defaultPath = join(home, '.kube', 'config');
   if (existsSync(defaultPath))
     return { kind: 'kubeconfig', path: defaultPath, origin: '~/.kube/config' };
-  if (env['KUBERNETES_SERVICE_HOST'] && existsSync(SERVICE_ACCOUNT_TOKEN))
+  if (env['KUBERNETES_SERVICE_HOST'] && existsSync(join(serviceAccountDir(env), 'token')))
     return { kind: 'in-cluster' };
   return { kind: 'local' };
 }

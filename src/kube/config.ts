@@ -15,6 +15,18 @@ import { KubeConfigError } from './errors.ts';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
+/**
+ * Environment variable: a folder that stands for `/` in front of {@link SERVICE_ACCOUNT_DIR}
+ * (token, ca.crt, namespace). For running the manager outside a pod with a pod's identity —
+ * the in-cluster tests run the Deployment's replicas as local processes this way.
+ */
+export const SERVICE_ACCOUNT_ROOT_ENV = 'PLANWRIGHT_SERVICE_ACCOUNT_ROOT';
+
+/** Where the service-account files are: {@link SERVICE_ACCOUNT_DIR}, under the root override if set. */
+export function serviceAccountDir(env: NodeJS.ProcessEnv = process.env): string {
+  return `${env[SERVICE_ACCOUNT_ROOT_ENV] ?? ''}${SERVICE_ACCOUNT_DIR}`;
+}
+
 export interface LoadKubeConfigOptions {
   /** Explicit kubeconfig path (the `--kubeconfig` flag); wins over everything else. */
   readonly kubeconfig?: string;
@@ -22,7 +34,10 @@ export interface LoadKubeConfigOptions {
   readonly context?: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly home?: string;
-  /** Prefix before /var/run/secrets/… for the service-account files (tests override it). */
+  /**
+   * Prefix before /var/run/secrets/… for the service-account files (tests override it);
+   * default $PLANWRIGHT_SERVICE_ACCOUNT_ROOT, else none.
+   */
   readonly serviceAccountRoot?: string;
 }
 
@@ -69,7 +84,7 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeC
     validate(kc, path);
     return { kubeConfig: kc, source: path, mode: 'standalone' };
   }
-  return loadInCluster(env, options.serviceAccountRoot ?? '');
+  return loadInCluster(env, options.serviceAccountRoot ?? env[SERVICE_ACCOUNT_ROOT_ENV] ?? '');
 }
 
 // client-node's loadFromCluster reads KUBERNETES_SERVICE_* from process.env itself.
@@ -100,7 +115,7 @@ function loadInCluster(env: NodeJS.ProcessEnv, root: string): LoadedKubeConfig {
 }
 
 /** In-cluster: the namespace this pod runs in, if known. */
-export function inClusterNamespace(dir: string = SERVICE_ACCOUNT_DIR): string | undefined {
+export function inClusterNamespace(dir: string = serviceAccountDir()): string | undefined {
   const file = join(dir, 'namespace');
   if (!existsSync(file)) return undefined;
   return readFileSync(file, 'utf8').trim() || undefined;

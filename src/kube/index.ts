@@ -10,6 +10,8 @@ export {
   loadKubeConfig,
   inClusterNamespace,
   SERVICE_ACCOUNT_DIR,
+  SERVICE_ACCOUNT_ROOT_ENV,
+  serviceAccountDir,
   type LoadKubeConfigOptions,
   type LoadedKubeConfig,
 } from './config.ts';

@@ -51,6 +51,10 @@ export function apiServerArgs(input: ApiServerArgsInput): string[] {
     `--service-account-key-file=${files.serviceAccountPublicKey}`,
     `--service-account-signing-key-file=${files.serviceAccountPrivateKey}`,
     '--profiling=false',
+    // Webhooks and APIServices that name a Service are called at an endpoint of the Service
+    // (its EndpointSlices) instead of its ClusterIP: there is no kube-proxy, so a ClusterIP
+    // leads nowhere, while an endpoint can be a process on this machine (in-cluster tests).
+    '--enable-aggregator-routing=true',
   ];
   // Bare: nothing creates the `default` ServiceAccount, so the admission plugin would refuse
   // every pod. Workloads: kube-controller-manager creates it, and pods get their projected

@@ -75,7 +75,11 @@ describe('planwright init', () => {
         'MutatingWebhookConfiguration',
       ]),
     );
-    expect(kinds.at(-1)).toBe('MutatingWebhookConfiguration');
+    // Both webhook registrations, last: they call a Deployment that must exist first.
+    expect(kinds.slice(-2)).toEqual([
+      'MutatingWebhookConfiguration',
+      'ValidatingWebhookConfiguration',
+    ]);
     expect(objects.find((o) => o.kind === 'Namespace')?.metadata).toMatchObject({
       name: 'ops',
     });
@@ -100,6 +104,9 @@ describe('planwright init', () => {
     expect(cmKinds).toEqual(
       expect.arrayContaining(['Issuer', 'Certificate', 'ValidatingWebhookConfiguration']),
     );
+    // The variant leaves the self-managed certificate's rights out.
+    expect(certManager.stdout).not.toContain('planwright-webhook-tls');
+    expect(certManager.stdout).toContain('--cert-dir');
   });
 
   it('installs, refuses a second install without --upgrade, upgrades, and verifies', async () => {
