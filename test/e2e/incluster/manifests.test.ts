@@ -1,0 +1,450 @@
+// The default installation, applied as shipped and run as its ServiceAccount, on a dedicated
+// workloads cluster (it registers webhooks for every namespace and reconciles every
+// Instance, so it cannot share the e2e cluster):
+// - `kubectl apply --server-side -k manifests/` succeeds, and the Deployment's two pods are
+//   scheduled and run (kwok);
+// - kwok runs no containers, so the two replicas run as local processes with the Deployment's
+//   args and the ServiceAccount's TokenRequest token in the in-cluster files (see
+//   replicas.ts); the webhook Service reaches them through EndpointSlices;
+// - the self-managed TLS makes one CA and injects it into both webhook configurations;
+// - a KUDO package (zookeeper) runs its deploy plan, a parameter change runs it again, and
+//   the Instance is uninstalled — all under the ServiceAccount's RBAC, which is therefore
+//   sufficient; webhooks answer on both replicas, one of them leads;
+// - the RBAC is least privilege: what the ServiceAccount must not do, asked of the real
+//   authorizer (SubjectAccessReview) and tried with its token.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { X509Certificate } from 'node:crypto';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import { MANIFESTS_DIR } from '../../../src/cli/install.ts';
+import { ApiError, KubeClient } from '../../../src/kube/index.ts';
+import type { Instance } from '../../../src/kudo/api/index.ts';
+import { loadPackage } from '../../../src/kudo/package/index.ts';
+import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
+import { testCluster } from '../../support/cluster.ts';
+import { KUDO_PACKAGES } from '../../support/kudo.ts';
+import { waitFor } from '../../support/wait.ts';
+import {
+  hostAddress,
+  metrics,
+  readDeployment,
+  routeService,
+  sampleSum,
+  scaleToZero,
+  serviceAccountRoot,
+  startReplica,
+  waitReady,
+  type DeploymentSpec,
+  type Replica,
+} from './replicas.ts';
+
+const NS = 'planwright-system';
+const SA = `system:serviceaccount:${NS}:planwright`;
+const PLAN_TIMEOUT_MS = 300_000;
+
+describe('manifests/ applied and run as the ServiceAccount', () => {
+  let cluster: LocalCluster;
+  let admin: KubeClient;
+  let deployment: DeploymentSpec;
+  let token = '';
+  const replicas: Replica[] = [];
+  const run = promisify(execFile);
+  const kubectl = async (
+    args: string[],
+  ): Promise<{ code: number; stdout: string; stderr: string }> => {
+    try {
+      const { stdout, stderr } = await run(cluster.binaries.kubectl, [
+        '--kubeconfig',
+        cluster.kubeconfigPath,
+        ...args,
+      ]);
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  };
+  const caPem = async (): Promise<string> => {
+    const s = await admin.request<{ data: Record<string, string> }>({
+      path: `/api/v1/namespaces/${NS}/secrets/planwright-webhook-tls`,
+    });
+    return Buffer.from(s.data['ca.crt'] ?? '', 'base64').toString('utf8');
+  };
+
+  beforeAll(async () => {
+    cluster = await startLocalCluster({
+      mode: 'workloads',
+      binaries: testCluster().binaries,
+      nodes: 1,
+    });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(cluster.kubeconfigPath);
+    admin = new KubeClient(kc);
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const r of replicas) await r.stop();
+    admin?.close();
+    await cluster?.stop();
+  }, 120_000);
+
+  it('applies server-side with kubectl -k, and the Deployment runs its pods', async () => {
+    const res = await kubectl(['apply', '--server-side', '-k', MANIFESTS_DIR]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    for (const line of [
+      'customresourcedefinition.apiextensions.k8s.io/instances.kudo.dev serverside-applied',
+      'deployment.apps/planwright serverside-applied',
+      'mutatingwebhookconfiguration.admissionregistration.k8s.io/planwright-instances serverside-applied',
+      'validatingwebhookconfiguration.admissionregistration.k8s.io/planwright-validation serverside-applied',
+      'clusterrole.rbac.authorization.k8s.io/planwright-package-objects serverside-applied',
+    ]) {
+      expect(res.stdout).toContain(line);
+    }
+    deployment = await readDeployment(admin, NS, 'planwright');
+    expect(deployment.replicas).toBe(2);
+    await waitFor(
+      'the Deployment available with 2 replicas (pods on kwok)',
+      async () => {
+        const d = await admin.request<{ status?: { availableReplicas?: number } }>({
+          path: `/apis/apps/v1/namespaces/${NS}/deployments/planwright`,
+        });
+        return d.status?.availableReplicas === 2;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+  }, 180_000);
+
+  it('runs two replicas as the ServiceAccount: one CA injected into both configurations, webhooks served through the Service', async () => {
+    // kwok runs no containers: the replicas run here instead (see replicas.ts).
+    await scaleToZero(admin, NS, 'planwright');
+    const address = hostAddress();
+    const sa = await serviceAccountRoot(
+      admin,
+      NS,
+      deployment.serviceAccountName,
+      cluster.servingCaPem,
+    );
+    token = sa.token;
+    for (let i = 0; i < deployment.replicas; i++) {
+      replicas.push(
+        await startReplica({
+          index: i,
+          apiServer: cluster.server,
+          root: sa.root,
+          deployment,
+          port: 0,
+        }),
+      );
+    }
+    for (const r of replicas) await waitReady(r, caPem);
+    await routeService(admin, NS, 'planwright-webhook', 'https', address, replicas);
+
+    // Compared as certificates: the Secret's PEM and the injected bundle may differ in line
+    // endings.
+    const fingerprint = (pem: string): string => new X509Certificate(pem).fingerprint256;
+    const ca = fingerprint(await caPem());
+    for (const path of [
+      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/planwright-instances',
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/planwright-validation',
+    ]) {
+      const config = await admin.request<{
+        webhooks: Array<{ clientConfig: { caBundle?: string } }>;
+      }>({ path });
+      expect(
+        config.webhooks.map((w) =>
+          fingerprint(Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8')),
+        ),
+      ).toEqual(config.webhooks.map(() => ca));
+    }
+  }, 240_000);
+
+  it(
+    'completes a package’s plans under its RBAC: deploy, a parameter change, uninstall',
+    async () => {
+      const ns = 'zk';
+      await admin.request({
+        method: 'POST',
+        path: '/api/v1/namespaces',
+        body: { metadata: { name: ns } },
+      });
+      await waitFor('ServiceAccount zk/default', () =>
+        admin.request({ path: `/api/v1/namespaces/${ns}/serviceaccounts/default` }),
+      );
+      const pkg = await loadPackage(join(KUDO_PACKAGES, 'zookeeper'), { namespace: ns });
+      const create = (plural: string, body: object): Promise<unknown> =>
+        admin.request({
+          method: 'POST',
+          path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/${plural}`,
+          body,
+        });
+      // Admission runs on the replicas, through the Service: the OperatorVersion webhook
+      // verifies the package, the Instance webhooks schedule deploy.
+      await create('operators', pkg.operator);
+      await create('operatorversions', pkg.operatorVersion);
+      const name = pkg.instance.metadata.name ?? '';
+      await create('instances', pkg.instance);
+      const instance = (): Promise<Instance> =>
+        admin.request<Instance>({
+          path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances/${name}`,
+        });
+      const complete = async (uid: string): Promise<void> => {
+        await waitFor(
+          `deploy run ${uid} COMPLETE`,
+          async () => {
+            const i = await instance();
+            const ps = i.status?.planStatus?.['deploy'];
+            if (ps?.uid === uid && ps.status === 'FATAL_ERROR') {
+              throw new Error(`deploy failed: ${JSON.stringify(ps)}`);
+            }
+            return ps?.uid === uid && ps.status === 'COMPLETE';
+          },
+          { timeoutMs: PLAN_TIMEOUT_MS, intervalMs: 1000 },
+        ).catch((err: unknown) => {
+          throw new Error(
+            `${(err as Error).message}\n${replicas.map((r) => `--- replica ${r.index}\n${r.logs().slice(-6000)}`).join('\n')}`,
+          );
+        });
+      };
+      const first = (await instance()).spec?.planExecution?.uid ?? '';
+      expect(first).not.toBe('');
+      await complete(first);
+
+      await admin.request({
+        method: 'PATCH',
+        path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances/${name}`,
+        body: { spec: { parameters: { MEMORY: '512Mi' } } },
+        contentType: 'application/merge-patch+json',
+      });
+      const second = (await instance()).spec?.planExecution?.uid ?? '';
+      expect(second).not.toBe(first);
+      await complete(second);
+      const sts = await admin.request<{
+        spec: {
+          template: {
+            spec: { containers: Array<{ resources: { requests: { memory: string } } }> };
+          };
+        };
+      }>({
+        // The package names it {{ .Name }}-{{ .OperatorName }}.
+        path: `/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-zookeeper`,
+      });
+      expect(sts.spec.template.spec.containers[0]?.resources.requests.memory).toBe('512Mi');
+
+      await admin.request({
+        method: 'DELETE',
+        path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances/${name}`,
+      });
+      await waitFor(
+        'the Instance gone (finalizer removed by the controller)',
+        async () => {
+          try {
+            await instance();
+            return false;
+          } catch (err) {
+            return err instanceof ApiError && err.statusCode === 404;
+          }
+        },
+        { timeoutMs: PLAN_TIMEOUT_MS, intervalMs: 1000 },
+      );
+    },
+    PLAN_TIMEOUT_MS * 3,
+  );
+
+  it('serves webhooks on both replicas and leads on one', async () => {
+    const ca = await caPem();
+    // Each webhook call goes to one of the two EndpointSlices at random; writes until both
+    // replicas have answered some (dry-run: nothing is stored).
+    await waitFor(
+      'both replicas answering webhooks',
+      async () => {
+        await admin
+          .request({
+            method: 'POST',
+            path: '/apis/kudo.dev/v1beta1/namespaces/zk/instances',
+            query: { dryRun: 'All' },
+            body: {
+              apiVersion: 'kudo.dev/v1beta1',
+              kind: 'Instance',
+              metadata: { name: 'probe' },
+              spec: { operatorVersion: { name: 'does-not-exist' } },
+            },
+          })
+          .catch(() => undefined);
+        const served = await Promise.all(
+          replicas.map(async (r) =>
+            sampleSum(await metrics(r, ca), 'planwright_webhook_requests_total'),
+          ),
+        );
+        return served.every((n) => n > 0);
+      },
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
+    const leaders = await Promise.all(
+      replicas.map(async (r) => sampleSum(await metrics(r, ca), 'leader_election_master_status')),
+    );
+    expect(leaders.sort()).toEqual([0, 1]);
+    const lease = await admin.request<{ spec: { holderIdentity?: string } }>({
+      path: `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/planwright-leader`,
+    });
+    expect(lease.spec.holderIdentity).toBeTruthy();
+  }, 120_000);
+
+  it('grants the ServiceAccount no more than it needs', async () => {
+    const can = async (attributes: Record<string, string>): Promise<boolean> => {
+      const review = await admin.request<{ status: { allowed: boolean } }>({
+        method: 'POST',
+        path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: SA,
+            groups: [
+              'system:serviceaccounts',
+              `system:serviceaccounts:${NS}`,
+              'system:authenticated',
+            ],
+            resourceAttributes: attributes,
+          },
+        },
+      });
+      return review.status.allowed;
+    };
+    const forbidden: Array<Record<string, string>> = [
+      // Secrets: none outside its own certificate Secret.
+      { verb: 'get', resource: 'secrets', namespace: 'kube-system', name: 'any' },
+      { verb: 'list', resource: 'secrets', namespace: 'kube-system' },
+      { verb: 'list', resource: 'secrets', namespace: 'zk' },
+      { verb: 'watch', resource: 'secrets' },
+      { verb: 'get', resource: 'secrets', namespace: NS, name: 'another-secret' },
+      { verb: 'list', resource: 'secrets', namespace: NS },
+      // RBAC: no writes, no escalation.
+      { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' },
+      {
+        verb: 'create',
+        group: 'rbac.authorization.k8s.io',
+        resource: 'rolebindings',
+        namespace: 'zk',
+      },
+      { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: 'zk' },
+      {
+        verb: 'update',
+        group: 'rbac.authorization.k8s.io',
+        resource: 'clusterroles',
+        name: 'planwright',
+      },
+      { verb: 'escalate', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' },
+      { verb: 'bind', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' },
+      // Other products' webhooks, CRDs, nodes, namespaces, identities.
+      {
+        verb: 'update',
+        group: 'admissionregistration.k8s.io',
+        resource: 'validatingwebhookconfigurations',
+        name: 'someone-else',
+      },
+      {
+        verb: 'patch',
+        group: 'admissionregistration.k8s.io',
+        resource: 'mutatingwebhookconfigurations',
+        name: 'someone-else',
+      },
+      {
+        verb: 'list',
+        group: 'admissionregistration.k8s.io',
+        resource: 'mutatingwebhookconfigurations',
+      },
+      { verb: 'create', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' },
+      { verb: 'patch', resource: 'nodes', name: 'kwok-node-1' },
+      { verb: 'delete', resource: 'namespaces', name: 'zk' },
+      { verb: 'impersonate', resource: 'users' },
+      {
+        verb: 'create',
+        resource: 'serviceaccounts',
+        subresource: 'token',
+        namespace: 'kube-system',
+        name: 'default',
+      },
+      {
+        verb: 'update',
+        group: 'coordination.k8s.io',
+        resource: 'leases',
+        namespace: 'kube-system',
+        name: 'kube-scheduler',
+      },
+      // kudo.dev: it never writes OperatorVersions or Operators.
+      { verb: 'update', group: 'kudo.dev', resource: 'operatorversions', namespace: 'zk' },
+      { verb: 'delete', group: 'kudo.dev', resource: 'instances', namespace: 'zk' },
+    ];
+    const allowedAnyway: Array<Record<string, string>> = [];
+    for (const attributes of forbidden) if (await can(attributes)) allowedAnyway.push(attributes);
+    expect(allowedAnyway).toEqual([]);
+    // What it does need stays granted (the plans above ran with it).
+    const needed: Array<Record<string, string>> = [
+      { verb: 'get', resource: 'secrets', namespace: NS, name: 'planwright-webhook-tls' },
+      {
+        verb: 'patch',
+        group: 'admissionregistration.k8s.io',
+        resource: 'validatingwebhookconfigurations',
+        name: 'planwright-validation',
+      },
+      {
+        verb: 'update',
+        group: 'kudo.dev',
+        resource: 'instances',
+        subresource: 'status',
+        namespace: 'zk',
+      },
+      { verb: 'create', group: 'apps', resource: 'statefulsets', namespace: 'zk' },
+    ];
+    for (const attributes of needed) {
+      expect([attributes, await can(attributes)]).toEqual([attributes, true]);
+    }
+    // And with its own token, for real: reading a Secret elsewhere is refused.
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        {
+          name: 'c',
+          server: cluster.server,
+          caData: Buffer.from(cluster.servingCaPem).toString('base64'),
+        },
+      ],
+      users: [{ name: 'sa', token }],
+      contexts: [{ name: 'sa', cluster: 'c', user: 'sa' }],
+      currentContext: 'sa',
+    });
+    const asSa = new KubeClient(kc);
+    try {
+      const refused = await asSa.request({ path: '/api/v1/namespaces/kube-system/secrets' }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(ApiError);
+      expect((refused as ApiError).statusCode).toBe(403);
+      const rbac = await asSa
+        .request({
+          method: 'POST',
+          path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+          body: {
+            metadata: { name: 'planwright-escalates' },
+            roleRef: {
+              apiGroup: 'rbac.authorization.k8s.io',
+              kind: 'ClusterRole',
+              name: 'cluster-admin',
+            },
+            subjects: [{ kind: 'ServiceAccount', name: 'planwright', namespace: NS }],
+          },
+        })
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      expect((rbac as ApiError).statusCode).toBe(403);
+    } finally {
+      asSa.close();
+    }
+  }, 60_000);
+});
