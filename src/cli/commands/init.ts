@@ -57,7 +57,11 @@ export function initCommand(ctx: CliContext): Command {
       )
       .option('-o, --output <format>', 'with --dry-run: print the objects (yaml|json)')
       .addOption(new Option('--image <image>', 'container image of the Planwright Deployment')),
-    'the webhook to answer',
+    // The webhook answers only from the Deployment's pods running Planwright's image: on a
+    // cluster whose nodes run no containers (kwok, like the local workloads cluster) --wait
+    // can only time out; say so where the user reads it.
+    "the webhook to answer (needs the Deployment's pods running the image: on nodes that " +
+      'run no containers, such as kwok, it times out)',
   ).action(async (flags: InitFlags, command: Command) => {
     const global = globals(command);
     const format = outputFormat(flags.output);
@@ -276,7 +280,8 @@ async function waitForWebhook(
     if (Date.now() >= deadline) {
       throw new CliError(
         `timeout waiting for the Planwright webhook to answer after ${Math.round(timeoutMs / 1000)} s (last: ${last}). ` +
-          `Check the pods: kubectl get pods -n ${namespace}`,
+          `Check the pods: kubectl get pods -n ${namespace}; the webhook answers only from pods ` +
+          `that run Planwright's image (nodes simulated by kwok run none, so --wait cannot succeed there)`,
       );
     }
     await sleep(1000, undefined, { signal });
