@@ -159,6 +159,7 @@ describe('planwright init', () => {
     expect(timeout.stderr).toMatch(
       /^Error: timeout waiting for the Planwright webhook to answer after 2 s \(last: .*failed calling webhook/,
     );
+    expect(timeout.stderr).toContain('nodes simulated by kwok run none');
 
     // `planwright start --install` (the built executable) registers the webhook at its own
     // loopback address; started while init waits, init must notice it answering.
