@@ -15,6 +15,7 @@ import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { connect as tlsConnect } from 'node:tls';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import { ApiError } from '../../../src/kube/index.ts';
 import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_ROOT_ENV } from '../../../src/kube/index.ts';
@@ -354,4 +355,22 @@ export async function syncSecretVolume(
     }
   })();
   return { writes: () => writes };
+}
+
+/** SHA-256 fingerprint of the certificate a replica serves to a new TLS connection now. */
+export function servedFingerprint(replica: Replica, caPem: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({
+      host: '127.0.0.1',
+      port: replica.port,
+      ca: caPem,
+      servername: 'planwright-webhook.planwright-system.svc',
+    });
+    socket.once('secureConnect', () => {
+      const fingerprint = socket.getPeerCertificate().fingerprint256;
+      socket.end();
+      resolve(fingerprint);
+    });
+    socket.once('error', reject);
+  });
 }

@@ -1,0 +1,416 @@
+// The cert-manager variant end to end, on a dedicated workloads cluster (it registers webhooks
+// for every namespace):
+// - cert-manager's controller and cainjector (built from the Go wrapper module, see
+//   cert-manager.ts) run against the cluster with cert-manager's own CRDs from the module
+//   cache;
+// - `kubectl apply --server-side -k manifests/cert-manager` succeeds; the variant's Issuers
+//   and Certificate issue the serving certificate and the cainjector fills both webhook
+//   configurations' caBundle;
+// - two replicas run in files mode with the Deployment's args (--cert-dir on the mounted
+//   Secret, written as kubelet does) and the ServiceAccount's identity (see replicas.ts: kwok
+//   runs no containers);
+// - Instance writes are admitted over the cert-manager-issued certificate, and a forced
+//   renewal (what `cmctl renew` does) is hot-swapped by both replicas with 0 failed
+//   admissions under continuous writes.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import { MANIFESTS_DIR } from '../../../src/cli/install.ts';
+import { ApiError, KubeClient } from '../../../src/kube/index.ts';
+import type { Instance } from '../../../src/kudo/api/index.ts';
+import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
+import { testCluster } from '../../support/cluster.ts';
+import { validOperatorVersion } from '../../support/operator-versions.ts';
+import { waitFor } from '../../support/wait.ts';
+import {
+  certManagerCrdFiles,
+  ensureCertManager,
+  startCertManager,
+  type RunningCertManager,
+} from './cert-manager.ts';
+import {
+  hostAddress,
+  metrics,
+  readDeployment,
+  routeService,
+  sampleSum,
+  scaleToZero,
+  servedFingerprint,
+  serviceAccountRoot,
+  startReplica,
+  syncSecretVolume,
+  waitReady,
+  type DeploymentSpec,
+  type Replica,
+} from './replicas.ts';
+
+const NS = 'planwright-system';
+const CERT_SECRET = 'planwright-webhook-cert';
+const CERT_DIR_MOUNT = '/tmp/k8s-webhook-server/serving-certs';
+const APP_NS = 'apps';
+/** Writes that must be admitted before the renewal, and again after both replicas swapped. */
+const WRITES_EACH_SIDE = 30;
+
+const fingerprint = (pem: string): string => new X509Certificate(pem).fingerprint256;
+
+describe('cert-manager variant: issued certificate, cainjector, files mode, renewal', () => {
+  let cluster: LocalCluster;
+  let admin: KubeClient;
+  let certManager: RunningCertManager | undefined;
+  let deployment: DeploymentSpec;
+  const replicas: Replica[] = [];
+  const certDirs: string[] = [];
+  const volumes = new AbortController();
+  const run = promisify(execFile);
+  const kubectl = async (
+    args: string[],
+  ): Promise<{ code: number; stdout: string; stderr: string }> => {
+    try {
+      const { stdout, stderr } = await run(cluster.binaries.kubectl, [
+        '--kubeconfig',
+        cluster.kubeconfigPath,
+        ...args,
+      ]);
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  };
+  const secretData = async (name: string): Promise<Record<string, string>> => {
+    const s = await admin.request<{ data?: Record<string, string> }>({
+      path: `/api/v1/namespaces/${NS}/secrets/${name}`,
+    });
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(s.data ?? {})) {
+      out[k] = Buffer.from(v, 'base64').toString('utf8');
+    }
+    return out;
+  };
+  const caPem = async (): Promise<string> => (await secretData(CERT_SECRET))['ca.crt'] ?? '';
+  const diagnostics = (): string =>
+    [
+      certManager?.logs() ?? '',
+      ...replicas.map((r) => `--- replica ${r.index}\n${r.logs().slice(-6000)}`),
+    ].join('\n');
+
+  beforeAll(async () => {
+    // Cold, this builds cert-manager from the module proxy (minutes; see
+    // test/controlplane/README.md); afterwards it is a cache lookup.
+    const binary = await ensureCertManager({
+      onProgress: (line) => process.stderr.write(`[cert-manager build] ${line}\n`),
+    });
+    cluster = await startLocalCluster({
+      mode: 'workloads',
+      binaries: testCluster().binaries,
+      nodes: 1,
+    });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(cluster.kubeconfigPath);
+    admin = new KubeClient(kc);
+    for (const file of await certManagerCrdFiles()) {
+      const res = await kubectl(['apply', '--server-side', '-f', file]);
+      if (res.code !== 0) throw new Error(`applying ${file}: ${res.stderr}`);
+    }
+    const established = await kubectl([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd/certificates.cert-manager.io',
+      'crd/certificaterequests.cert-manager.io',
+      'crd/issuers.cert-manager.io',
+      'crd/clusterissuers.cert-manager.io',
+    ]);
+    if (established.code !== 0) throw new Error(established.stderr);
+    certManager = startCertManager(binary, cluster.kubeconfigPath);
+  }, 3_600_000);
+
+  afterAll(async () => {
+    volumes.abort();
+    for (const r of replicas) await r.stop();
+    await certManager?.stop();
+    admin?.close();
+    await cluster?.stop();
+    for (const dir of certDirs) await rm(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('applies the variant; cert-manager issues the serving certificate and injects its CA into both configurations', async () => {
+    const res = await kubectl([
+      'apply',
+      '--server-side',
+      '-k',
+      join(MANIFESTS_DIR, 'cert-manager'),
+    ]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    for (const line of [
+      'issuer.cert-manager.io/planwright-selfsigned serverside-applied',
+      'issuer.cert-manager.io/planwright-webhook-ca serverside-applied',
+      'certificate.cert-manager.io/planwright-webhook-ca serverside-applied',
+      'certificate.cert-manager.io/planwright-webhook-cert serverside-applied',
+      'mutatingwebhookconfiguration.admissionregistration.k8s.io/planwright-instances serverside-applied',
+      'validatingwebhookconfiguration.admissionregistration.k8s.io/planwright-validation serverside-applied',
+    ]) {
+      expect(res.stdout).toContain(line);
+    }
+    // The self-managed certificate's rights are not part of this variant.
+    expect(res.stdout).not.toContain('planwright-webhook-tls');
+
+    await waitFor(
+      'Certificate planwright-webhook-cert Ready',
+      async () => {
+        const c = await admin.request<{
+          status?: { conditions?: Array<{ type: string; status: string }> };
+        }>({
+          path: `/apis/cert-manager.io/v1/namespaces/${NS}/certificates/planwright-webhook-cert`,
+        });
+        return c.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True');
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    ).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${diagnostics()}`);
+    });
+    const issued = await secretData(CERT_SECRET);
+    const serving = new X509Certificate(issued['tls.crt'] ?? '');
+    expect(serving.subjectAltName).toContain('DNS:planwright-webhook.planwright-system.svc');
+    expect(serving.checkIssued(new X509Certificate(issued['ca.crt'] ?? ''))).toBe(true);
+
+    const ca = fingerprint(issued['ca.crt'] ?? '');
+    for (const path of [
+      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/planwright-instances',
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/planwright-validation',
+    ]) {
+      await waitFor(
+        `the cainjector filling ${path}`,
+        async () => {
+          const config = await admin.request<{
+            webhooks: Array<{ clientConfig: { caBundle?: string } }>;
+          }>({ path });
+          return config.webhooks.every(
+            (w) =>
+              w.clientConfig.caBundle !== undefined &&
+              fingerprint(Buffer.from(w.clientConfig.caBundle, 'base64').toString('utf8')) === ca,
+          );
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      ).catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}\n${diagnostics()}`);
+      });
+    }
+  }, 240_000);
+
+  it('runs two replicas in files mode on the mounted Secret, as the ServiceAccount', async () => {
+    deployment = await readDeployment(admin, NS, 'planwright');
+    expect(deployment.args).toEqual(expect.arrayContaining(['--cert-dir', CERT_DIR_MOUNT]));
+    expect(deployment.volumeMounts).toContainEqual(
+      expect.objectContaining({ mountPath: CERT_DIR_MOUNT }),
+    );
+    expect(deployment.volumes).toContainEqual(
+      expect.objectContaining({ secret: expect.objectContaining({ secretName: CERT_SECRET }) }),
+    );
+    // kwok runs no containers: the replicas run here instead (see replicas.ts).
+    await scaleToZero(admin, NS, 'planwright');
+    const sa = await serviceAccountRoot(
+      admin,
+      NS,
+      deployment.serviceAccountName,
+      cluster.servingCaPem,
+    );
+    for (let i = 0; i < deployment.replicas; i++) {
+      certDirs.push(await mkdtemp(join(tmpdir(), `pw-certs-${i}-`)));
+    }
+    await syncSecretVolume(admin, NS, CERT_SECRET, certDirs, volumes.signal);
+    for (let i = 0; i < deployment.replicas; i++) {
+      replicas.push(
+        await startReplica({
+          index: i,
+          apiServer: cluster.server,
+          root: sa.root,
+          deployment,
+          port: 0,
+          mounts: new Map([[CERT_DIR_MOUNT, certDirs[i] ?? '']]),
+        }),
+      );
+    }
+    for (const r of replicas) await waitReady(r, caPem);
+    await routeService(admin, NS, 'planwright-webhook', 'https', hostAddress(), replicas);
+    const served = fingerprint((await secretData(CERT_SECRET))['tls.crt'] ?? '');
+    for (const r of replicas) {
+      expect(r.logs()).toContain('certificate loaded from files');
+      expect(await servedFingerprint(r, await caPem())).toBe(served);
+    }
+    // Files mode manages no certificate of its own.
+    const selfManaged = await secretData('planwright-webhook-tls').then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(selfManaged).toBeInstanceOf(ApiError);
+    expect((selfManaged as ApiError).statusCode).toBe(404);
+  }, 240_000);
+
+  it('admits Instance writes over the issued certificate, and a forced renewal fails none of them', async () => {
+    await admin.request({
+      method: 'POST',
+      path: '/api/v1/namespaces',
+      body: { metadata: { name: APP_NS } },
+    });
+    const kudo = (plural: string): string =>
+      `/apis/kudo.dev/v1beta1/namespaces/${APP_NS}/${plural}`;
+    await admin.request({
+      method: 'POST',
+      path: kudo('operators'),
+      body: {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'Operator',
+        metadata: { name: 'app' },
+        spec: {},
+      },
+    });
+    await admin.request({
+      method: 'POST',
+      path: kudo('operatorversions'),
+      body: validOperatorVersion('app-0.1.0', APP_NS),
+    });
+    const instanceBody = (name: string): Instance => ({
+      apiVersion: 'kudo.dev/v1beta1',
+      kind: 'Instance',
+      metadata: { name },
+      spec: { operatorVersion: { name: 'app-0.1.0' }, parameters: { foo: 'x' } },
+    });
+    const created = await admin.request<Instance>({
+      method: 'POST',
+      path: kudo('instances'),
+      body: instanceBody('app'),
+    });
+    // Scheduled by the mutating webhook on a replica, run by the leader under the RBAC.
+    const uid = created.spec?.planExecution?.uid ?? '';
+    expect(created.spec?.planExecution?.planName).toBe('deploy');
+    await waitFor(
+      'deploy COMPLETE',
+      async () => {
+        const i = await admin.request<Instance>({ path: `${kudo('instances')}/app` });
+        const ps = i.status?.planStatus?.['deploy'];
+        return ps?.uid === uid && ps.status === 'COMPLETE';
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    ).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${diagnostics()}`);
+    });
+
+    // Continuous writes, each admitted by the webhooks or counted as a failure: a label on
+    // the stored Instance (UPDATE: mutating and validating webhooks) and a dry-run create
+    // (CREATE: both webhooks, nothing stored).
+    const failures: string[] = [];
+    let admitted = 0;
+    let writing = true;
+    const writer = (async () => {
+      for (let n = 0; writing; n++) {
+        try {
+          if (n % 2 === 0) {
+            await admin.request({
+              method: 'PATCH',
+              path: `${kudo('instances')}/app`,
+              body: { metadata: { labels: { write: String(n) } } },
+              contentType: 'application/merge-patch+json',
+            });
+          } else {
+            await admin.request({
+              method: 'POST',
+              path: kudo('instances'),
+              query: { dryRun: 'All' },
+              body: instanceBody(`dry-${n}`),
+            });
+          }
+          admitted++;
+        } catch (err) {
+          failures.push(`write ${n}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    })();
+    const webhookCalls = async (): Promise<number> => {
+      const ca = await caPem();
+      let sum = 0;
+      for (const r of replicas) {
+        sum += sampleSum(await metrics(r, ca), 'planwright_webhook_requests_total');
+      }
+      return sum;
+    };
+    try {
+      await waitFor('writes admitted before the renewal', () => admitted >= WRITES_EACH_SIDE, {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+      });
+      const before = await secretData(CERT_SECRET);
+      const oldServing = fingerprint(before['tls.crt'] ?? '');
+      const callsBefore = await webhookCalls();
+
+      // What `cmctl renew` does: the Issuing condition, set on the Certificate's status.
+      const certPath = `/apis/cert-manager.io/v1/namespaces/${NS}/certificates/planwright-webhook-cert`;
+      const cert = await admin.request<{
+        metadata: { generation: number };
+        status: { conditions?: Array<Record<string, unknown>> };
+      }>({ path: certPath });
+      cert.status.conditions = [
+        ...(cert.status.conditions ?? []).filter((c) => c['type'] !== 'Issuing'),
+        {
+          type: 'Issuing',
+          status: 'True',
+          reason: 'ManuallyTriggered',
+          message: 'Certificate re-issuance manually triggered by the test',
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          observedGeneration: cert.metadata.generation,
+        },
+      ];
+      await admin.request({ method: 'PUT', path: `${certPath}/status`, body: cert });
+
+      const renewed = await waitFor(
+        'a renewed serving certificate in the Secret',
+        async () => {
+          const now = await secretData(CERT_SECRET);
+          return now['tls.crt'] && fingerprint(now['tls.crt']) !== oldServing ? now : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 200 },
+      ).catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}\n${diagnostics()}`);
+      });
+      const newServing = fingerprint(renewed['tls.crt'] ?? '');
+      // Same CA (the CA issuer did not change): the injected bundles stay valid.
+      expect(renewed['ca.crt']).toBe(before['ca.crt']);
+      // rotationPolicy: Always — a new key, not only a new certificate.
+      expect(renewed['tls.key']).not.toBe(before['tls.key']);
+      for (const r of replicas) {
+        await waitFor(
+          `replica ${r.index} serving the renewed certificate`,
+          async () => (await servedFingerprint(r, renewed['ca.crt'] ?? '')) === newServing,
+          { timeoutMs: 60_000, intervalMs: 200 },
+        ).catch((err: unknown) => {
+          throw new Error(`${(err as Error).message}\n${diagnostics()}`);
+        });
+      }
+      const afterSwap = admitted;
+      await waitFor(
+        'writes admitted after both replicas swapped',
+        () => admitted >= afterSwap + WRITES_EACH_SIDE,
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
+      // The webhooks were called through the Service all along (not bypassed).
+      expect(await webhookCalls()).toBeGreaterThan(callsBefore);
+    } finally {
+      writing = false;
+      await writer;
+    }
+    expect(failures).toEqual([]);
+    expect(admitted).toBeGreaterThanOrEqual(3 * WRITES_EACH_SIDE);
+    // Hot swap, not a restart: the same processes, each having loaded the files twice.
+    for (const r of replicas) {
+      const exited = await Promise.race([r.exited.then(() => true), Promise.resolve(false)]);
+      expect(exited).toBe(false);
+      expect(r.logs().split('certificate loaded from files').length - 1).toBeGreaterThanOrEqual(2);
+    }
+  }, 600_000);
+});
