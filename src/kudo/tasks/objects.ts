@@ -7,6 +7,12 @@
 import { describeObject, type ApplyObject } from '../../kube/apply.ts';
 import { resolveKind, type KindResolution } from '../../kube/kinds.ts';
 import {
+  ANNOTATION_DEPENDENCIES_HASH,
+  dependenciesHash,
+  dependencyKeyOf,
+  type DigestSources,
+} from './dependencies-hash/index.ts';
+import {
   MAX_TEMPLATE_OUTPUT_CHARS,
   MissingTemplateError,
   ParameterValueError,
@@ -14,6 +20,8 @@ import {
   RenderError,
   decorate,
   operatorName,
+  podTemplateOf,
+  type Decoration,
   parameterInputs,
   templateKey,
   templateScalars,
@@ -98,7 +106,8 @@ function unservedMessage(r: Rendered, served: readonly string[]): string {
  * API versions. A kind a CRD declares but the server does not serve yet is a transient error
  * (`pending`, reported after everything else was applied when given); a kind nothing serves
  * is fatal. With `missingKindIsGone` (deleting), objects of either kind are skipped: they
- * cannot exist.
+ * cannot exist. When applying, pod templates that mount ConfigMaps/Secrets get their
+ * `kudo.dev/dependencies-hash` (see dependencies-hash/).
  */
 export async function decorateAll(
   task: string,
@@ -107,7 +116,7 @@ export async function decorateAll(
   missingKindIsGone = false,
   pending?: TransientTaskError[],
 ): Promise<ApplyObject[]> {
-  const out: ApplyObject[] = [];
+  const resolved: Array<{ r: Rendered; decoration: Decoration; resolution: KindResolution }> = [];
   for (const r of rendered) {
     const { apiVersion, kind } = r.object;
     if (!apiVersion || !kind) {
@@ -133,23 +142,82 @@ export async function decorateAll(
       pending.push(problem);
       continue;
     }
-    const decorated = decorate(r.object, {
+    const decoration: Decoration = {
       instance: ctx.instance,
       operatorName: operatorName(ctx.instance, ctx.operatorVersion),
       operatorVersion: ctx.operatorVersion.spec?.version ?? '',
       at: ctx.at,
       namespaced: resolution.mapping.namespaced,
-    });
+    };
+    resolved.push({ r, decoration, resolution });
+  }
+  const decorated = resolved.map(({ r, decoration }) => decorate(r.object, decoration));
+  if (!missingKindIsGone) await addDependencyHashes(resolved, decorated, ctx);
+  const out: ApplyObject[] = [];
+  resolved.forEach(({ r, resolution }, i) => {
+    const object = decorated[i];
+    if (!object || resolution.state === 'pending' || resolution.state === 'unserved') return;
     if (resolution.state === 'served') {
-      out.push(decorated);
-      continue;
+      out.push(object);
+      return;
     }
     const { removed } = resolution;
     ctx.warn?.(
       'ConvertedRemovedAPI',
-      `template ${r.template}: ${describeObject(decorated)} uses ${removed.from} ${removed.kind}, which Kubernetes stopped serving in ${removed.removedIn}; applied it as ${removed.to} (converted as the API server did). Update the package to ${removed.to}`,
+      `template ${r.template}: ${describeObject(object)} uses ${removed.from} ${removed.kind}, which Kubernetes stopped serving in ${removed.removedIn}; applied it as ${removed.to} (converted as the API server did). Update the package to ${removed.to}`,
     );
-    out.push(removed.convert(decorated));
-  }
+    out.push(removed.convert(object));
+  });
   return out;
+}
+
+/**
+ * Decorates again, with their dependencies hash, the objects whose pod template mounts
+ * ConfigMaps or Secrets; the digests come from the same task's objects (as decorated), the
+ * inventory, or the live objects.
+ */
+async function addDependencyHashes(
+  resolved: ReadonlyArray<{ r: Rendered; decoration: Decoration }>,
+  decorated: ApplyObject[],
+  ctx: TaskContext,
+): Promise<void> {
+  const inTask = new Map<string, ApplyObject>();
+  for (const obj of decorated) {
+    const key = dependencyKeyOf(obj);
+    if (key !== undefined) inTask.set(key, obj);
+  }
+  const sources: DigestSources = {
+    inTask,
+    recorded: (d) =>
+      ctx.inventory.recorded({
+        group: '',
+        version: 'v1',
+        kind: d.kind,
+        namespace: d.namespace,
+        name: d.name,
+      })?.digest,
+    live: (d, signal) =>
+      ctx.ssa.get(
+        { apiVersion: 'v1', kind: d.kind, metadata: { name: d.name, namespace: d.namespace } },
+        signal,
+      ),
+  };
+  await Promise.all(
+    decorated.map(async (obj, i) => {
+      const template = podTemplateOf(obj);
+      const entry = resolved[i];
+      if (!template || !entry) return;
+      const hash = await dependenciesHash(
+        template,
+        obj.metadata?.namespace ?? '',
+        sources,
+        ctx.signal,
+      );
+      if (hash === undefined) return;
+      decorated[i] = decorate(entry.r.object, {
+        ...entry.decoration,
+        podTemplateAnnotations: () => ({ [ANNOTATION_DEPENDENCIES_HASH]: hash }),
+      });
+    }),
+  );
 }

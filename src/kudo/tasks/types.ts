@@ -9,6 +9,8 @@ export interface InventoryRecorder {
   record(entries: readonly InventoryEntry[]): Promise<void>;
   /** Whether the entry is already recorded (an object we applied before). */
   has(entry: InventoryEntry): boolean;
+  /** The recorded entry of the same object (with its digest), if any. */
+  recorded(entry: InventoryEntry): InventoryEntry | undefined;
   forget(entries: readonly InventoryEntry[]): void;
 }
 
