@@ -121,7 +121,7 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
       spec: { operatorVersion: { name: 'hashed-1.0.0' } },
     });
     const first = await waitFor('the Deployment with its hash', async () => {
-      const a = await templateAnnotations().catch(() => ({}) as Record<string, string>);
+      const a = await templateAnnotations().catch(() => ({}));
       return a[ANNOTATION_DEPENDENCIES_HASH];
     });
 
