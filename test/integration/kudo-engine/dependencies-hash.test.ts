@@ -121,7 +121,8 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
       spec: { operatorVersion: { name: 'hashed-1.0.0' } },
     });
     const first = await waitFor('the Deployment with its hash', async () => {
-      const a = await templateAnnotations().catch(() => ({}));
+      const empty: Record<string, string> = {};
+      const a = await templateAnnotations().catch(() => empty);
       return a[ANNOTATION_DEPENDENCIES_HASH];
     });
 
