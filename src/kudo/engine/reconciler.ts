@@ -26,6 +26,7 @@ import { OperatorVersionMissingError } from './errors.ts';
 import { InstanceWriter } from './instance-api.ts';
 import { deleteInventory } from './cleanup.ts';
 import { executePass, freshPlanStatus } from './plan.ts';
+import { pipesOfPlan } from './pipes.ts';
 import { StatusSession } from './session.ts';
 import { readinessOf } from '../health/readiness.ts';
 import {
@@ -258,6 +259,12 @@ export class InstanceReconciler {
       ps.message = `aborted by ${abortBy}${abortAt ? ` at ${abortAt}` : ''}; no further objects are touched by this run`;
       return ps;
     }
+    const pipes = pipesOfPlan(planName, plan, ov, session.instance);
+    if (!pipes.ok) {
+      ps.status = 'FATAL_ERROR';
+      ps.message = pipes.message;
+      return ps;
+    }
     if (ps.status === 'PENDING') ps.status = 'IN_PROGRESS';
     // Raw values: array/map parameters are decoded where templates render (off the loop).
     const params = rawParameters(session.instance, ov);
@@ -274,6 +281,7 @@ export class InstanceReconciler {
             planName,
             planUid: uid,
             params,
+            pipes: pipes.pipes,
             ssa: this.options.ssa,
             templates: this.templates,
             renderBudget,

@@ -17,6 +17,8 @@ export interface StepRunnerDeps {
   /** The run's uid (annotated on every applied object). */
   readonly planUid: string;
   readonly params: Readonly<Record<string, unknown>>;
+  /** `.Pipes` of the plan (see planPipes). */
+  readonly pipes: Readonly<Record<string, string>>;
   readonly ssa: ServerSideApply;
   readonly templates: Renderer;
   readonly renderBudget?: RenderBudget;
@@ -57,6 +59,7 @@ export async function runStepTasks(
       planUid: deps.planUid,
     },
     params: deps.params,
+    pipes: deps.pipes,
     ssa: deps.ssa,
     templates: deps.templates,
     ...(deps.renderBudget ? { renderBudget: deps.renderBudget } : {}),

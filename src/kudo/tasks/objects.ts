@@ -26,6 +26,7 @@ import {
   templateKey,
   templateScalars,
   templateText,
+  type RenderKind,
 } from '../render/index.ts';
 import { RenderLimitError } from '../render/pool/index.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext } from './types.ts';
@@ -55,6 +56,7 @@ export async function renderTask(
   task: string,
   resources: readonly string[],
   ctx: TaskContext,
+  output: RenderKind = 'objects',
 ): Promise<Rendered[]> {
   const ov = ctx.operatorVersion;
   const parameters = parameterInputs(ov, ctx.params);
@@ -68,6 +70,8 @@ export async function renderTask(
         text: templateText(ov, template),
         parameters,
         scalars,
+        pipes: ctx.pipes,
+        output,
         maxOutputChars: MAX_TEMPLATE_OUTPUT_CHARS,
       };
       const rendered = await ctx.templates.render(job, ctx.signal);
