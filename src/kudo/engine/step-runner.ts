@@ -4,6 +4,7 @@ import {
   FatalTaskError,
   runTask,
   type InventoryRecorder,
+  type PodExec,
   type TaskContext,
 } from '../tasks/index.ts';
 import type { ServerSideApply } from '../../kube/apply.ts';
@@ -25,6 +26,8 @@ export interface StepRunnerDeps {
   readonly inventory: InventoryRecorder;
   readonly signal: AbortSignal;
   readonly warn?: (reason: string, message: string) => void;
+  readonly pipeWaiterImage?: string;
+  readonly podExec?: PodExec;
 }
 
 function messageOf(err: unknown): string {
@@ -66,6 +69,8 @@ export async function runStepTasks(
     inventory: deps.inventory,
     signal: deps.signal,
     ...(deps.warn ? { warn: deps.warn } : {}),
+    ...(deps.pipeWaiterImage ? { pipeWaiterImage: deps.pipeWaiterImage } : {}),
+    ...(deps.podExec ? { podExec: deps.podExec } : {}),
   };
   const fatal: string[] = [];
   const errors: string[] = [];

@@ -55,9 +55,18 @@ interface ExecSocket {
   on(event: 'error', listener: (err: Error) => void): unknown;
 }
 
-/** The exit code a status reports, or undefined when it reports another failure. */
+/**
+ * The exit code a status reports, or undefined when it reports another failure. A kubelet
+ * says `NonZeroExitCode` with the code as a cause; a runtime that passes the command's Go
+ * error through unwrapped (kwok's local exec does) says InternalError ending in Go's
+ * `exit status N`, which is an exit code all the same.
+ */
 export function exitCodeOf(status: V1Status): number | undefined {
   if (status.status === 'Success') return 0;
+  if (status.reason === 'InternalError') {
+    const unwrapped = /: exit status (\d+)$/.exec(status.message ?? '');
+    return unwrapped ? Number(unwrapped[1]) : undefined;
+  }
   if (status.reason !== 'NonZeroExitCode') return undefined;
   const cause = status.details?.causes?.find((c) => c.reason === 'ExitCode');
   const code = Number(cause?.message);
