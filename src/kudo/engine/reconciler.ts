@@ -27,6 +27,7 @@ import { InstanceWriter } from './instance-api.ts';
 import { deleteInventory } from './cleanup.ts';
 import { executePass, freshPlanStatus } from './plan.ts';
 import { pipesOfPlan } from './pipes.ts';
+import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { PipePodSweeper } from './pipe-pods.ts';
 import type { PodExec } from '../tasks/index.ts';
 import { StatusSession } from './session.ts';
@@ -273,6 +274,20 @@ export class InstanceReconciler {
       ps.status = 'FATAL_ERROR';
       ps.message = pipes.message;
       return ps;
+    }
+    if (!isChildInstance(session.instance)) {
+      const problem = await dependencyProblem(
+        ov,
+        this.options.operatorVersions,
+        this.options.client,
+        signal,
+      );
+      if (problem !== undefined) {
+        ps.status = 'FATAL_ERROR';
+        ps.message = problem;
+        this.warnOnce(session.instance, uid, 'CircularDependency', problem);
+        return ps;
+      }
     }
     if (ps.status === 'PENDING') ps.status = 'IN_PROGRESS';
     // Raw values: array/map parameters are decoded where templates render (off the loop).

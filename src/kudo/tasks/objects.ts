@@ -26,7 +26,9 @@ import {
   templateKey,
   templateScalars,
   templateText,
+  type RenderJob,
   type RenderKind,
+  type RenderOutput,
 } from '../render/index.ts';
 import { RenderLimitError } from '../render/pool/index.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext } from './types.ts';
@@ -46,51 +48,74 @@ export function applyOrder(obj: ApplyObject): number {
   return 1;
 }
 
+/** The render job of one template of the task's OperatorVersion. */
+function renderJobOf(template: string, ctx: TaskContext, output: RenderKind): RenderJob {
+  const ov = ctx.operatorVersion;
+  return {
+    key: templateKey(ov, template),
+    template,
+    text: templateText(ov, template),
+    parameters: parameterInputs(ov, ctx.params),
+    scalars: templateScalars(ctx.instance, ov, ctx.at),
+    pipes: ctx.pipes,
+    output,
+    maxOutputChars: MAX_TEMPLATE_OUTPUT_CHARS,
+  };
+}
+
 /**
- * Renders (off the event loop, through ctx.templates) without resolving kinds. Every
- * failure of the render itself is deterministic — a template or parameter problem, or a
- * limit (deadline, memory, output size) — and so a FatalTaskError; only the pool being
- * stopped or busy passes through to be retried.
+ * One render through ctx.templates, counted against the pass's budget. Every failure of the
+ * render itself is deterministic — a template or parameter problem, or a limit (deadline,
+ * memory, output size) — and so a FatalTaskError; only the pool being stopped or busy passes
+ * through to be retried.
  */
+async function renderOne(
+  task: string,
+  template: string,
+  ctx: TaskContext,
+  output: RenderKind,
+): Promise<RenderOutput> {
+  try {
+    const rendered = await ctx.templates.render(renderJobOf(template, ctx, output), ctx.signal);
+    ctx.renderBudget?.spend(template, rendered.outputChars);
+    return rendered;
+  } catch (err) {
+    if (
+      err instanceof RenderError ||
+      err instanceof MissingTemplateError ||
+      err instanceof ParameterValueError ||
+      err instanceof RenderLimitError ||
+      err instanceof RenderBudgetExceededError
+    ) {
+      throw new FatalTaskError(task, err.message, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** Renders (off the event loop, through ctx.templates) without resolving kinds. */
 export async function renderTask(
   task: string,
   resources: readonly string[],
   ctx: TaskContext,
   output: RenderKind = 'objects',
 ): Promise<Rendered[]> {
-  const ov = ctx.operatorVersion;
-  const parameters = parameterInputs(ov, ctx.params);
-  const scalars = templateScalars(ctx.instance, ov, ctx.at);
   const out: Rendered[] = [];
   for (const template of resources) {
-    try {
-      const job = {
-        key: templateKey(ov, template),
-        template,
-        text: templateText(ov, template),
-        parameters,
-        scalars,
-        pipes: ctx.pipes,
-        output,
-        maxOutputChars: MAX_TEMPLATE_OUTPUT_CHARS,
-      };
-      const rendered = await ctx.templates.render(job, ctx.signal);
-      ctx.renderBudget?.spend(template, rendered.outputChars);
-      for (const object of rendered.objects) out.push({ template, object });
-    } catch (err) {
-      if (
-        err instanceof RenderError ||
-        err instanceof MissingTemplateError ||
-        err instanceof ParameterValueError ||
-        err instanceof RenderLimitError ||
-        err instanceof RenderBudgetExceededError
-      ) {
-        throw new FatalTaskError(task, err.message, { cause: err });
-      }
-      throw err;
-    }
+    const rendered = await renderOne(task, template, ctx, output);
+    for (const object of rendered.objects) out.push({ template, object });
   }
   return out;
+}
+
+/** A KudoOperator parameter file: its values as Instance parameter strings. */
+export async function renderParameterFile(
+  task: string,
+  template: string,
+  ctx: TaskContext,
+): Promise<Record<string, string>> {
+  const rendered = await renderOne(task, template, ctx, 'parameters');
+  return { ...(rendered.parameters ?? {}) };
 }
 
 function kindOf(obj: ApplyObject): string {
