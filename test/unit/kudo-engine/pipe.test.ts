@@ -307,7 +307,6 @@ describe('artifacts', () => {
       kind: 'ConfigMap',
       metadata: { name: 'n' },
       binaryData: { 'index.html': bytes.toString('base64') },
-      data: {},
     });
     expect(pipeArtifact(file('/tmp/a/cert.pem', { kind: 'Secret' }), 'n', bytes)).toEqual({
       apiVersion: 'v1',
@@ -325,7 +324,6 @@ describe('artifacts', () => {
       kind: 'ConfigMap',
       metadata: { name: 'n' },
       data: { USER: 'admin', PASS: 's3cr3t=' },
-      binaryData: {},
     });
     expect(pipeArtifact(file('/tmp/env', { format: 'envFile', kind: 'Secret' }), 'n', env)).toEqual(
       {

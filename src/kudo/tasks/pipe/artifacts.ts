@@ -1,7 +1,8 @@
 /**
  * The Secrets and ConfigMaps a Pipe task writes, with KUDO's names and data layout: a `file`
  * becomes one key (its base name) — in a ConfigMap under `binaryData`, never `data` — and an
- * `envFile` one key per variable (`data`; base64 in a Secret).
+ * `envFile` one key per variable (`data`; base64 in a Secret). The other map stays absent:
+ * KUDO's was empty, and its JSON (what the dependencies hash of KUDO covered) omitted it.
  */
 import { posix } from 'node:path';
 import type { ApplyObject } from '../../../kube/apply.ts';
@@ -26,7 +27,6 @@ export function pipeArtifact(file: PipeFile, name: string, bytes: Buffer): Apply
           kind: 'ConfigMap',
           metadata,
           binaryData: Object.fromEntries([[key, b64]]),
-          data: {},
         };
   }
   const vars = parseEnvFile(bytes, file.path);
@@ -37,11 +37,5 @@ export function pipeArtifact(file: PipeFile, name: string, bytes: Buffer): Apply
     );
     return { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data };
   }
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata,
-    data: Object.fromEntries(vars),
-    binaryData: {},
-  };
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: Object.fromEntries(vars) };
 }
