@@ -295,7 +295,7 @@ describe('Pipe tasks on a workloads cluster', () => {
                 },
               },
               lastState: {
-                terminated: { reason: 'Error', exitCode: 2 } as k8s.V1ContainerStateTerminated,
+                terminated: { reason: 'Error', exitCode: 2 },
               },
             },
           ],
