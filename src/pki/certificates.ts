@@ -27,6 +27,11 @@ export interface CertificateRequest {
   readonly validityMs?: number;
   /** Backdate notBefore to tolerate small clock differences between components. */
   readonly backdateMs?: number;
+  /**
+   * The instant validity counts from (default: now). Callers with their own clock pass it, so
+   * the expiry follows that clock rather than however long key generation took.
+   */
+  readonly issuedAt?: Date;
 }
 
 export interface IssuedCertificate {
@@ -53,12 +58,15 @@ export function createCertificateAuthority(options: {
   readonly commonName: string;
   readonly validityMs?: number;
   readonly backdateMs?: number;
+  /** The instant validity counts from (default: now); see {@link CertificateRequest.issuedAt}. */
+  readonly issuedAt?: Date;
 }): CertificateAuthority {
   const keys = generateRsaKeyPair();
   const cert = newCertificate(
     keys.publicKeyPem,
     options.validityMs ?? 10 * YEAR_MS,
     options.backdateMs ?? DEFAULT_BACKDATE_MS,
+    options.issuedAt,
   );
   const subject = [utf8Field('commonName', options.commonName)];
   cert.setSubject(subject);
@@ -83,6 +91,7 @@ export function issueCertificate(
     keys.publicKeyPem,
     request.validityMs ?? YEAR_MS,
     request.backdateMs ?? DEFAULT_BACKDATE_MS,
+    request.issuedAt,
   );
   const subject: forge.pki.CertificateField[] = [utf8Field('commonName', request.commonName)];
   for (const org of request.organizations ?? []) {
@@ -123,6 +132,7 @@ function newCertificate(
   publicKeyPem: string,
   validityMs: number,
   backdateMs: number,
+  issuedAt: Date = new Date(),
 ): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicKeyPem);
@@ -130,7 +140,7 @@ function newCertificate(
   const serial = randomBytes(16);
   serial[0] = (serial[0] ?? 0) & 0x7f;
   cert.serialNumber = serial.toString('hex');
-  const now = Date.now();
+  const now = issuedAt.getTime();
   cert.validity.notBefore = new Date(now - backdateMs);
   cert.validity.notAfter = new Date(now + validityMs);
   return cert;

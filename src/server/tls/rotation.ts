@@ -159,7 +159,7 @@ export function advance(
   const steps = dueSteps(material, now, policy, identity);
   if (!material) {
     const ca = newCa(identity, policy, now);
-    return { material: { ca, serving: issueServing(ca, identity, policy) }, steps };
+    return { material: { ca, serving: issueServing(ca, identity, policy, now) }, steps };
   }
   let next: TlsMaterial = material;
   for (const step of steps) {
@@ -186,7 +186,7 @@ export function advance(
         break;
       }
       case 'renew-serving':
-        next = { ...next, serving: issueServing(next.ca, identity, policy) };
+        next = { ...next, serving: issueServing(next.ca, identity, policy, now) };
         break;
       case 'create':
         break;
@@ -210,6 +210,7 @@ function newCa(identity: ServingIdentity, policy: RotationPolicy, now: Date): Ke
     // forge encodes the CN as PrintableString: letters, digits, "-", "." only (no "@"), or Go rejects it.
     commonName: `${identity.commonName}-ca-${Math.floor(now.getTime() / 1000)}`,
     validityMs: policy.caValidityMs,
+    issuedAt: now,
   });
 }
 
@@ -217,6 +218,7 @@ function issueServing(
   ca: KeyedCertificate,
   identity: ServingIdentity,
   policy: RotationPolicy,
+  now: Date,
 ): KeyedCertificate {
   const issued = issueCertificate(ca, {
     commonName: identity.commonName,
@@ -224,6 +226,7 @@ function issueServing(
     ipAddresses: identity.ipAddresses,
     usage: 'server',
     validityMs: policy.servingValidityMs,
+    issuedAt: now,
   });
   return { certPem: issued.certPem, keyPem: issued.keyPem };
 }

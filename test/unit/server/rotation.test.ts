@@ -44,6 +44,15 @@ describe('rotation', () => {
     expect(renewed.material.serving.certPem).not.toBe(created.material.serving.certPem);
   });
 
+  it('counts validity from the clock it is given, not from when key generation finished', () => {
+    // A clock far from the wall clock: expiries that followed Date.now() would miss by years.
+    const past = new Date('2020-01-01T00:00:00Z');
+    const { material } = advance(undefined, past, policy, identity);
+    const notAfter = (pem: string): number => new Date(new X509Certificate(pem).validTo).getTime();
+    expect(notAfter(material.serving.certPem)).toBe(past.getTime() + policy.servingValidityMs);
+    expect(notAfter(material.ca.certPem)).toBe(past.getTime() + policy.caValidityMs);
+  });
+
   it('re-issues when the wanted names change', () => {
     expect(dueSteps(created.material, t0, policy, { ...identity, dnsNames: ['other'] })).toEqual([
       'renew-serving',
