@@ -1,8 +1,10 @@
-# Planwright: build with tsc, run as a non-root user on a slim Node image.
+# Planwright: build with tsc, run as a non-root user on a slim Node image. Checked without a
+# daemon by test/unit/dockerfile.test.ts; the e2e tests run the final stage's files (dist/,
+# production dependencies only, see test/support/dockerfile.ts) as the in-cluster replicas.
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev

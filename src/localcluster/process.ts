@@ -35,7 +35,6 @@ export function startProcess(
   binary: string,
   args: readonly string[],
   logFile: string,
-  env?: NodeJS.ProcessEnv,
 ): ManagedProcess {
   const log: WriteStream = createWriteStream(logFile, { flags: 'a' });
   const [command, argv] = setprivAvailable
@@ -44,7 +43,6 @@ export function startProcess(
   const child: ChildProcess = spawn(command, argv, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(env ? { env } : {}),
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });

@@ -58,14 +58,7 @@ export const instanceChanged: EventFilter = (event) => {
 
 export interface InstanceControllerOptions extends Pick<
   InstanceReconcilerOptions,
-  | 'waitMinMs'
-  | 'waitMaxMs'
-  | 'stepTimeoutMs'
-  | 'stepRetryLimit'
-  | 'filter'
-  | 'templates'
-  | 'pipeWaiterImage'
-  | 'podExec'
+  'waitMinMs' | 'waitMaxMs' | 'stepTimeoutMs' | 'stepRetryLimit' | 'filter' | 'templates'
 > {
   readonly manager: Manager;
   readonly logger: Logger;
@@ -129,8 +122,6 @@ export function registerInstanceController(options: InstanceControllerOptions): 
     ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
     ...(options.stepRetryLimit !== undefined ? { stepRetryLimit: options.stepRetryLimit } : {}),
     ...(options.filter ? { filter: options.filter } : {}),
-    ...(options.pipeWaiterImage ? { pipeWaiterImage: options.pipeWaiterImage } : {}),
-    ...(options.podExec ? { podExec: options.podExec } : {}),
   });
   let builder = manager
     .controller()

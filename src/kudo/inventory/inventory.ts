@@ -1,8 +1,6 @@
 /**
  * The inventory of objects an Instance applied, kept in `status.inventory`: enough to find
- * every object again (group, version, kind, namespace, name) for cleanup on deletion, and for
- * ConfigMaps and Secrets the digest of what was applied (the dependencies hash of pod
- * templates that mount them is computed from it instead of a last-applied annotation).
+ * every object again (group, version, kind, namespace, name) for cleanup on deletion.
  */
 import { parseApiVersion, apiVersionOf } from '../../kube/gvk.ts';
 import type { ApplyObject } from '../../kube/apply.ts';
@@ -13,8 +11,6 @@ export interface InventoryEntry {
   readonly kind: string;
   readonly namespace?: string;
   readonly name: string;
-  /** Hex MD5 of the applied object's hash source (ConfigMaps and Secrets only). */
-  readonly digest?: string;
 }
 
 /** `group/kind/namespace/name`: the identity of an entry (the version may change). */
@@ -22,7 +18,7 @@ export function inventoryKey(e: InventoryEntry): string {
   return `${e.group}/${e.kind}/${e.namespace ?? ''}/${e.name}`;
 }
 
-export function entryOf(obj: ApplyObject, digest?: string): InventoryEntry {
+export function entryOf(obj: ApplyObject): InventoryEntry {
   const { group, version } = parseApiVersion(obj.apiVersion ?? '');
   const ns = obj.metadata?.namespace;
   return {
@@ -31,7 +27,6 @@ export function entryOf(obj: ApplyObject, digest?: string): InventoryEntry {
     kind: obj.kind ?? '',
     ...(ns ? { namespace: ns } : {}),
     name: obj.metadata?.name ?? '',
-    ...(digest !== undefined ? { digest } : {}),
   };
 }
 
@@ -50,7 +45,7 @@ export function readInventory(
 ): InventoryEntry[] {
   const out: InventoryEntry[] = [];
   for (const r of raw ?? []) {
-    const { group, version, kind, namespace, name, digest } = r;
+    const { group, version, kind, namespace, name } = r;
     if (typeof version !== 'string' || typeof kind !== 'string' || typeof name !== 'string')
       continue;
     out.push({
@@ -59,16 +54,12 @@ export function readInventory(
       kind,
       ...(typeof namespace === 'string' && namespace !== '' ? { namespace } : {}),
       name,
-      ...(typeof digest === 'string' && /^[0-9a-f]{32}$/.test(digest) ? { digest } : {}),
     });
   }
   return out;
 }
 
-/**
- * `current` plus the entries of `add` not in it (an entry's version and digest are updated in
- * place; an entry added without a digest keeps the one recorded).
- */
+/** `current` plus the entries of `add` not in it (an entry's version is updated in place). */
 export function mergeInventory(
   current: readonly InventoryEntry[],
   add: readonly InventoryEntry[],
@@ -77,9 +68,8 @@ export function mergeInventory(
   let changed = false;
   for (const e of add) {
     const known = byKey.get(inventoryKey(e));
-    const digest = e.digest ?? known?.digest;
-    if (!known || known.version !== e.version || known.digest !== digest) {
-      byKey.set(inventoryKey(e), { ...e, ...(digest !== undefined ? { digest } : {}) });
+    if (!known || known.version !== e.version) {
+      byKey.set(inventoryKey(e), e);
       changed = true;
     }
   }

@@ -7,8 +7,7 @@ import { describeObject, isUnchanged, type ApplyObject } from '../../kube/apply.
 import { ApiError } from '../../kube/errors.ts';
 import type { Task } from '../api/types.ts';
 import { checkHealth } from '../health/index.ts';
-import { entryOf, type InventoryEntry } from '../inventory/index.ts';
-import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
+import { entryOf } from '../inventory/index.ts';
 import { applyOrder, decorateAll, renderTask, type Rendered } from './objects.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext, type TaskOutcome } from './types.ts';
 
@@ -32,7 +31,7 @@ export async function applyObjects(
     const objects = await decorateAll(task, batch, ctx, false, unserved);
     // Objects not applied before need no look at the live state: apply them directly.
     const known = objects.map((o) => ctx.inventory.has(entryOf(o)));
-    await ctx.inventory.record(objects.map(recordedEntry));
+    await ctx.inventory.record(objects.map(entryOf));
     const results = await Promise.all(
       objects.map((o, i) => applyOne(task, o, ctx, known[i] ?? true)),
     );
@@ -47,11 +46,6 @@ export async function applyObjects(
     );
   }
   return waiting.length === 0 ? { done: true } : { done: false, message: waiting.join('; ') };
-}
-
-/** An object's inventory entry; ConfigMaps and Secrets with the digest of what is applied. */
-export function recordedEntry(obj: ApplyObject): InventoryEntry {
-  return entryOf(obj, dependencyKeyOf(obj) !== undefined ? objectDigest(obj) : undefined);
 }
 
 /** Applies one object when it differs from the live one; returns why it is not healthy yet. */

@@ -1,12 +1,5 @@
-/** Plan tasks: Apply, Delete, Toggle, Dummy, Pipe, KudoOperator. */
+/** Plan tasks: Apply, Delete, Toggle, Dummy. */
 export { runTask } from './run.ts';
-export {
-  DEFAULT_WAITER_IMAGE,
-  WebSocketPodExec,
-  type ExecRequest,
-  type ExecResult,
-  type PodExec,
-} from './pipe/index.ts';
 export {
   FatalTaskError,
   TransientTaskError,

@@ -26,6 +26,7 @@ import type { Instance } from '../../../src/kudo/api/index.ts';
 import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { validOperatorVersion } from '../../support/operator-versions.ts';
+import { imageRoot, type ImageRoot } from '../../support/dockerfile.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   certManagerCrdFiles,
@@ -64,6 +65,7 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
   let certManager: RunningCertManager | undefined;
   let deployment: DeploymentSpec;
   const replicas: Replica[] = [];
+  let image: ImageRoot | undefined;
   const certDirs: string[] = [];
   const volumes = new AbortController();
   const run = promisify(execFile);
@@ -98,6 +100,9 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
       certManager?.logs() ?? '',
       ...replicas.map((r) => `--- replica ${r.index}\n${r.logs().slice(-6000)}`),
     ].join('\n');
+
+  // The image's files, made once for both replicas (a copy of node_modules, pruned).
+  const runnableImage = async (): Promise<ImageRoot> => (image ??= await imageRoot());
 
   beforeAll(async () => {
     // Cold, this builds cert-manager from the module proxy (minutes; see
@@ -136,6 +141,7 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
     await certManager?.stop();
     admin?.close();
     await cluster?.stop();
+    await image?.remove();
     for (const dir of certDirs) await rm(dir, { recursive: true, force: true });
   }, 120_000);
 
@@ -233,6 +239,7 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
           root: sa.root,
           deployment,
           port: 0,
+          image: await runnableImage(),
           mounts: new Map([[CERT_DIR_MOUNT, certDirs[i] ?? '']]),
         }),
       );

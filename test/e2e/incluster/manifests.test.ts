@@ -14,6 +14,7 @@
 //   authorizer (SubjectAccessReview) and tried with its token.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -25,6 +26,7 @@ import { loadPackage } from '../../../src/kudo/package/index.ts';
 import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { KUDO_PACKAGES } from '../../support/kudo.ts';
+import { imageRoot, type ImageRoot } from '../../support/dockerfile.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   hostAddress,
@@ -50,6 +52,7 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
   let deployment: DeploymentSpec;
   let token = '';
   const replicas: Replica[] = [];
+  let image: ImageRoot | undefined;
   const run = promisify(execFile);
   const kubectl = async (
     args: string[],
@@ -73,6 +76,9 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
     return Buffer.from(s.data['ca.crt'] ?? '', 'base64').toString('utf8');
   };
 
+  // The image's files, made once for both replicas (a copy of node_modules, pruned).
+  const runnableImage = async (): Promise<ImageRoot> => (image ??= await imageRoot());
+
   beforeAll(async () => {
     cluster = await startLocalCluster({
       mode: 'workloads',
@@ -88,6 +94,7 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
     for (const r of replicas) await r.stop();
     admin?.close();
     await cluster?.stop();
+    await image?.remove();
   }, 120_000);
 
   it('applies server-side with kubectl -k, and the Deployment runs its pods', async () => {
@@ -136,10 +143,17 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
           root: sa.root,
           deployment,
           port: 0,
+          image: await runnableImage(),
         }),
       );
     }
     for (const r of replicas) await waitReady(r, caPem);
+    // They run from the image's files: production dependencies only, no sources.
+    const workdir = (await runnableImage()).workdir;
+    for (const absent of ['node_modules/typescript', 'node_modules/jest', 'src', 'test']) {
+      expect([absent, existsSync(join(workdir, absent))]).toEqual([absent, false]);
+    }
+    expect(existsSync(join(workdir, 'node_modules', '@kubernetes', 'client-node'))).toBe(true);
     await routeService(admin, NS, 'planwright-webhook', 'https', address, replicas);
 
     // Compared as certificates: the Secret's PEM and the injected bundle may differ in line
@@ -398,8 +412,6 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
         namespace: 'zk',
       },
       { verb: 'create', group: 'apps', resource: 'statefulsets', namespace: 'zk' },
-      // Pipe tasks copy their files out through exec (a WebSocket exec is a create).
-      { verb: 'create', resource: 'pods', subresource: 'exec', namespace: 'zk' },
     ];
     for (const attributes of needed) {
       expect([attributes, await can(attributes)]).toEqual([attributes, true]);

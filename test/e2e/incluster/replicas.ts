@@ -2,7 +2,8 @@
  * Running Planwright "in the cluster" on a workloads control plane whose nodes are simulated
  * by kwok: pods are scheduled and reported Running, but no container runs, so the Deployment's
  * pods cannot run Planwright's image. The replicas therefore run as local processes — the
- * built executable (dist/, what the image's entrypoint runs), with the Deployment's args and
+ * image's files as its Dockerfile makes them (dist/ and production dependencies only, see
+ * test/support/dockerfile.ts) started with its ENTRYPOINT — with the Deployment's args and
  * the ServiceAccount's identity in the in-cluster style: KUBERNETES_SERVICE_HOST/PORT plus a
  * TokenRequest token, the cluster CA and the namespace in the files a pod gets (under a
  * folder that stands for `/`, PLANWRIGHT_SERVICE_ACCOUNT_ROOT). The webhook Service reaches
@@ -19,7 +20,7 @@ import { connect as tlsConnect } from 'node:tls';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import { ApiError } from '../../../src/kube/index.ts';
 import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_ROOT_ENV } from '../../../src/kube/index.ts';
-import { ensureBuiltCli, PLANWRIGHT } from '../../integration/cli/built-cli.ts';
+import type { ImageRoot } from '../../support/dockerfile.ts';
 import { httpsRequest } from '../../support/https.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -112,7 +113,8 @@ export interface Replica {
 }
 
 /**
- * Starts one replica: `node dist/main.js start <the Deployment's args>` with the webhook port
+ * Starts one replica: the image's ENTRYPOINT (`node … dist/main.js start`) in its WORKDIR
+ * with the Deployment's args, the webhook port
  * changed (two processes share this machine) and mounted paths mapped to local folders.
  */
 export async function startReplica(options: {
@@ -123,8 +125,9 @@ export async function startReplica(options: {
   readonly port: number;
   /** Mount path → local folder (files mode's certificate folder). */
   readonly mounts?: ReadonlyMap<string, string>;
+  /** The image's files and ENTRYPOINT (test/support/dockerfile.ts: imageRoot). */
+  readonly image: ImageRoot;
 }): Promise<Replica> {
-  await ensureBuiltCli();
   const args = [...options.deployment.args];
   const portAt = args.indexOf('--webhook-port');
   if (portAt < 0) throw new Error('the Deployment does not pass --webhook-port');
@@ -143,18 +146,16 @@ export async function startReplica(options: {
     KUBERNETES_SERVICE_HOST: url.hostname,
     KUBERNETES_SERVICE_PORT: url.port || '443',
     [SERVICE_ACCOUNT_ROOT_ENV]: options.root,
-    NODE_ENV: 'production',
+    ...options.image.env,
   };
   for (const { name, value } of options.deployment.env) env[name] = value ?? '';
   let tail = '';
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--enable-source-maps', PLANWRIGHT, 'start', ...args],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const [command, ...entrypoint] = options.image.argv;
+  const child: ChildProcess = spawn(command ?? process.execPath, [...entrypoint, ...args], {
+    cwd: options.image.workdir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const keep = (chunk: Buffer): void => {
     tail = (tail + chunk.toString('utf8')).slice(-40_000);
   };
