@@ -58,6 +58,10 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
   let custom: k8s.CustomObjectsApi;
   let child: PlanwrightChild | undefined;
   let paused = false;
+  // Stopped in afterAll too: a failed assertion must not leave the probe's interval (or the
+  // agent's sockets) keeping jest alive after the run.
+  let probe: WebhookProbe | undefined;
+  let metricsAgent: https.Agent | undefined;
 
   beforeAll(async () => {
     cluster = await startLocalCluster({ binaries: testCluster().binaries });
@@ -69,6 +73,8 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
   }, 180_000);
 
   afterAll(async () => {
+    probe?.stop();
+    metricsAgent?.destroy();
     if (paused) process.kill(cluster.pids.kubeApiServer, 'SIGCONT');
     if (child && child.proc.exitCode === null) {
       child.proc.kill('SIGTERM');
@@ -87,8 +93,9 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
       render: { workers: 2, deadlineMs: 10_000, maxHeapMb: 128 },
     });
     const running = child;
-    const metricsAgent = new https.Agent({ keepAlive: false, ca: running.caPem });
-    await waitFor('leader', async () => (await leaderStatus(running, metricsAgent)) === 1, {
+    metricsAgent = new https.Agent({ keepAlive: false, ca: running.caPem });
+    const agent = metricsAgent;
+    await waitFor('leader', async () => (await leaderStatus(running, agent)) === 1, {
       timeoutMs: 30_000,
     });
     await custom.createNamespacedCustomObject({
@@ -130,34 +137,34 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
     const scheduled = new Map(
       (await list()).map((i) => [i.metadata.name ?? '', i.spec?.planExecution?.uid]),
     );
-    const probe = new WebhookProbe(running, NS, 'paused');
-    probe.start(50);
+    const webhookProbe = new WebhookProbe(running, NS, 'paused');
+    probe = webhookProbe;
+    webhookProbe.start(50);
     process.kill(cluster.pids.kubeApiServer, 'SIGSTOP');
     paused = true;
     const pausedAt = Date.now();
     // The leader steps down at its renew deadline; its metric says so while the apiserver is
     // still gone (the webhook server, which serves /metrics, is up all along).
-    await waitFor(
-      'leadership given up',
-      async () => (await leaderStatus(running, metricsAgent)) === 0,
-      {
-        timeoutMs: PAUSE_MS,
-        intervalMs: 100,
-      },
-    );
+    await waitFor('leadership given up', async () => (await leaderStatus(running, agent)) === 0, {
+      timeoutMs: PAUSE_MS,
+      intervalMs: 100,
+    }).catch((err: unknown) => {
+      // What the manager said is the only way to tell why it kept the lease.
+      throw new Error(`${String(err)}\nmanager log (tail):\n${running.log().slice(-4000)}`);
+    });
     const steppedDownAfterMs = Date.now() - pausedAt;
-    const duringPause = probe.latenciesMs.length;
+    const duringPause = webhookProbe.latenciesMs.length;
     await new Promise((r) => setTimeout(r, Math.max(0, PAUSE_MS - (Date.now() - pausedAt))));
-    const answeredWhilePaused = probe.latenciesMs.length - duringPause;
-    const pauseLatency = probe.summary();
+    const answeredWhilePaused = webhookProbe.latenciesMs.length - duringPause;
+    const pauseLatency = webhookProbe.summary();
     process.kill(cluster.pids.kubeApiServer, 'SIGCONT');
     paused = false;
     const resumedAt = Date.now();
     expect(running.proc.exitCode).toBeNull();
-    expect(probe.failures).toEqual([]);
+    expect(webhookProbe.failures).toEqual([]);
     expect(answeredWhilePaused).toBeGreaterThan(10);
 
-    await waitFor('leader again', async () => (await leaderStatus(running, metricsAgent)) === 1, {
+    await waitFor('leader again', async () => (await leaderStatus(running, agent)) === 1, {
       timeoutMs: 60_000,
       intervalMs: 200,
     });
@@ -169,8 +176,8 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
           .length === INSTANCES,
       { timeoutMs: 120_000, intervalMs: 250 },
     );
-    probe.stop();
-    metricsAgent.destroy();
+    webhookProbe.stop();
+    agent.destroy();
     // Each plan ran once: the run the webhook scheduled (same uid), every step COMPLETE, and at
     // most one PlanFinished event per Instance.
     for (const instance of await list()) {
