@@ -13,18 +13,15 @@
 //   renewal (what `cmctl renew` does) is hot-swapped by both replicas with 0 failed
 //   admissions under continuous writes.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import * as k8s from '@kubernetes/client-node';
 import { MANIFESTS_DIR } from '../../../src/cli/install.ts';
-import { ApiError, KubeClient } from '../../../src/kube/index.ts';
+import type { KubeClient } from '../../../src/kube/index.ts';
+import { ApiError } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
-import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
-import { testCluster } from '../../support/cluster.ts';
+import type { LocalCluster } from '../../../src/localcluster/index.ts';
 import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { imageRoot, type ImageRoot } from '../../support/dockerfile.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -35,19 +32,18 @@ import {
   type RunningCertManager,
 } from './cert-manager.ts';
 import {
-  hostAddress,
   metrics,
   readDeployment,
-  routeService,
   sampleSum,
-  scaleToZero,
   servedFingerprint,
-  serviceAccountRoot,
-  startReplica,
   syncSecretVolume,
-  waitReady,
   type DeploymentSpec,
   type Replica,
+  secretData,
+  startDedicatedCluster,
+  runDeploymentLocally,
+  type DedicatedCluster,
+  type KubectlOutcome,
 } from './replicas.ts';
 
 const NS = 'planwright-system';
@@ -60,6 +56,7 @@ const WRITES_EACH_SIDE = 30;
 const fingerprint = (pem: string): string => new X509Certificate(pem).fingerprint256;
 
 describe('cert-manager variant: issued certificate, cainjector, files mode, renewal', () => {
+  let dedicated: DedicatedCluster;
   let cluster: LocalCluster;
   let admin: KubeClient;
   let certManager: RunningCertManager | undefined;
@@ -68,33 +65,9 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
   let image: ImageRoot | undefined;
   const certDirs: string[] = [];
   const volumes = new AbortController();
-  const run = promisify(execFile);
-  const kubectl = async (
-    args: string[],
-  ): Promise<{ code: number; stdout: string; stderr: string }> => {
-    try {
-      const { stdout, stderr } = await run(cluster.binaries.kubectl, [
-        '--kubeconfig',
-        cluster.kubeconfigPath,
-        ...args,
-      ]);
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code?: number; stdout?: string; stderr?: string };
-      return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-    }
-  };
-  const secretData = async (name: string): Promise<Record<string, string>> => {
-    const s = await admin.request<{ data?: Record<string, string> }>({
-      path: `/api/v1/namespaces/${NS}/secrets/${name}`,
-    });
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(s.data ?? {})) {
-      out[k] = Buffer.from(v, 'base64').toString('utf8');
-    }
-    return out;
-  };
-  const caPem = async (): Promise<string> => (await secretData(CERT_SECRET))['ca.crt'] ?? '';
+  const kubectl = (args: string[]): Promise<KubectlOutcome> => dedicated.kubectl(args);
+  const secret = (name: string): Promise<Record<string, string>> => secretData(admin, NS, name);
+  const caPem = async (): Promise<string> => (await secret(CERT_SECRET))['ca.crt'] ?? '';
   const diagnostics = (): string =>
     [
       certManager?.logs() ?? '',
@@ -110,14 +83,8 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
     const binary = await ensureCertManager({
       onProgress: (line) => process.stderr.write(`[cert-manager build] ${line}\n`),
     });
-    cluster = await startLocalCluster({
-      mode: 'workloads',
-      binaries: testCluster().binaries,
-      nodes: 1,
-    });
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(cluster.kubeconfigPath);
-    admin = new KubeClient(kc);
+    dedicated = await startDedicatedCluster();
+    ({ cluster, admin } = dedicated);
     for (const file of await certManagerCrdFiles()) {
       const res = await kubectl(['apply', '--server-side', '-f', file]);
       if (res.code !== 0) throw new Error(`applying ${file}: ${res.stderr}`);
@@ -139,8 +106,7 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
     volumes.abort();
     for (const r of replicas) await r.stop();
     await certManager?.stop();
-    admin?.close();
-    await cluster?.stop();
+    await dedicated?.stop();
     await image?.remove();
     for (const dir of certDirs) await rm(dir, { recursive: true, force: true });
   }, 120_000);
@@ -181,7 +147,7 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
     ).catch((err: unknown) => {
       throw new Error(`${(err as Error).message}\n${diagnostics()}`);
     });
-    const issued = await secretData(CERT_SECRET);
+    const issued = await secret(CERT_SECRET);
     const serving = new X509Certificate(issued['tls.crt'] ?? '');
     expect(serving.subjectAltName).toContain('DNS:planwright-webhook.planwright-system.svc');
     expect(serving.checkIssued(new X509Certificate(issued['ca.crt'] ?? ''))).toBe(true);
@@ -220,39 +186,27 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
       expect.objectContaining({ secret: expect.objectContaining({ secretName: CERT_SECRET }) }),
     );
     // kwok runs no containers: the replicas run here instead (see replicas.ts).
-    await scaleToZero(admin, NS, 'planwright');
-    const sa = await serviceAccountRoot(
-      admin,
-      NS,
-      deployment.serviceAccountName,
-      cluster.servingCaPem,
-    );
     for (let i = 0; i < deployment.replicas; i++) {
       certDirs.push(await mkdtemp(join(tmpdir(), `pw-certs-${i}-`)));
     }
     await syncSecretVolume(admin, NS, CERT_SECRET, certDirs, volumes.signal);
-    for (let i = 0; i < deployment.replicas; i++) {
-      replicas.push(
-        await startReplica({
-          index: i,
-          apiServer: cluster.server,
-          root: sa.root,
-          deployment,
-          port: 0,
-          image: await runnableImage(),
-          mounts: new Map([[CERT_DIR_MOUNT, certDirs[i] ?? '']]),
-        }),
-      );
-    }
-    for (const r of replicas) await waitReady(r, caPem);
-    await routeService(admin, NS, 'planwright-webhook', 'https', hostAddress(), replicas);
-    const served = fingerprint((await secretData(CERT_SECRET))['tls.crt'] ?? '');
+    await runDeploymentLocally({
+      cluster,
+      admin,
+      namespace: NS,
+      deployment,
+      image: await runnableImage(),
+      caPem,
+      replicas,
+      mounts: (i) => new Map([[CERT_DIR_MOUNT, certDirs[i] ?? '']]),
+    });
+    const served = fingerprint((await secret(CERT_SECRET))['tls.crt'] ?? '');
     for (const r of replicas) {
       expect(r.logs()).toContain('certificate loaded from files');
       expect(await servedFingerprint(r, await caPem())).toBe(served);
     }
     // Files mode manages no certificate of its own.
-    const selfManaged = await secretData('planwright-webhook-tls').then(
+    const selfManaged = await secret('planwright-webhook-tls').then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -352,7 +306,7 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
         timeoutMs: 60_000,
         intervalMs: 50,
       });
-      const before = await secretData(CERT_SECRET);
+      const before = await secret(CERT_SECRET);
       const oldServing = fingerprint(before['tls.crt'] ?? '');
       const callsBefore = await webhookCalls();
 
@@ -378,7 +332,7 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
       const renewed = await waitFor(
         'a renewed serving certificate in the Secret',
         async () => {
-          const now = await secretData(CERT_SECRET);
+          const now = await secret(CERT_SECRET);
           return now['tls.crt'] && fingerprint(now['tls.crt']) !== oldServing ? now : undefined;
         },
         { timeoutMs: 120_000, intervalMs: 200 },

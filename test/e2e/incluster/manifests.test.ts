@@ -16,30 +16,27 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import * as k8s from '@kubernetes/client-node';
 import { MANIFESTS_DIR } from '../../../src/cli/install.ts';
-import { ApiError, KubeClient } from '../../../src/kube/index.ts';
+import type { KubeClient } from '../../../src/kube/index.ts';
+import { ApiError } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
 import { loadPackage } from '../../../src/kudo/package/index.ts';
-import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
-import { testCluster } from '../../support/cluster.ts';
+import type { LocalCluster } from '../../../src/localcluster/index.ts';
 import { KUDO_PACKAGES } from '../../support/kudo.ts';
 import { imageRoot, type ImageRoot } from '../../support/dockerfile.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
-  hostAddress,
   metrics,
   readDeployment,
-  routeService,
   sampleSum,
-  scaleToZero,
-  serviceAccountRoot,
-  startReplica,
-  waitReady,
   type DeploymentSpec,
   type Replica,
+  secretData,
+  startDedicatedCluster,
+  runDeploymentLocally,
+  tokenClient,
+  type DedicatedCluster,
+  type KubectlOutcome,
 } from './replicas.ts';
 
 const NS = 'planwright-system';
@@ -47,53 +44,28 @@ const SA = `system:serviceaccount:${NS}:planwright`;
 const PLAN_TIMEOUT_MS = 300_000;
 
 describe('manifests/ applied and run as the ServiceAccount', () => {
+  let dedicated: DedicatedCluster;
   let cluster: LocalCluster;
   let admin: KubeClient;
   let deployment: DeploymentSpec;
   let token = '';
   const replicas: Replica[] = [];
   let image: ImageRoot | undefined;
-  const run = promisify(execFile);
-  const kubectl = async (
-    args: string[],
-  ): Promise<{ code: number; stdout: string; stderr: string }> => {
-    try {
-      const { stdout, stderr } = await run(cluster.binaries.kubectl, [
-        '--kubeconfig',
-        cluster.kubeconfigPath,
-        ...args,
-      ]);
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code?: number; stdout?: string; stderr?: string };
-      return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-    }
-  };
-  const caPem = async (): Promise<string> => {
-    const s = await admin.request<{ data: Record<string, string> }>({
-      path: `/api/v1/namespaces/${NS}/secrets/planwright-webhook-tls`,
-    });
-    return Buffer.from(s.data['ca.crt'] ?? '', 'base64').toString('utf8');
-  };
+  const kubectl = (args: string[]): Promise<KubectlOutcome> => dedicated.kubectl(args);
+  const caPem = async (): Promise<string> =>
+    (await secretData(admin, NS, 'planwright-webhook-tls'))['ca.crt'] ?? '';
 
   // The image's files, made once for both replicas (a copy of node_modules, pruned).
   const runnableImage = async (): Promise<ImageRoot> => (image ??= await imageRoot());
 
   beforeAll(async () => {
-    cluster = await startLocalCluster({
-      mode: 'workloads',
-      binaries: testCluster().binaries,
-      nodes: 1,
-    });
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(cluster.kubeconfigPath);
-    admin = new KubeClient(kc);
+    dedicated = await startDedicatedCluster();
+    ({ cluster, admin } = dedicated);
   }, 180_000);
 
   afterAll(async () => {
     for (const r of replicas) await r.stop();
-    admin?.close();
-    await cluster?.stop();
+    await dedicated?.stop();
     await image?.remove();
   }, 120_000);
 
@@ -126,35 +98,21 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
 
   it('runs two replicas as the ServiceAccount: one CA injected into both configurations, webhooks served through the Service', async () => {
     // kwok runs no containers: the replicas run here instead (see replicas.ts).
-    await scaleToZero(admin, NS, 'planwright');
-    const address = hostAddress();
-    const sa = await serviceAccountRoot(
+    token = await runDeploymentLocally({
+      cluster,
       admin,
-      NS,
-      deployment.serviceAccountName,
-      cluster.servingCaPem,
-    );
-    token = sa.token;
-    for (let i = 0; i < deployment.replicas; i++) {
-      replicas.push(
-        await startReplica({
-          index: i,
-          apiServer: cluster.server,
-          root: sa.root,
-          deployment,
-          port: 0,
-          image: await runnableImage(),
-        }),
-      );
-    }
-    for (const r of replicas) await waitReady(r, caPem);
+      namespace: NS,
+      deployment,
+      image: await runnableImage(),
+      caPem,
+      replicas,
+    });
     // They run from the image's files: production dependencies only, no sources.
     const workdir = (await runnableImage()).workdir;
     for (const absent of ['node_modules/typescript', 'node_modules/jest', 'src', 'test']) {
       expect([absent, existsSync(join(workdir, absent))]).toEqual([absent, false]);
     }
     expect(existsSync(join(workdir, 'node_modules', '@kubernetes', 'client-node'))).toBe(true);
-    await routeService(admin, NS, 'planwright-webhook', 'https', address, replicas);
 
     // Compared as certificates: the Secret's PEM and the injected bundle may differ in line
     // endings.
@@ -417,20 +375,7 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
       expect([attributes, await can(attributes)]).toEqual([attributes, true]);
     }
     // And with its own token, for real: reading a Secret elsewhere is refused.
-    const kc = new k8s.KubeConfig();
-    kc.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: cluster.server,
-          caData: Buffer.from(cluster.servingCaPem).toString('base64'),
-        },
-      ],
-      users: [{ name: 'sa', token }],
-      contexts: [{ name: 'sa', cluster: 'c', user: 'sa' }],
-      currentContext: 'sa',
-    });
-    const asSa = new KubeClient(kc);
+    const asSa = tokenClient(cluster, token);
     try {
       const refused = await asSa.request({ path: '/api/v1/namespaces/kube-system/secrets' }).then(
         () => undefined,

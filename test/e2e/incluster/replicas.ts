@@ -11,15 +11,18 @@
  * Service webhooks to endpoints). Files mode gets what kubelet does for a Secret volume: the
  * Secret's keys written into the folder and replaced by swapping a `..data` symlink.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as tlsConnect } from 'node:tls';
-import type { KubeClient } from '../../../src/kube/index.ts';
-import { ApiError } from '../../../src/kube/index.ts';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import { ApiError, KubeClient } from '../../../src/kube/index.ts';
 import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_ROOT_ENV } from '../../../src/kube/index.ts';
+import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
+import { testCluster } from '../../support/cluster.ts';
 import type { ImageRoot } from '../../support/dockerfile.ts';
 import { httpsRequest } from '../../support/https.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -374,4 +377,140 @@ export function servedFingerprint(replica: Replica, caPem: string): Promise<stri
     });
     socket.once('error', reject);
   });
+}
+
+export interface KubectlOutcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * A workloads cluster of its own (an installation registers webhooks for every namespace and
+ * reconciles every Instance, so it cannot share the e2e cluster), with an admin client and
+ * kubectl on its kubeconfig.
+ */
+export interface DedicatedCluster {
+  readonly cluster: LocalCluster;
+  readonly admin: KubeClient;
+  kubectl(args: readonly string[]): Promise<KubectlOutcome>;
+  stop(): Promise<void>;
+}
+
+export async function startDedicatedCluster(): Promise<DedicatedCluster> {
+  const cluster = await startLocalCluster({
+    mode: 'workloads',
+    binaries: testCluster().binaries,
+    nodes: 1,
+  });
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(cluster.kubeconfigPath);
+  const admin = new KubeClient(kc);
+  const run = promisify(execFile);
+  return {
+    cluster,
+    admin,
+    kubectl: async (args) => {
+      try {
+        const { stdout, stderr } = await run(cluster.binaries.kubectl, [
+          '--kubeconfig',
+          cluster.kubeconfigPath,
+          ...args,
+        ]);
+        return { code: 0, stdout, stderr };
+      } catch (err) {
+        const e = err as { code?: number; stdout?: string; stderr?: string };
+        return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+      }
+    },
+    stop: async () => {
+      admin.close();
+      await cluster.stop();
+    },
+  };
+}
+
+/** A Secret's data, decoded. */
+export async function secretData(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<Record<string, string>> {
+  const s = await client.request<{ data?: Record<string, string> }>({
+    path: `/api/v1/namespaces/${namespace}/secrets/${name}`,
+  });
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(s.data ?? {})) {
+    out[k] = Buffer.from(v, 'base64').toString('utf8');
+  }
+  return out;
+}
+
+/** A client of `cluster` that authenticates with a bearer token only. */
+export function tokenClient(cluster: LocalCluster, token: string): KubeClient {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: 'cluster',
+        server: cluster.server,
+        caData: Buffer.from(cluster.servingCaPem).toString('base64'),
+      },
+    ],
+    users: [{ name: 'token', token }],
+    contexts: [{ name: 'token', cluster: 'cluster', user: 'token' }],
+    currentContext: 'token',
+  });
+  return new KubeClient(kc);
+}
+
+/**
+ * The Deployment run here instead of on kwok: scaled to 0 (its simulated pods gone), then one
+ * local replica per `spec.replicas` with the ServiceAccount's TokenRequest identity, each
+ * ready over `caPem`, and the webhook Service routed to them. Started replicas go into
+ * `replicas` as they start, so the caller stops them even when a later one fails. Returns the
+ * ServiceAccount's token.
+ */
+export async function runDeploymentLocally(options: {
+  readonly cluster: LocalCluster;
+  readonly admin: KubeClient;
+  readonly namespace: string;
+  readonly deployment: DeploymentSpec;
+  readonly image: ImageRoot;
+  readonly caPem: () => Promise<string>;
+  readonly replicas: Replica[];
+  /** Mount path → local folder, per replica. */
+  readonly mounts?: (index: number) => ReadonlyMap<string, string>;
+}): Promise<string> {
+  const { cluster, admin, namespace, deployment } = options;
+  await scaleToZero(admin, namespace, 'planwright');
+  const sa = await serviceAccountRoot(
+    admin,
+    namespace,
+    deployment.serviceAccountName,
+    cluster.servingCaPem,
+  );
+  for (let i = 0; i < deployment.replicas; i++) {
+    options.replicas.push(
+      await startReplica({
+        index: i,
+        apiServer: cluster.server,
+        root: sa.root,
+        deployment,
+        port: 0,
+        image: options.image,
+        ...(options.mounts ? { mounts: options.mounts(i) } : {}),
+      }),
+    );
+  }
+  for (const r of options.replicas) await waitReady(r, options.caPem);
+  await routeService(
+    admin,
+    namespace,
+    'planwright-webhook',
+    'https',
+    hostAddress(),
+    options.replicas,
+  );
+  return sa.token;
 }
