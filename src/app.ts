@@ -62,6 +62,8 @@ export interface AppSettings {
   readonly waitMaxMs?: number;
   readonly stepTimeoutMs?: number;
   readonly stepRetryLimit?: number;
+  /** Image of the Pipe tasks' waiter container (default busybox; a mirror when air-gapped). */
+  readonly pipeWaiterImage?: string;
   readonly ownedKinds?: readonly GroupVersionKind[];
   readonly inactivityMs?: number;
   readonly shutdownTimeoutMs?: number;
@@ -149,6 +151,7 @@ export class App {
       ...(settings.waitMaxMs !== undefined ? { waitMaxMs: settings.waitMaxMs } : {}),
       ...(settings.stepTimeoutMs !== undefined ? { stepTimeoutMs: settings.stepTimeoutMs } : {}),
       ...(settings.stepRetryLimit !== undefined ? { stepRetryLimit: settings.stepRetryLimit } : {}),
+      ...(settings.pipeWaiterImage ? { pipeWaiterImage: settings.pipeWaiterImage } : {}),
       ...(settings.ownedKinds ? { ownedKinds: settings.ownedKinds } : {}),
     });
   }

@@ -29,6 +29,15 @@ export interface RunPlanwrightOptions {
   readonly namespace?: string;
   /** Files mode: serve tls.crt/tls.key from this folder (a mounted cert-manager Secret). */
   readonly certDir?: string;
+  readonly engine?: EngineOptions;
+}
+
+/** Engine settings of the manager command line. */
+export interface EngineOptions {
+  /** Image of the Pipe tasks' waiter container (--pipe-waiter-image; default busybox). */
+  readonly pipeWaiterImage?: string;
+  /** A step not COMPLETE this long after it started becomes FATAL_ERROR (--step-timeout). */
+  readonly stepTimeoutMs?: number;
 }
 
 /** The configurations manifests/webhook/ registers (and the self-managed TLS injects). */
@@ -79,6 +88,10 @@ export async function runPlanwright(
     },
     leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
     controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
+    ...(options.engine?.pipeWaiterImage ? { pipeWaiterImage: options.engine.pipeWaiterImage } : {}),
+    ...(options.engine?.stepTimeoutMs !== undefined
+      ? { stepTimeoutMs: options.engine.stepTimeoutMs }
+      : {}),
   });
   const client = new KubeClient(options.kubeConfig);
   try {

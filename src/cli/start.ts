@@ -5,7 +5,7 @@ import { KubeConfigError, loadKubeConfig as loadApiConfig } from '../kube/index.
 import { KUBERNETES_VERSION, startLocalCluster } from '../localcluster/index.ts';
 import { repositoryRoot } from '../localcluster/paths.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
-import { runPlanwright } from './run-planwright.ts';
+import { runPlanwright, type EngineOptions } from './run-planwright.ts';
 
 /** Options of `planwright start` (npm start). */
 export interface StartOptions {
@@ -25,6 +25,8 @@ export interface StartOptions {
   readonly namespace?: string;
   /** Files mode (--cert-dir): serve tls.crt/tls.key from this folder, e.g. cert-manager's Secret. */
   readonly certDir?: string;
+  /** What the engine does beyond the defaults (--pipe-waiter-image, --step-timeout). */
+  readonly engine?: EngineOptions;
 }
 
 /** Where the command writes: lines for a person, not structured logs. */
@@ -65,6 +67,7 @@ export async function runStart(
       leaderElection: !(options.noLeaderElection ?? false),
       ...(options.namespace ? { namespace: options.namespace } : {}),
       ...(options.certDir ? { certDir: options.certDir } : {}),
+      ...(options.engine ? { engine: options.engine } : {}),
     },
     io,
     signal,
@@ -176,6 +179,7 @@ async function runLocal(options: StartOptions, io: Console, signal: AbortSignal)
         webhookPort: options.webhookPort ?? 9443,
         leaderElection: !(options.noLeaderElection ?? false),
         ...(options.namespace ? { namespace: options.namespace } : {}),
+        ...(options.engine ? { engine: options.engine } : {}),
       },
       io,
       signal,

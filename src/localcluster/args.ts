@@ -60,6 +60,10 @@ export function apiServerArgs(input: ApiServerArgsInput): string[] {
   // every pod. Workloads: kube-controller-manager creates it, and pods get their projected
   // token volume as in a real cluster.
   if (input.mode === 'bare') args.push('--disable-admission-plugins=ServiceAccount');
+  // Workloads: a node's kubelet API (exec, logs, port-forward) is kwok's server on loopback,
+  // which every fake node names as its InternalDNS address; their Hostname and InternalIP
+  // are not reachable.
+  else args.push(`--kubelet-preferred-address-types=${KUBELET_ADDRESS_TYPE},InternalIP,Hostname`);
   return args;
 }
 
@@ -137,9 +141,16 @@ export function schedulerArgs(input: { readonly kubeconfig: string }): string[] 
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 export const KWOK_NODE_ANNOTATION_VALUE = 'fake';
 
+/** The node address type that leads to kwok's kubelet server (see fakeNode). */
+export const KUBELET_ADDRESS_TYPE = 'InternalDNS';
+/** Where kwok serves the kubelet API of every fake node. */
+export const KUBELET_HOST = '127.0.0.1';
+
 export function kwokArgs(input: {
   readonly kubeconfig: string;
   readonly stagesFile: string;
+  /** kwok's kubelet server (exec, logs, port-forward) on 127.0.0.1. */
+  readonly serverPort: number;
 }): string[] {
   return [
     // Both always: without them kwok silently reads ~/.kube/config and ~/.kwok/kwok.yaml.
@@ -149,5 +160,9 @@ export function kwokArgs(input: {
     '--node-lease-duration-seconds=40',
     // kwok's default pod CIDR (10.0.0.0/24) is the service range of this cluster.
     '--cidr=10.244.0.0/16',
+    // The kubelet API of every node, unauthenticated, on loopback only. `kubectl exec` runs
+    // what an Exec object (kwok.x-k8s.io, created by tests) maps a pod to; nothing else.
+    `--server-address=${KUBELET_HOST}:${input.serverPort}`,
+    '--enable-crds=Exec',
   ];
 }

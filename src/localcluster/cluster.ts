@@ -70,6 +70,12 @@ export interface LocalClusterInfo {
   readonly nodes: readonly string[];
   /** The default StorageClass (workloads mode); absent in bare mode. */
   readonly storageClassName?: string;
+  /**
+   * Workloads mode: the first folder on kwok's PATH. kwok runs `kubectl exec` requests as
+   * local commands in the working directory an Exec object (kwok.x-k8s.io/v1alpha1, named
+   * after the pod) gives; programs put here stand in for the container's own.
+   */
+  readonly execBinDir?: string;
 }
 
 export interface LocalCluster extends LocalClusterInfo {
@@ -264,6 +270,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
         return [...nodes];
       },
       ...(mode === 'workloads' ? { storageClassName: STORAGE_CLASS_NAME } : {}),
+      ...(workloads ? { execBinDir: workloads.execBinDir } : {}),
       createUser: (name, groups = []) =>
         writeUserKubeconfig({
           path: join(workDir, `user-${name.replace(/[^a-zA-Z0-9_.-]/g, '_')}.kubeconfig`),

@@ -35,6 +35,7 @@ export function startProcess(
   binary: string,
   args: readonly string[],
   logFile: string,
+  env?: NodeJS.ProcessEnv,
 ): ManagedProcess {
   const log: WriteStream = createWriteStream(logFile, { flags: 'a' });
   const [command, argv] = setprivAvailable
@@ -43,6 +44,7 @@ export function startProcess(
   const child: ChildProcess = spawn(command, argv, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env ? { env } : {}),
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });

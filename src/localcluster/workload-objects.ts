@@ -1,6 +1,11 @@
 // Objects the workloads mode creates before its components run: the fake Nodes kwok brings to
 // life, the default StorageClass, and kwok's least-privilege RBAC. Pure manifests.
-import { KWOK_NODE_ANNOTATION, KWOK_NODE_ANNOTATION_VALUE } from './args.ts';
+import {
+  KUBELET_ADDRESS_TYPE,
+  KUBELET_HOST,
+  KWOK_NODE_ANNOTATION,
+  KWOK_NODE_ANNOTATION_VALUE,
+} from './args.ts';
 
 /** A manifest as sent to the API (JSON). */
 export type Manifest = Readonly<Record<string, unknown>>;
@@ -8,6 +13,8 @@ export type Manifest = Readonly<Record<string, unknown>>;
 export interface FakeNodeOptions {
   /** The node's InternalIP (status.addresses), also its pods' hostIP. */
   readonly internalIp: string;
+  /** kwok's kubelet server port (status.daemonEndpoints), reached at 127.0.0.1. */
+  readonly kubeletPort?: number;
   readonly cpu?: string;
   readonly memory?: string;
   readonly pods?: string;
@@ -60,7 +67,13 @@ export function fakeNode(name: string, options: FakeNodeOptions): Manifest {
       addresses: [
         { type: 'InternalIP', address: options.internalIp },
         { type: 'Hostname', address: name },
+        ...(options.kubeletPort !== undefined
+          ? [{ type: KUBELET_ADDRESS_TYPE, address: KUBELET_HOST }]
+          : []),
       ],
+      ...(options.kubeletPort !== undefined
+        ? { daemonEndpoints: { kubeletEndpoint: { Port: options.kubeletPort } } }
+        : {}),
     },
   };
 }
@@ -116,6 +129,7 @@ export function kwokRbac(): Manifest[] {
           resources: ['leases'],
           verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
         },
+        { apiGroups: ['kwok.x-k8s.io'], resources: ['execs'], verbs: ['get', 'list', 'watch'] },
       ],
     },
     {
@@ -126,4 +140,37 @@ export function kwokRbac(): Manifest[] {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: KWOK_USER }],
     },
   ];
+}
+
+/**
+ * kwok's Exec kind (kwok.x-k8s.io/v1alpha1, namespaced, named after the pod): which local
+ * command runs when someone execs into the pod, in which working directory and environment.
+ * A schema-less definition: kwok reads the objects, tests write them.
+ *
+ * @example
+ * { apiVersion: 'kwok.x-k8s.io/v1alpha1', kind: 'Exec', metadata: { name: pod, namespace },
+ *   spec: { execs: [{ containers: ['main'], local: { workDir: '/tmp/root' } }] } }
+ */
+export function kwokExecCrd(): Manifest {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'execs.kwok.x-k8s.io' },
+    spec: {
+      group: 'kwok.x-k8s.io',
+      scope: 'Namespaced',
+      names: { kind: 'Exec', listKind: 'ExecList', plural: 'execs', singular: 'exec' },
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          },
+        },
+      ],
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // The workloads mode on top of a running etcd + kube-apiserver: kube-controller-manager,
 // kube-scheduler and kwok, with their identities, bootstrap objects and readiness waits.
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AdminApi } from './api.ts';
 import { controllerManagerArgs, kwokArgs, schedulerArgs } from './args.ts';
@@ -9,6 +9,7 @@ import { writeUserKubeconfig } from './kubeconfig.ts';
 import { kwokStagesYaml } from './kwok-stages.ts';
 import type { ClusterPki } from './pki.ts';
 import { startProcess, type ManagedProcess } from './process.ts';
+import { freeLoopbackPort } from './ports.ts';
 import { KUBERNETES_VERSION } from './versions.ts';
 import { waitUntilReady } from './wait.ts';
 import {
@@ -16,6 +17,7 @@ import {
   fakeNode,
   initialNodes,
   KWOK_USER,
+  kwokExecCrd,
   kwokRbac,
   type FakeNodeOptions,
   type Manifest,
@@ -25,6 +27,13 @@ export interface WorkloadComponents {
   readonly controllerManager: ManagedProcess;
   readonly scheduler: ManagedProcess;
   readonly kwok: ManagedProcess;
+  /** kwok's kubelet server port (every node's status.daemonEndpoints). */
+  readonly kubeletPort: number;
+  /**
+   * First folder on kwok's PATH. kwok runs an exec request as a local command (an Exec object
+   * maps the pod to a working directory); programs put here stand in for the container's.
+   */
+  readonly execBinDir: string;
 }
 
 export interface StartWorkloadsInput {
@@ -72,13 +81,18 @@ export async function startWorkloads(
   };
   const stagesFile = join(workDir, 'kwok-stages.yaml');
   await writeFile(stagesFile, kwokStagesYaml(KUBERNETES_VERSION));
+  const execBinDir = join(workDir, 'kwok-exec-bin');
+  await mkdir(execBinDir);
+  const kubeletPort = await freeLoopbackPort();
 
   for (const manifest of kwokRbac()) await api.create(collectionPath(manifest), manifest);
+  const execCrd = kwokExecCrd();
+  await api.create(collectionPath(execCrd), execCrd);
   const storageClass = defaultStorageClass();
   await api.create(collectionPath(storageClass), storageClass);
   const nodes = initialNodes(input.nodeCount);
   for (const node of nodes) {
-    const manifest = fakeNode(node.name, { internalIp: node.internalIp });
+    const manifest = fakeNode(node.name, { internalIp: node.internalIp, kubeletPort });
     await api.create(collectionPath(manifest), manifest);
   }
 
@@ -86,8 +100,9 @@ export async function startWorkloads(
     name: ManagedProcess['name'],
     binary: string,
     args: string[],
+    env?: NodeJS.ProcessEnv,
   ): Promise<ManagedProcess> => {
-    const proc = startProcess(name, binary, args, join(workDir, `${name}.log`));
+    const proc = startProcess(name, binary, args, join(workDir, `${name}.log`), env);
     await input.onSpawn(proc);
     return proc;
   };
@@ -105,9 +120,10 @@ export async function startWorkloads(
   const kwok = await spawn(
     'kwok',
     input.binaries.kwok,
-    kwokArgs({ kubeconfig: await kubeconfig('kwok'), stagesFile }),
+    kwokArgs({ kubeconfig: await kubeconfig('kwok'), stagesFile, serverPort: kubeletPort }),
+    { ...process.env, PATH: `${execBinDir}:${process.env['PATH'] ?? ''}` },
   );
-  const components = { controllerManager, scheduler, kwok };
+  const components = { controllerManager, scheduler, kwok, kubeletPort, execBinDir };
   const running = [controllerManager, scheduler, kwok];
 
   await waitUntilReady({
@@ -187,7 +203,7 @@ export async function addFakeNode(
   components: WorkloadComponents,
   timeoutMs: number,
 ): Promise<void> {
-  const manifest = fakeNode(name, options);
+  const manifest = fakeNode(name, { kubeletPort: components.kubeletPort, ...options });
   await api.create(collectionPath(manifest), manifest);
   await waitForNodes(api, [name], components, timeoutMs);
 }
@@ -226,4 +242,5 @@ const PLURALS: ReadonlyMap<string, string> = new Map([
   ['StorageClass', 'storageclasses'],
   ['ClusterRole', 'clusterroles'],
   ['ClusterRoleBinding', 'clusterrolebindings'],
+  ['CustomResourceDefinition', 'customresourcedefinitions'],
 ]);

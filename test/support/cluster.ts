@@ -51,6 +51,7 @@ export function serializeClusterInfo(info: LocalClusterInfo): string {
     pids: info.pids,
     nodes: info.nodes,
     ...(info.storageClassName ? { storageClassName: info.storageClassName } : {}),
+    ...(info.execBinDir ? { execBinDir: info.execBinDir } : {}),
   };
   return JSON.stringify(plain);
 }

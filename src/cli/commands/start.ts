@@ -12,12 +12,22 @@ interface StartFlags {
   readonly webhookPort?: number;
   readonly leaderElection?: boolean;
   readonly certDir?: string;
+  readonly pipeWaiterImage?: string;
+  readonly stepTimeout?: number;
 }
 
 function port(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) {
     throw new CliError('--webhook-port needs a port number 0-65535, e.g. --webhook-port 9443');
+  }
+  return n;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) {
+    throw new CliError('--step-timeout needs a whole number of seconds, e.g. --step-timeout 600');
   }
   return n;
 }
@@ -55,6 +65,17 @@ export function startCommand(ctx: CliContext): Command {
         'cert-manager writes, mounted), swapped in place when they change; the self-managed ' +
         "certificate and its caBundle injection are off (cert-manager's cainjector fills it)",
     )
+    .option(
+      '--pipe-waiter-image <image>',
+      "image of the container that keeps a Pipe task's pod running while its files are copied " +
+        '(default busybox; needs sh, sleep, stat and tar — use a mirror on air-gapped clusters)',
+    )
+    .addOption(
+      new Option(
+        '--step-timeout <seconds>',
+        'a plan step not COMPLETE this long after it started becomes FATAL_ERROR (default: none)',
+      ).argParser(seconds),
+    )
     .addHelpText(
       'after',
       '\n--namespace sets the namespace of the leader-election Lease (default: the in-cluster ' +
@@ -88,6 +109,16 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.leaderElection === false ? { noLeaderElection: true } : {}),
         ...(global.namespace ? { namespace: global.namespace } : {}),
         ...(flags.certDir ? { certDir: flags.certDir } : {}),
+        ...(flags.pipeWaiterImage !== undefined || flags.stepTimeout !== undefined
+          ? {
+              engine: {
+                ...(flags.pipeWaiterImage ? { pipeWaiterImage: flags.pipeWaiterImage } : {}),
+                ...(flags.stepTimeout !== undefined
+                  ? { stepTimeoutMs: flags.stepTimeout * 1000 }
+                  : {}),
+              },
+            }
+          : {}),
       };
       const io = {
         out: (line: string) => ctx.term.out(line),

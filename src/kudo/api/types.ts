@@ -17,8 +17,18 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   finalizers?: string[];
+  ownerReferences?: OwnerReference[];
   deletionTimestamp?: string;
   creationTimestamp?: string;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
 }
 
 export interface ObjectReference {

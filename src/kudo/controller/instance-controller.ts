@@ -58,7 +58,14 @@ export const instanceChanged: EventFilter = (event) => {
 
 export interface InstanceControllerOptions extends Pick<
   InstanceReconcilerOptions,
-  'waitMinMs' | 'waitMaxMs' | 'stepTimeoutMs' | 'stepRetryLimit' | 'filter' | 'templates'
+  | 'waitMinMs'
+  | 'waitMaxMs'
+  | 'stepTimeoutMs'
+  | 'stepRetryLimit'
+  | 'filter'
+  | 'templates'
+  | 'pipeWaiterImage'
+  | 'podExec'
 > {
   readonly manager: Manager;
   readonly logger: Logger;
@@ -122,6 +129,8 @@ export function registerInstanceController(options: InstanceControllerOptions): 
     ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
     ...(options.stepRetryLimit !== undefined ? { stepRetryLimit: options.stepRetryLimit } : {}),
     ...(options.filter ? { filter: options.filter } : {}),
+    ...(options.pipeWaiterImage ? { pipeWaiterImage: options.pipeWaiterImage } : {}),
+    ...(options.podExec ? { podExec: options.podExec } : {}),
   });
   let builder = manager
     .controller()

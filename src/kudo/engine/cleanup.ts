@@ -1,12 +1,14 @@
 /**
  * Deletes an Instance's inventory on deletion: every recorded object (cluster-scoped ones
- * too), except objects whose owner labels name another Instance. An object whose deletion
- * failed or is still finalizing stays in the inventory, so the next pass retries it.
+ * too), except objects whose owner labels name another Instance. Child Instances (operator
+ * dependencies) go first, and the rest only once they are gone: a child's own cleanup plan
+ * may still need what its parent applied. An object whose deletion failed or is still
+ * finalizing stays in the inventory, so the next pass retries it.
  */
 import type { Logger } from 'pino';
 import { describeObject, type ServerSideApply } from '../../kube/apply.ts';
 import { UnknownKindError } from '../../kube/errors.ts';
-import type { Instance } from '../api/types.ts';
+import { KUDO_GROUP, type Instance } from '../api/types.ts';
 import { objectOf, type InventoryEntry } from '../inventory/index.ts';
 import { ownedByAnother } from '../render/index.ts';
 import type { StatusSession } from './session.ts';
@@ -18,8 +20,28 @@ export async function deleteInventory(
   signal: AbortSignal,
   logger: Logger,
 ): Promise<InventoryEntry[]> {
+  const isChild = (e: InventoryEntry): boolean => e.kind === 'Instance' && e.group === KUDO_GROUP;
+  const all = session.inventory;
+  const children = await deleteEntries(all.filter(isChild), ssa, instance, signal, logger);
+  const rest = all.filter((e) => !isChild(e));
+  const remaining =
+    children.length > 0
+      ? [...children, ...rest]
+      : await deleteEntries(rest, ssa, instance, signal, logger);
+  session.setInventory(remaining);
+  return remaining;
+}
+
+/** Deletes `entries`; returns those still there (deleting, or the deletion failed). */
+async function deleteEntries(
+  entries: readonly InventoryEntry[],
+  ssa: ServerSideApply,
+  instance: Instance,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<InventoryEntry[]> {
   const remaining: InventoryEntry[] = [];
-  for (const entry of session.inventory) {
+  for (const entry of entries) {
     const obj = objectOf(entry);
     try {
       const live = await ssa.get(obj, signal);
@@ -41,6 +63,5 @@ export async function deleteInventory(
       remaining.push(entry);
     }
   }
-  session.setInventory(remaining);
   return remaining;
 }

@@ -26,6 +26,10 @@ import { OperatorVersionMissingError } from './errors.ts';
 import { InstanceWriter } from './instance-api.ts';
 import { deleteInventory } from './cleanup.ts';
 import { executePass, freshPlanStatus } from './plan.ts';
+import { pipesOfPlan } from './pipes.ts';
+import { dependencyProblem, isChildInstance } from './dependencies.ts';
+import { PipePodSweeper } from './pipe-pods.ts';
+import type { PodExec } from '../tasks/index.ts';
 import { StatusSession } from './session.ts';
 import { readinessOf } from '../health/readiness.ts';
 import {
@@ -61,6 +65,10 @@ export interface InstanceReconcilerOptions {
   readonly waitMaxMs?: number;
   readonly stepTimeoutMs?: number;
   readonly stepRetryLimit?: number;
+  /** Image of the pipe pods' waiter container (default busybox). */
+  readonly pipeWaiterImage?: string;
+  /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
+  readonly podExec?: PodExec;
   /** Only Instances this accepts are reconciled (tests isolate by namespace). */
   readonly filter?: (instance: Instance) => boolean;
   readonly now?: () => Date;
@@ -76,6 +84,7 @@ export class InstanceReconciler {
   private readonly waits: WaitBackoff;
   private readonly now: () => Date;
   private readonly workloads: WorkloadSource;
+  private readonly pipePods: PipePodSweeper;
   /** Warnings already recorded, per Instance and plan run (bounded, oldest forgotten first). */
   private readonly warned = new Map<string, true>();
 
@@ -89,6 +98,7 @@ export class InstanceReconciler {
       maxMs: options.waitMaxMs ?? 60_000,
     });
     this.now = options.now ?? ((): Date => new Date());
+    this.pipePods = new PipePodSweeper(options.ssa, options.logger);
   }
 
   readonly reconcile = async (
@@ -168,6 +178,7 @@ export class InstanceReconciler {
         signal,
       );
       await session.flush();
+      await this.sweepPipePods(session.instance, ov, pe.planName, ps, signal);
       this.recordEvents(session.instance, pe.planName, before.planStatus?.[pe.planName], ps);
       if (!isTerminal(ps.status)) {
         const progressed = progressOf(before.planStatus?.[pe.planName]) !== progressOf(ps);
@@ -258,6 +269,26 @@ export class InstanceReconciler {
       ps.message = `aborted by ${abortBy}${abortAt ? ` at ${abortAt}` : ''}; no further objects are touched by this run`;
       return ps;
     }
+    const pipes = pipesOfPlan(planName, plan, ov, session.instance);
+    if (!pipes.ok) {
+      ps.status = 'FATAL_ERROR';
+      ps.message = pipes.message;
+      return ps;
+    }
+    if (!isChildInstance(session.instance)) {
+      const problem = await dependencyProblem(
+        ov,
+        this.options.operatorVersions,
+        this.options.client,
+        signal,
+      );
+      if (problem !== undefined) {
+        ps.status = 'FATAL_ERROR';
+        ps.message = problem;
+        this.warnOnce(session.instance, uid, 'CircularDependency', problem);
+        return ps;
+      }
+    }
     if (ps.status === 'PENDING') ps.status = 'IN_PROGRESS';
     // Raw values: array/map parameters are decoded where templates render (off the loop).
     const params = rawParameters(session.instance, ov);
@@ -274,11 +305,16 @@ export class InstanceReconciler {
             planName,
             planUid: uid,
             params,
+            pipes: pipes.pipes,
             ssa: this.options.ssa,
             templates: this.templates,
             renderBudget,
             inventory: session,
             signal,
+            ...(this.options.pipeWaiterImage
+              ? { pipeWaiterImage: this.options.pipeWaiterImage }
+              : {}),
+            ...(this.options.podExec ? { podExec: this.options.podExec } : {}),
             warn: (reason, message) => this.warnOnce(instance, uid, reason, message),
           },
           phase,
@@ -296,6 +332,19 @@ export class InstanceReconciler {
       },
     );
     return ps;
+  }
+
+  /** Pipe pods of steps now recorded COMPLETE go (see PipePodSweeper). */
+  private sweepPipePods(
+    instance: Instance,
+    ov: OperatorVersion,
+    planName: string,
+    ps: PlanStatus,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const plans = ov.spec?.plans ?? {};
+    const plan = Object.hasOwn(plans, planName) ? plans[planName] : undefined;
+    return this.pipePods.sweep(instance, ov, planName, plan, ps, signal);
   }
 
   /** A Warning Event, once per plan run for the same reason and message. */
@@ -382,6 +431,7 @@ export class InstanceReconciler {
       const before = structuredClone(instance.status?.planStatus?.[PLAN_CLEANUP]);
       const ps = await this.runPlan(session, ov, PLAN_CLEANUP, cleanupUid, signal);
       await session.flush();
+      await this.sweepPipePods(session.instance, ov, PLAN_CLEANUP, ps, signal);
       this.recordEvents(session.instance, PLAN_CLEANUP, before, ps);
       if (!isTerminal(ps.status)) {
         const progressed = progressOf(before) !== progressOf(ps);

@@ -50,8 +50,12 @@ export class StatusSession implements InventoryRecorder {
   }
 
   has(entry: InventoryEntry): boolean {
+    return this.recorded(entry) !== undefined;
+  }
+
+  recorded(entry: InventoryEntry): InventoryEntry | undefined {
     const key = inventoryKey(entry);
-    return this.inventory.some((e) => inventoryKey(e) === key);
+    return this.inventory.find((e) => inventoryKey(e) === key);
   }
 
   forget(entries: readonly InventoryEntry[]): void {

@@ -4,6 +4,7 @@ import {
   FatalTaskError,
   runTask,
   type InventoryRecorder,
+  type PodExec,
   type TaskContext,
 } from '../tasks/index.ts';
 import type { ServerSideApply } from '../../kube/apply.ts';
@@ -17,12 +18,16 @@ export interface StepRunnerDeps {
   /** The run's uid (annotated on every applied object). */
   readonly planUid: string;
   readonly params: Readonly<Record<string, unknown>>;
+  /** `.Pipes` of the plan (see planPipes). */
+  readonly pipes: Readonly<Record<string, string>>;
   readonly ssa: ServerSideApply;
   readonly templates: Renderer;
   readonly renderBudget?: RenderBudget;
   readonly inventory: InventoryRecorder;
   readonly signal: AbortSignal;
   readonly warn?: (reason: string, message: string) => void;
+  readonly pipeWaiterImage?: string;
+  readonly podExec?: PodExec;
 }
 
 function messageOf(err: unknown): string {
@@ -57,12 +62,15 @@ export async function runStepTasks(
       planUid: deps.planUid,
     },
     params: deps.params,
+    pipes: deps.pipes,
     ssa: deps.ssa,
     templates: deps.templates,
     ...(deps.renderBudget ? { renderBudget: deps.renderBudget } : {}),
     inventory: deps.inventory,
     signal: deps.signal,
     ...(deps.warn ? { warn: deps.warn } : {}),
+    ...(deps.pipeWaiterImage ? { pipeWaiterImage: deps.pipeWaiterImage } : {}),
+    ...(deps.podExec ? { podExec: deps.podExec } : {}),
   };
   const fatal: string[] = [];
   const errors: string[] = [];

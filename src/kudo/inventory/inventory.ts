@@ -1,6 +1,8 @@
 /**
  * The inventory of objects an Instance applied, kept in `status.inventory`: enough to find
- * every object again (group, version, kind, namespace, name) for cleanup on deletion.
+ * every object again (group, version, kind, namespace, name) for cleanup on deletion, and for
+ * ConfigMaps and Secrets the digest of what was applied (the dependencies hash of pod
+ * templates that mount them is computed from it instead of a last-applied annotation).
  */
 import { parseApiVersion, apiVersionOf } from '../../kube/gvk.ts';
 import type { ApplyObject } from '../../kube/apply.ts';
@@ -11,6 +13,8 @@ export interface InventoryEntry {
   readonly kind: string;
   readonly namespace?: string;
   readonly name: string;
+  /** Hex MD5 of the applied object's hash source (ConfigMaps and Secrets only). */
+  readonly digest?: string;
 }
 
 /** `group/kind/namespace/name`: the identity of an entry (the version may change). */
@@ -18,7 +22,7 @@ export function inventoryKey(e: InventoryEntry): string {
   return `${e.group}/${e.kind}/${e.namespace ?? ''}/${e.name}`;
 }
 
-export function entryOf(obj: ApplyObject): InventoryEntry {
+export function entryOf(obj: ApplyObject, digest?: string): InventoryEntry {
   const { group, version } = parseApiVersion(obj.apiVersion ?? '');
   const ns = obj.metadata?.namespace;
   return {
@@ -27,6 +31,7 @@ export function entryOf(obj: ApplyObject): InventoryEntry {
     kind: obj.kind ?? '',
     ...(ns ? { namespace: ns } : {}),
     name: obj.metadata?.name ?? '',
+    ...(digest !== undefined ? { digest } : {}),
   };
 }
 
@@ -45,7 +50,7 @@ export function readInventory(
 ): InventoryEntry[] {
   const out: InventoryEntry[] = [];
   for (const r of raw ?? []) {
-    const { group, version, kind, namespace, name } = r;
+    const { group, version, kind, namespace, name, digest } = r;
     if (typeof version !== 'string' || typeof kind !== 'string' || typeof name !== 'string')
       continue;
     out.push({
@@ -54,12 +59,16 @@ export function readInventory(
       kind,
       ...(typeof namespace === 'string' && namespace !== '' ? { namespace } : {}),
       name,
+      ...(typeof digest === 'string' && /^[0-9a-f]{32}$/.test(digest) ? { digest } : {}),
     });
   }
   return out;
 }
 
-/** `current` plus the entries of `add` not in it (an entry's version is updated in place). */
+/**
+ * `current` plus the entries of `add` not in it (an entry's version and digest are updated in
+ * place; an entry added without a digest keeps the one recorded).
+ */
 export function mergeInventory(
   current: readonly InventoryEntry[],
   add: readonly InventoryEntry[],
@@ -68,8 +77,9 @@ export function mergeInventory(
   let changed = false;
   for (const e of add) {
     const known = byKey.get(inventoryKey(e));
-    if (!known || known.version !== e.version) {
-      byKey.set(inventoryKey(e), e);
+    const digest = e.digest ?? known?.digest;
+    if (!known || known.version !== e.version || known.digest !== digest) {
+      byKey.set(inventoryKey(e), { ...e, ...(digest !== undefined ? { digest } : {}) });
       changed = true;
     }
   }

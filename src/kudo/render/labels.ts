@@ -104,6 +104,12 @@ function podTemplatePath(obj: ApplyObject): readonly string[] | undefined {
   return POD_TEMPLATE_PATHS.get(obj.kind ?? '');
 }
 
+/** The pod template of a workload (Deployment … CronJob's jobTemplate), if it has one. */
+export function podTemplateOf(obj: ApplyObject): PodTemplate | undefined {
+  const path = podTemplatePath(obj);
+  return path ? at(obj, path) : undefined;
+}
+
 /** A copy of `template` whose metadata carries `labels` and `annotations` on top of its own. */
 function withMetadata(
   template: Json,

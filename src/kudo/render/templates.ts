@@ -12,6 +12,7 @@ import { parseAllDocuments } from 'yaml';
 import { compileTemplate, TemplateError, type Template } from '../../gotemplate/index.ts';
 import type { ApplyObject } from '../../kube/apply.ts';
 import type { OperatorVersion } from '../api/types.ts';
+import { parameterFileValues } from '../package/parameter-input.ts';
 import {
   MAX_YAML_ALIASES,
   YamlProblem,
@@ -38,6 +39,14 @@ export const MAX_TEMPLATE_OUTPUT_CHARS = 4 * 1024 * 1024;
 /** Nesting of rendered objects (Kubernetes objects, CRD schemas included, stay far below). */
 export const MAX_OBJECT_DEPTH = 256;
 
+/**
+ * What a render produces: Kubernetes objects (the default); one pod without a name (a Pipe
+ * task's pod template, named by the engine); or a KudoOperator parameter file — a YAML
+ * mapping whose values become Instance parameter strings, rendered without `.PlanName`,
+ * `.PhaseName`, `.StepName` and `.Pipes`, as KUDO did.
+ */
+export type RenderKind = 'objects' | 'pod' | 'parameters';
+
 /** One template to render: plain data, so it can be posted to a worker. */
 export interface RenderJob {
   /** Cache key of the parsed template: OperatorVersion revision + template name. */
@@ -46,11 +55,17 @@ export interface RenderJob {
   readonly text: string;
   readonly parameters: readonly ParameterInput[];
   readonly scalars: TemplateScalars;
+  /** `.Pipes`: pipe key → artifact name for the plan being run (empty when absent). */
+  readonly pipes?: Readonly<Record<string, string>>;
+  /** Default `objects`. */
+  readonly output?: RenderKind;
   readonly maxOutputChars: number;
 }
 
 export interface RenderOutput {
   readonly objects: ApplyObject[];
+  /** The parameter file's values (output `parameters` only). */
+  readonly parameters?: Readonly<Record<string, string>>;
   /** Length of the rendered text (counts against the plan's budget). */
   readonly outputChars: number;
 }
@@ -158,17 +173,65 @@ export function renderJob(
   try {
     const params = decodeParameters(job.parameters, decode);
     const template = cache.compile(job.key, job.template, job.text);
-    const text = execute(
-      template,
-      job.template,
-      { ...job.scalars, Params: params, Pipes: Object.create(null) as Record<string, string> },
-      job.maxOutputChars,
-    );
-    return { objects: parseObjects(job.template, text), outputChars: text.length };
+    const output = job.output ?? 'objects';
+    const pipes = Object.assign(Object.create(null) as Record<string, string>, job.pipes ?? {});
+    const vars =
+      output === 'parameters'
+        ? parameterFileVariables(job.scalars, params)
+        : { ...job.scalars, Params: params, Pipes: pipes };
+    const text = execute(template, job.template, vars, job.maxOutputChars);
+    if (output === 'parameters') {
+      return {
+        objects: [],
+        parameters: parameterFile(job.template, text),
+        outputChars: text.length,
+      };
+    }
+    const objects =
+      output === 'pod' ? [parsePod(job.template, text)] : parseObjects(job.template, text);
+    return { objects, outputChars: text.length };
   } catch (err) {
     if (err instanceof RenderError || err instanceof ParameterValueError) throw err;
     throw new RenderError(job.template, undefined, exhausted(err));
   }
+}
+
+/** What a KudoOperator parameter file sees: the parent's names, versions and parameters only. */
+function parameterFileVariables(
+  scalars: TemplateScalars,
+  params: Record<string, unknown>,
+): TemplateVariables {
+  // Go's map lookup with missingkey=error fails on the absent keys, as in KUDO.
+  const vars: Record<string, unknown> = {
+    Name: scalars.Name,
+    Namespace: scalars.Namespace,
+    OperatorName: scalars.OperatorName,
+    OperatorVersion: scalars.OperatorVersion,
+    AppVersion: scalars.AppVersion,
+    Params: params,
+  };
+  return vars as unknown as TemplateVariables;
+}
+
+/** A rendered parameter file: a YAML mapping, values as Instance parameter strings. */
+function parameterFile(name: string, text: string): Record<string, string> {
+  const values = new Map<string, string>();
+  const problems = parameterFileValues(name, text, values);
+  if (problems.length > 0) throw new RenderError(name, undefined, problems.join('; '));
+  return Object.fromEntries(values);
+}
+
+/** A rendered pod template: one YAML document, a map (its name is given by the engine). */
+function parsePod(name: string, text: string): ApplyObject {
+  const docs = parseDocuments(name, text);
+  if (docs.length !== 1) {
+    throw new RenderError(
+      name,
+      undefined,
+      `a pipe pod template must render exactly one document (a Pod), it rendered ${docs.length}`,
+    );
+  }
+  return docs[0] as ApplyObject;
 }
 
 /** A message for a resource exhausted while rendering (stack, string length, …). */
@@ -195,6 +258,22 @@ function execute(
 }
 
 export function parseObjects(name: string, text: string): ApplyObject[] {
+  const out: ApplyObject[] = [];
+  for (const obj of parseDocuments(name, text)) {
+    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name) {
+      throw new RenderError(
+        name,
+        undefined,
+        `a document lacks apiVersion, kind or metadata.name (${obj.kind ?? 'no kind'} ${obj.metadata?.name ?? 'no name'})`,
+      );
+    }
+    out.push(obj);
+  }
+  return out;
+}
+
+/** The non-empty documents of a rendered text, each a YAML map. */
+function parseDocuments(name: string, text: string): ApplyObject[] {
   const out: ApplyObject[] = [];
   // The YAML parser recurses per nesting level: refuse absurd nesting before it starts.
   if (nestingBound(text, 4 * MAX_OBJECT_DEPTH) > 4 * MAX_OBJECT_DEPTH) {
@@ -239,15 +318,7 @@ export function parseObjects(name: string, text: string): ApplyObject[] {
     if (typeof value !== 'object' || Array.isArray(value)) {
       throw new RenderError(name, undefined, 'a document is not a Kubernetes object (a YAML map)');
     }
-    const obj = value as ApplyObject;
-    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name) {
-      throw new RenderError(
-        name,
-        undefined,
-        `a document lacks apiVersion, kind or metadata.name (${obj.kind ?? 'no kind'} ${obj.metadata?.name ?? 'no name'})`,
-      );
-    }
-    out.push(obj);
+    out.push(value as ApplyObject);
   }
   return out;
 }

@@ -7,7 +7,8 @@ import { describeObject, isUnchanged, type ApplyObject } from '../../kube/apply.
 import { ApiError } from '../../kube/errors.ts';
 import type { Task } from '../api/types.ts';
 import { checkHealth } from '../health/index.ts';
-import { entryOf } from '../inventory/index.ts';
+import { entryOf, type InventoryEntry } from '../inventory/index.ts';
+import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
 import { applyOrder, decorateAll, renderTask, type Rendered } from './objects.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext, type TaskOutcome } from './types.ts';
 
@@ -31,7 +32,7 @@ export async function applyObjects(
     const objects = await decorateAll(task, batch, ctx, false, unserved);
     // Objects not applied before need no look at the live state: apply them directly.
     const known = objects.map((o) => ctx.inventory.has(entryOf(o)));
-    await ctx.inventory.record(objects.map(entryOf));
+    await ctx.inventory.record(objects.map(recordedEntry));
     const results = await Promise.all(
       objects.map((o, i) => applyOne(task, o, ctx, known[i] ?? true)),
     );
@@ -46,6 +47,11 @@ export async function applyObjects(
     );
   }
   return waiting.length === 0 ? { done: true } : { done: false, message: waiting.join('; ') };
+}
+
+/** An object's inventory entry; ConfigMaps and Secrets with the digest of what is applied. */
+export function recordedEntry(obj: ApplyObject): InventoryEntry {
+  return entryOf(obj, dependencyKeyOf(obj) !== undefined ? objectDigest(obj) : undefined);
 }
 
 /** Applies one object when it differs from the live one; returns why it is not healthy yet. */

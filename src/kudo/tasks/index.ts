@@ -1,5 +1,12 @@
-/** Plan tasks: Apply, Delete, Toggle, Dummy. */
+/** Plan tasks: Apply, Delete, Toggle, Dummy, Pipe, KudoOperator. */
 export { runTask } from './run.ts';
+export {
+  DEFAULT_WAITER_IMAGE,
+  WebSocketPodExec,
+  type ExecRequest,
+  type ExecResult,
+  type PodExec,
+} from './pipe/index.ts';
 export {
   FatalTaskError,
   TransientTaskError,

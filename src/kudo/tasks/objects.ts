@@ -7,6 +7,12 @@
 import { describeObject, type ApplyObject } from '../../kube/apply.ts';
 import { resolveKind, type KindResolution } from '../../kube/kinds.ts';
 import {
+  ANNOTATION_DEPENDENCIES_HASH,
+  dependenciesHash,
+  dependencyKeyOf,
+  type DigestSources,
+} from './dependencies-hash/index.ts';
+import {
   MAX_TEMPLATE_OUTPUT_CHARS,
   MissingTemplateError,
   ParameterValueError,
@@ -14,10 +20,15 @@ import {
   RenderError,
   decorate,
   operatorName,
+  podTemplateOf,
+  type Decoration,
   parameterInputs,
   templateKey,
   templateScalars,
   templateText,
+  type RenderJob,
+  type RenderKind,
+  type RenderOutput,
 } from '../render/index.ts';
 import { RenderLimitError } from '../render/pool/index.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext } from './types.ts';
@@ -37,48 +48,74 @@ export function applyOrder(obj: ApplyObject): number {
   return 1;
 }
 
+/** The render job of one template of the task's OperatorVersion. */
+function renderJobOf(template: string, ctx: TaskContext, output: RenderKind): RenderJob {
+  const ov = ctx.operatorVersion;
+  return {
+    key: templateKey(ov, template),
+    template,
+    text: templateText(ov, template),
+    parameters: parameterInputs(ov, ctx.params),
+    scalars: templateScalars(ctx.instance, ov, ctx.at),
+    pipes: ctx.pipes,
+    output,
+    maxOutputChars: MAX_TEMPLATE_OUTPUT_CHARS,
+  };
+}
+
 /**
- * Renders (off the event loop, through ctx.templates) without resolving kinds. Every
- * failure of the render itself is deterministic — a template or parameter problem, or a
- * limit (deadline, memory, output size) — and so a FatalTaskError; only the pool being
- * stopped or busy passes through to be retried.
+ * One render through ctx.templates, counted against the pass's budget. Every failure of the
+ * render itself is deterministic — a template or parameter problem, or a limit (deadline,
+ * memory, output size) — and so a FatalTaskError; only the pool being stopped or busy passes
+ * through to be retried.
  */
+async function renderOne(
+  task: string,
+  template: string,
+  ctx: TaskContext,
+  output: RenderKind,
+): Promise<RenderOutput> {
+  try {
+    const rendered = await ctx.templates.render(renderJobOf(template, ctx, output), ctx.signal);
+    ctx.renderBudget?.spend(template, rendered.outputChars);
+    return rendered;
+  } catch (err) {
+    if (
+      err instanceof RenderError ||
+      err instanceof MissingTemplateError ||
+      err instanceof ParameterValueError ||
+      err instanceof RenderLimitError ||
+      err instanceof RenderBudgetExceededError
+    ) {
+      throw new FatalTaskError(task, err.message, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** Renders (off the event loop, through ctx.templates) without resolving kinds. */
 export async function renderTask(
   task: string,
   resources: readonly string[],
   ctx: TaskContext,
+  output: RenderKind = 'objects',
 ): Promise<Rendered[]> {
-  const ov = ctx.operatorVersion;
-  const parameters = parameterInputs(ov, ctx.params);
-  const scalars = templateScalars(ctx.instance, ov, ctx.at);
   const out: Rendered[] = [];
   for (const template of resources) {
-    try {
-      const job = {
-        key: templateKey(ov, template),
-        template,
-        text: templateText(ov, template),
-        parameters,
-        scalars,
-        maxOutputChars: MAX_TEMPLATE_OUTPUT_CHARS,
-      };
-      const rendered = await ctx.templates.render(job, ctx.signal);
-      ctx.renderBudget?.spend(template, rendered.outputChars);
-      for (const object of rendered.objects) out.push({ template, object });
-    } catch (err) {
-      if (
-        err instanceof RenderError ||
-        err instanceof MissingTemplateError ||
-        err instanceof ParameterValueError ||
-        err instanceof RenderLimitError ||
-        err instanceof RenderBudgetExceededError
-      ) {
-        throw new FatalTaskError(task, err.message, { cause: err });
-      }
-      throw err;
-    }
+    const rendered = await renderOne(task, template, ctx, output);
+    for (const object of rendered.objects) out.push({ template, object });
   }
   return out;
+}
+
+/** A KudoOperator parameter file: its values as Instance parameter strings. */
+export async function renderParameterFile(
+  task: string,
+  template: string,
+  ctx: TaskContext,
+): Promise<Record<string, string>> {
+  const rendered = await renderOne(task, template, ctx, 'parameters');
+  return { ...(rendered.parameters ?? {}) };
 }
 
 function kindOf(obj: ApplyObject): string {
@@ -98,7 +135,8 @@ function unservedMessage(r: Rendered, served: readonly string[]): string {
  * API versions. A kind a CRD declares but the server does not serve yet is a transient error
  * (`pending`, reported after everything else was applied when given); a kind nothing serves
  * is fatal. With `missingKindIsGone` (deleting), objects of either kind are skipped: they
- * cannot exist.
+ * cannot exist. When applying, pod templates that mount ConfigMaps/Secrets get their
+ * `kudo.dev/dependencies-hash` (see dependencies-hash/).
  */
 export async function decorateAll(
   task: string,
@@ -107,7 +145,7 @@ export async function decorateAll(
   missingKindIsGone = false,
   pending?: TransientTaskError[],
 ): Promise<ApplyObject[]> {
-  const out: ApplyObject[] = [];
+  const resolved: Array<{ r: Rendered; decoration: Decoration; resolution: KindResolution }> = [];
   for (const r of rendered) {
     const { apiVersion, kind } = r.object;
     if (!apiVersion || !kind) {
@@ -133,23 +171,82 @@ export async function decorateAll(
       pending.push(problem);
       continue;
     }
-    const decorated = decorate(r.object, {
+    const decoration: Decoration = {
       instance: ctx.instance,
       operatorName: operatorName(ctx.instance, ctx.operatorVersion),
       operatorVersion: ctx.operatorVersion.spec?.version ?? '',
       at: ctx.at,
       namespaced: resolution.mapping.namespaced,
-    });
+    };
+    resolved.push({ r, decoration, resolution });
+  }
+  const decorated = resolved.map(({ r, decoration }) => decorate(r.object, decoration));
+  if (!missingKindIsGone) await addDependencyHashes(resolved, decorated, ctx);
+  const out: ApplyObject[] = [];
+  resolved.forEach(({ r, resolution }, i) => {
+    const object = decorated[i];
+    if (!object || resolution.state === 'pending' || resolution.state === 'unserved') return;
     if (resolution.state === 'served') {
-      out.push(decorated);
-      continue;
+      out.push(object);
+      return;
     }
     const { removed } = resolution;
     ctx.warn?.(
       'ConvertedRemovedAPI',
-      `template ${r.template}: ${describeObject(decorated)} uses ${removed.from} ${removed.kind}, which Kubernetes stopped serving in ${removed.removedIn}; applied it as ${removed.to} (converted as the API server did). Update the package to ${removed.to}`,
+      `template ${r.template}: ${describeObject(object)} uses ${removed.from} ${removed.kind}, which Kubernetes stopped serving in ${removed.removedIn}; applied it as ${removed.to} (converted as the API server did). Update the package to ${removed.to}`,
     );
-    out.push(removed.convert(decorated));
-  }
+    out.push(removed.convert(object));
+  });
   return out;
+}
+
+/**
+ * Decorates again, with their dependencies hash, the objects whose pod template mounts
+ * ConfigMaps or Secrets; the digests come from the same task's objects (as decorated), the
+ * inventory, or the live objects.
+ */
+async function addDependencyHashes(
+  resolved: ReadonlyArray<{ r: Rendered; decoration: Decoration }>,
+  decorated: ApplyObject[],
+  ctx: TaskContext,
+): Promise<void> {
+  const inTask = new Map<string, ApplyObject>();
+  for (const obj of decorated) {
+    const key = dependencyKeyOf(obj);
+    if (key !== undefined) inTask.set(key, obj);
+  }
+  const sources: DigestSources = {
+    inTask,
+    recorded: (d) =>
+      ctx.inventory.recorded({
+        group: '',
+        version: 'v1',
+        kind: d.kind,
+        namespace: d.namespace,
+        name: d.name,
+      })?.digest,
+    live: (d, signal) =>
+      ctx.ssa.get(
+        { apiVersion: 'v1', kind: d.kind, metadata: { name: d.name, namespace: d.namespace } },
+        signal,
+      ),
+  };
+  await Promise.all(
+    decorated.map(async (obj, i) => {
+      const template = podTemplateOf(obj);
+      const entry = resolved[i];
+      if (!template || !entry) return;
+      const hash = await dependenciesHash(
+        template,
+        obj.metadata?.namespace ?? '',
+        sources,
+        ctx.signal,
+      );
+      if (hash === undefined) return;
+      decorated[i] = decorate(entry.r.object, {
+        ...entry.decoration,
+        podTemplateAnnotations: () => ({ [ANNOTATION_DEPENDENCIES_HASH]: hash }),
+      });
+    }),
+  );
 }

@@ -3,6 +3,8 @@ import type { Task } from '../api/types.ts';
 import { runApply } from './apply.ts';
 import { runDelete } from './delete.ts';
 import { runDummy } from './dummy.ts';
+import { runKudoOperator } from './kudo-operator/index.ts';
+import { runPipe } from './pipe/index.ts';
 import { runToggle } from './toggle.ts';
 import { FatalTaskError, type TaskContext, type TaskOutcome } from './types.ts';
 
@@ -17,10 +19,9 @@ export function runTask(task: Task, ctx: TaskContext): Promise<TaskOutcome> {
     case 'Dummy':
       return runDummy(task);
     case 'Pipe':
+      return runPipe(task, ctx);
     case 'KudoOperator':
-      return Promise.reject(
-        new FatalTaskError(task.name, `task kind ${task.kind} is not supported yet by Planwright`),
-      );
+      return runKudoOperator(task, ctx);
     default:
       return Promise.reject(
         new FatalTaskError(

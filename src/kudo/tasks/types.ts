@@ -3,12 +3,15 @@ import type { ServerSideApply } from '../../kube/apply.ts';
 import type { Instance, OperatorVersion, Task } from '../api/types.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import type { RenderBudget, Renderer, StepCoordinates } from '../render/index.ts';
+import type { PodExec } from './pipe/exec.ts';
 
 /** Records objects in the Instance's inventory (written to status before they are applied). */
 export interface InventoryRecorder {
   record(entries: readonly InventoryEntry[]): Promise<void>;
   /** Whether the entry is already recorded (an object we applied before). */
   has(entry: InventoryEntry): boolean;
+  /** The recorded entry of the same object (with its digest), if any. */
+  recorded(entry: InventoryEntry): InventoryEntry | undefined;
   forget(entries: readonly InventoryEntry[]): void;
 }
 
@@ -18,6 +21,8 @@ export interface TaskContext {
   readonly at: StepCoordinates;
   /** Effective parameter values (raw, not decoded; null-prototype). */
   readonly params: Readonly<Record<string, unknown>>;
+  /** `.Pipes` of the plan being run: pipe key → artifact name (computed before it runs). */
+  readonly pipes: Readonly<Record<string, string>>;
   readonly ssa: ServerSideApply;
   /** Where templates render (the render pool in the controller). */
   readonly templates: Renderer;
@@ -25,6 +30,10 @@ export interface TaskContext {
   readonly renderBudget?: RenderBudget;
   readonly inventory: InventoryRecorder;
   readonly signal: AbortSignal;
+  /** Image of the pipe pods' waiter container (default busybox; air-gapped clusters: a mirror). */
+  readonly pipeWaiterImage?: string;
+  /** Runs commands in pods (Pipe tasks); default: `pods/exec` over WebSocket. */
+  readonly podExec?: PodExec;
   /**
    * A Warning Event on the Instance (`reason`, `message`). The engine records each distinct
    * message once per plan run, however often a pass repeats it.

@@ -370,6 +370,8 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
         namespace: 'zk',
       },
       { verb: 'create', group: 'apps', resource: 'statefulsets', namespace: 'zk' },
+      // Pipe tasks copy their files out through exec (a WebSocket exec is a create).
+      { verb: 'create', resource: 'pods', subresource: 'exec', namespace: 'zk' },
     ];
     for (const attributes of needed) {
       expect([attributes, await can(attributes)]).toEqual([attributes, true]);

@@ -1,5 +1,5 @@
 // Real KUDO packages on a cluster where workloads run (kube-controller-manager, scheduler, kwok
-// nodes): every shared package but cowsay (Pipe, another issue) installs and its deploy plan
+// nodes): every shared package but cowsay (its Pipe task needs simulated pod files: pipe.test.ts) installs and its deploy plan
 // reaches COMPLETE on real controller-written status with the Instance Ready=True; a Job that
 // fails ends the plan in FATAL_ERROR with the Job's reason; a Deployment edited so that it
 // cannot become ready turns Ready False naming it; deleting an Instance's namespace finishes.
@@ -19,7 +19,7 @@ import {
   type RunningPlanwright,
 } from '../../integration/kudo-engine/planwright.ts';
 
-// cowsay needs the Pipe task (issue "Pipe and KudoOperator tasks").
+// cowsay's pipe pod must be given the files its init container would write: pipe.test.ts.
 const PACKAGES = readdirSync(KUDO_PACKAGES)
   .filter((p) => p !== 'cowsay')
   .sort();

@@ -35,6 +35,8 @@ export async function startPlanwright(options: {
   namespacePrefix?: string;
   webhook?: boolean;
   waitMaxMs?: number;
+  stepTimeoutMs?: number;
+  pipeWaiterImage?: string;
 }): Promise<RunningPlanwright> {
   const lines: string[] = [];
   const logger = quietLogger(lines);
@@ -55,6 +57,8 @@ export async function startPlanwright(options: {
     waitMinMs: 200,
     waitMaxMs: options.waitMaxMs ?? 3_000,
     shutdownTimeoutMs: 10_000,
+    ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
+    ...(options.pipeWaiterImage ? { pipeWaiterImage: options.pipeWaiterImage } : {}),
   });
   const client = new KubeClient(options.kubeConfig);
   let configName: string | undefined;

@@ -53,6 +53,11 @@ describe('control-plane command lines', () => {
     const workloads = flags(apiServerArgs({ ...input, mode: 'workloads' }));
     expect(bare.get('disable-admission-plugins')).toBe('ServiceAccount');
     expect(workloads.has('disable-admission-plugins')).toBe(false);
+    // Kubelet requests (exec, logs) go to kwok on loopback, named by each node's InternalDNS.
+    expect(workloads.get('kubelet-preferred-address-types')).toBe(
+      'InternalDNS,InternalIP,Hostname',
+    );
+    expect(bare.has('kubelet-preferred-address-types')).toBe(false);
     for (const f of [bare, workloads]) {
       expect(f.get('secure-port')).toBe('6443');
       expect(f.get('bind-address')).toBe('127.0.0.1');
@@ -105,12 +110,20 @@ describe('control-plane command lines', () => {
   });
 
   it('kwok gets its kubeconfig and stages explicitly, fake nodes only, and a pod CIDR apart from services', () => {
-    const f = flags(kwokArgs({ kubeconfig: '/w/kwok.kubeconfig', stagesFile: '/w/stages.yaml' }));
+    const f = flags(
+      kwokArgs({
+        kubeconfig: '/w/kwok.kubeconfig',
+        stagesFile: '/w/stages.yaml',
+        serverPort: 4321,
+      }),
+    );
     expect(f.get('kubeconfig')).toBe('/w/kwok.kubeconfig');
     expect(f.get('config')).toBe('/w/stages.yaml');
     expect(f.get('manage-nodes-with-annotation-selector')).toBe('kwok.x-k8s.io/node=fake');
     expect(f.has('manage-all-nodes')).toBe(false);
-    expect(f.has('server-address')).toBe(false);
+    // Its kubelet server (exec through Exec objects) listens on loopback only.
+    expect(f.get('server-address')).toBe('127.0.0.1:4321');
+    expect(f.get('enable-crds')).toBe('Exec');
     const pods = cidrRange(f.get('cidr') ?? '');
     const apiFlags = flags(
       apiServerArgs({ mode: 'workloads', etcdEndpoint: 'http://x', port: 1, pki }),

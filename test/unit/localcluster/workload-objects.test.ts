@@ -3,6 +3,7 @@ import {
   defaultStorageClass,
   fakeNode,
   initialNodes,
+  kwokExecCrd,
   kwokRbac,
   KWOK_USER,
 } from '../../../src/localcluster/workload-objects.ts';
@@ -32,6 +33,37 @@ describe('workloads-mode objects', () => {
       { type: 'InternalIP', address: '10.255.0.9' },
       { type: 'Hostname', address: 'kwok-node-9' },
     ]);
+  });
+
+  it('with a kubelet port, a node leads the apiserver to kwok’s server on loopback', () => {
+    const node = fakeNode('n', { internalIp: '10.255.0.9', kubeletPort: 4321 }) as {
+      status: {
+        addresses: Array<{ type: string; address: string }>;
+        daemonEndpoints: { kubeletEndpoint: { Port: number } };
+      };
+    };
+    expect(node.status.addresses).toContainEqual({ type: 'InternalDNS', address: '127.0.0.1' });
+    expect(node.status.addresses).toContainEqual({ type: 'InternalIP', address: '10.255.0.9' });
+    expect(node.status.daemonEndpoints.kubeletEndpoint.Port).toBe(4321);
+  });
+
+  it('kwok may read Exec objects, whose definition it gets from us', () => {
+    const [role] = kwokRbac() as Array<{
+      rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+    }>;
+    expect(role?.rules).toContainEqual({
+      apiGroups: ['kwok.x-k8s.io'],
+      resources: ['execs'],
+      verbs: ['get', 'list', 'watch'],
+    });
+    const crd = kwokExecCrd() as {
+      spec: { group: string; scope: string; names: { plural: string } };
+    };
+    expect(crd.spec).toMatchObject({
+      group: 'kwok.x-k8s.io',
+      scope: 'Namespaced',
+      names: { plural: 'execs' },
+    });
   });
 
   it('initial nodes have distinct names and addresses', () => {

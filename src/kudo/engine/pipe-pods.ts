@@ -1,0 +1,82 @@
+/**
+ * Deleting pipe pods once their step is recorded COMPLETE (../shared/spec/
+ * tasks-pipe-and-dependencies.md "Controller interplay"). The Pipe task itself never deletes
+ * its pod: a pod deleted before the step's COMPLETE reached the API server would make a
+ * retried pass (after a crash or a conflict) find no pod and start over. So the engine calls
+ * {@link PipePodSweeper.sweep} after each successful status write; it deletes the pod of
+ * every COMPLETE Pipe step of the run (Background propagation, NotFound is fine, the deletion
+ * is not awaited) once per process — after a restart once more, which finishes a deletion the
+ * crash interrupted.
+ */
+import type { Logger } from 'pino';
+import { describeObject, type ServerSideApply } from '../../kube/apply.ts';
+import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/types.ts';
+import { pipePodName } from '../package/pipes.ts';
+
+const REMEMBERED = 4096;
+
+export class PipePodSweeper {
+  /** Pods already deleted (Instance uid, run uid, pod name); oldest forgotten first. */
+  private readonly deleted = new Map<string, true>();
+
+  constructor(
+    private readonly ssa: ServerSideApply,
+    private readonly logger: Logger,
+  ) {}
+
+  async sweep(
+    instance: Instance,
+    ov: OperatorVersion,
+    planName: string,
+    plan: Plan | undefined,
+    status: PlanStatus,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (!plan) return;
+    const tasks = new Map((ov.spec?.tasks ?? []).map((t) => [t.name, t]));
+    const pods: string[] = [];
+    (plan.phases ?? []).forEach((phase, i) => {
+      const phaseStatus = status.phases?.[i];
+      (phase.steps ?? []).forEach((step, j) => {
+        if (phaseStatus?.steps?.[j]?.status !== 'COMPLETE') return;
+        for (const task of step.tasks ?? []) {
+          if (tasks.get(task)?.kind !== 'Pipe') continue;
+          pods.push(
+            pipePodName({
+              instance: instance.metadata.name ?? '',
+              plan: planName,
+              // As the step runner names them (and planPipes): unnamed means ''.
+              phase: phase.name ?? '',
+              step: step.name ?? '',
+              task,
+            }),
+          );
+        }
+      });
+    });
+    for (const name of pods) {
+      const key = JSON.stringify([instance.metadata.uid ?? '', status.uid ?? '', name]);
+      if (this.deleted.has(key)) continue;
+      const pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: instance.metadata.namespace ?? '' },
+      };
+      try {
+        await this.ssa.remove(pod, signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        this.logger.warn(
+          { pod: describeObject(pod), err: err instanceof Error ? err.message : String(err) },
+          'could not delete a pipe pod after its step completed; trying again on the next pass',
+        );
+        continue;
+      }
+      if (this.deleted.size >= REMEMBERED) {
+        const oldest = this.deleted.keys().next();
+        if (!oldest.done) this.deleted.delete(oldest.value);
+      }
+      this.deleted.set(key, true);
+    }
+  }
+}

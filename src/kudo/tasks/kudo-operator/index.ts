@@ -1,0 +1,3 @@
+/** The KudoOperator task: child Instances of operator dependencies. */
+export { runKudoOperator } from './run.ts';
+export { childProgress, childTarget, type ChildTarget } from './child.ts';

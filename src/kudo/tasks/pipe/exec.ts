@@ -1,0 +1,186 @@
+/**
+ * Running a command in a pod's container through the `pods/exec` subresource (client-node's
+ * Exec over WebSocket), bounded: stdout beyond a byte limit ends the session, a deadline ends
+ * a hung one, the caller's signal ends it on shutdown. The exit code comes from the status
+ * the API server sends at the end (a non-zero code is a result, not an error); anything that
+ * keeps the command from running or reporting — upgrade refused (RBAC, no such pod or
+ * container), connection lost, no status — is an {@link ExecConnectionError}.
+ */
+import { PassThrough, Writable } from 'node:stream';
+import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
+import { WebSocketHandler } from '@kubernetes/client-node/dist/web-socket-handler.js';
+
+export interface ExecRequest {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly container: string;
+  readonly command: readonly string[];
+  /** stdout larger than this ends the session with {@link ExecOutputLimitError}. */
+  readonly maxStdoutBytes: number;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+}
+
+export interface ExecResult {
+  readonly exitCode: number;
+  readonly stdout: Buffer;
+  /** The start of stderr (bounded). */
+  readonly stderr: string;
+}
+
+/** Runs commands in pods (the real one: {@link WebSocketPodExec}). */
+export interface PodExec {
+  run(request: ExecRequest): Promise<ExecResult>;
+}
+
+/** The command could not be run or did not report: worth retrying. */
+export class ExecConnectionError extends Error {
+  override readonly name = 'ExecConnectionError';
+}
+
+/** The command wrote more to stdout than allowed. */
+export class ExecOutputLimitError extends Error {
+  override readonly name = 'ExecOutputLimitError';
+  constructor(readonly limit: number) {
+    super(`wrote more than ${limit} bytes`);
+  }
+}
+
+const MAX_STDERR_CHARS = 2048;
+
+/** What we use of the `ws` WebSocket client-node returns (its type does not resolve here). */
+interface ExecSocket {
+  close(): void;
+  on(event: 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/**
+ * The exit code a status reports, or undefined when it reports another failure. A kubelet
+ * says `NonZeroExitCode` with the code as a cause; a runtime that passes the command's Go
+ * error through unwrapped (kwok's local exec does) says InternalError ending in Go's
+ * `exit status N`, which is an exit code all the same.
+ */
+export function exitCodeOf(status: V1Status): number | undefined {
+  if (status.status === 'Success') return 0;
+  if (status.reason === 'InternalError') {
+    const unwrapped = /: exit status (\d+)$/.exec(status.message ?? '');
+    return unwrapped ? Number(unwrapped[1]) : undefined;
+  }
+  if (status.reason !== 'NonZeroExitCode') return undefined;
+  const cause = status.details?.causes?.find((c) => c.reason === 'ExitCode');
+  const code = Number(cause?.message);
+  return Number.isInteger(code) ? code : undefined;
+}
+
+/** What a failed WebSocket upgrade says (`Unexpected server response: 403`) in our words. */
+function connectionProblem(err: unknown): string {
+  const message =
+    err instanceof Error
+      ? err.message
+      : typeof err === 'object' && err !== null && 'message' in err
+        ? String(err.message)
+        : String(err);
+  if (/\b403\b/.test(message)) {
+    return `${message} (forbidden: the manager's ServiceAccount needs "create" on pods/exec)`;
+  }
+  return message;
+}
+
+export class WebSocketPodExec implements PodExec {
+  constructor(private readonly kubeConfig: KubeConfig) {}
+
+  run(request: ExecRequest): Promise<ExecResult> {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let stderr = '';
+    let socket: ExecSocket | undefined;
+    let settled = false;
+    return new Promise<ExecResult>((resolve, reject) => {
+      const finish = (settle: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        request.signal.removeEventListener('abort', onAbort);
+        try {
+          socket?.close();
+        } catch {
+          // already closed
+        }
+        settle();
+      };
+      const stdout = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length;
+          if (bytes > request.maxStdoutBytes) {
+            finish(() => reject(new ExecOutputLimitError(request.maxStdoutBytes)));
+          } else chunks.push(chunk);
+          done();
+        },
+      });
+      const errors = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          if (stderr.length < MAX_STDERR_CHARS) {
+            stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_STDERR_CHARS);
+          }
+          done();
+        },
+      });
+      const timer = setTimeout(
+        () =>
+          finish(() =>
+            reject(
+              new ExecConnectionError(
+                `no exit status within ${Math.round(request.timeoutMs / 1000)} s`,
+              ),
+            ),
+          ),
+        request.timeoutMs,
+      );
+      const onAbort = (): void => finish(() => reject(request.signal.reason as Error));
+      if (request.signal.aborted) return onAbort();
+      request.signal.addEventListener('abort', onAbort, { once: true });
+      // Our own streams for the handler too: its defaults are the process's stdio, which a
+      // close-stream frame from the server would end.
+      const handler = new WebSocketHandler(this.kubeConfig, undefined, {
+        stdin: new PassThrough(),
+        stdout,
+        stderr: errors,
+      });
+      new Exec(this.kubeConfig, handler)
+        .exec(
+          request.namespace,
+          request.pod,
+          request.container,
+          [...request.command],
+          stdout,
+          errors,
+          null,
+          false,
+          (status) =>
+            finish(() => {
+              const exitCode = exitCodeOf(status);
+              if (exitCode === undefined) {
+                reject(new ExecConnectionError(status.message ?? status.reason ?? 'exec failed'));
+              } else resolve({ exitCode, stdout: Buffer.concat(chunks), stderr });
+            }),
+        )
+        .then(
+          (connection: unknown) => {
+            const ws = connection as ExecSocket;
+            socket = ws;
+            if (settled) ws.close();
+            ws.on('close', () =>
+              finish(() =>
+                reject(new ExecConnectionError('the exec stream closed without an exit status')),
+              ),
+            );
+            ws.on('error', (err: Error) =>
+              finish(() => reject(new ExecConnectionError(err.message))),
+            );
+          },
+          (err: unknown) => finish(() => reject(new ExecConnectionError(connectionProblem(err)))),
+        );
+    });
+  }
+}

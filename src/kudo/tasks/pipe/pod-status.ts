@@ -1,0 +1,106 @@
+/**
+ * Where a pipe pod stands: ready (init container done, waiter running and Ready), failed, or
+ * waiting — with what it waits for in words a person can act on: scheduling, the init
+ * container's state and its last termination reason, the waiter's image pull.
+ */
+import { describeObject, type ApplyObject } from '../../../kube/apply.ts';
+import { WAITER_CONTAINER } from './pod.ts';
+
+export type PipePodState =
+  | { readonly state: 'ready' }
+  | { readonly state: 'waiting'; readonly message: string }
+  | { readonly state: 'failed'; readonly message: string };
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function list(value: unknown): Json[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+function condition(status: Json, type: string): Json | undefined {
+  return list(status['conditions']).find((c) => c['type'] === type);
+}
+
+function join(...parts: string[]): string {
+  return parts.filter((p) => p !== '').join(': ');
+}
+
+function terminated(t: Json): string {
+  const code = typeof t['exitCode'] === 'number' ? `exit code ${t['exitCode']}` : '';
+  return [join(text(t['reason']), text(t['message'])), code].filter((p) => p !== '').join(', ');
+}
+
+/** One container's state in words, or '' when it is running (and ready, if `needReady`). */
+function containerState(kind: string, c: Json): string {
+  const name = text(c['name']);
+  const state = isObject(c['state']) ? c['state'] : {};
+  const last =
+    isObject(c['lastState']) && isObject(c['lastState']['terminated'])
+      ? ` (last run: ${terminated(c['lastState']['terminated'])})`
+      : '';
+  const restarts =
+    typeof c['restartCount'] === 'number' && c['restartCount'] > 0
+      ? `, ${c['restartCount']} restarts`
+      : '';
+  if (isObject(state['waiting'])) {
+    const w = state['waiting'];
+    return `${kind} ${name} is waiting: ${join(text(w['reason']), text(w['message'])) || 'no reason given'}${last}${restarts}`;
+  }
+  if (isObject(state['terminated'])) {
+    return `${kind} ${name} terminated: ${terminated(state['terminated'])}${restarts}`;
+  }
+  if (isObject(state['running'])) return `${kind} ${name} is running${last}${restarts}`;
+  return `${kind} ${name} has not started`;
+}
+
+export function pipePodState(pod: ApplyObject, waiterImageHint: string): PipePodState {
+  const name = describeObject(pod);
+  if (pod.metadata?.['deletionTimestamp']) {
+    return { state: 'waiting', message: `pipe pod ${name} is being deleted` };
+  }
+  const status = isObject(pod['status']) ? pod['status'] : {};
+  const phase = text(status['phase']) || 'Pending';
+  if (phase === 'Failed' || phase === 'Succeeded') {
+    const why = join(text(status['reason']), text(status['message']));
+    return {
+      state: 'failed',
+      message: `pipe pod ${name} ended ${phase}${why ? `: ${why}` : ''}; its waiter must keep running until the files are copied`,
+    };
+  }
+  if (phase === 'Running' && condition(status, 'Ready')?.['status'] === 'True') {
+    return { state: 'ready' };
+  }
+  const scheduled = condition(status, 'PodScheduled');
+  if (scheduled?.['status'] === 'False') {
+    return {
+      state: 'waiting',
+      message: `pipe pod ${name} is not scheduled: ${join(text(scheduled['reason']), text(scheduled['message'])) || 'no reason given'}`,
+    };
+  }
+  const details: string[] = [];
+  for (const c of list(status['initContainerStatuses'])) {
+    const state = isObject(c['state']) ? c['state'] : {};
+    const done = isObject(state['terminated']) && state['terminated']['exitCode'] === 0;
+    if (!done) details.push(containerState('init container', c));
+  }
+  for (const c of list(status['containerStatuses'])) {
+    if (c['ready'] === true) continue;
+    let detail = containerState('container', c);
+    if (text(c['name']) === WAITER_CONTAINER && /Image|ErrImage/.test(detail)) {
+      detail += ` (the waiter image is ${waiterImageHint}; set another with the manager's --pipe-waiter-image, e.g. a mirror)`;
+    }
+    details.push(detail);
+  }
+  return {
+    state: 'waiting',
+    message: `pipe pod ${name} is ${phase} and not Ready${details.length > 0 ? `: ${details.join('; ')}` : ''}`,
+  };
+}
