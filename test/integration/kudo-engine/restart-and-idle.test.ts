@@ -6,7 +6,6 @@
 // our writes): the test schedules runs the way the webhook would, by setting
 // spec.planExecution {planName, uid}.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { installCrds } from '../../../src/cli/install.ts';
@@ -15,44 +14,21 @@ import type { Instance } from '../../../src/kudo/api/types.ts';
 import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { mergePatchInstance } from '../../support/kudo.ts';
+import {
+  apiserverWriteCounts,
+  managerMetrics,
+  startManagerProcess,
+  sumMetric,
+  type ManagerProcess,
+} from '../../support/manager-process.ts';
 import { waitFor } from '../../support/wait.ts';
 
 const NS = 'default';
 const STEPS = 8;
 const INSTANCES = 12;
 const IDLE_INSTANCES = 100;
-
-interface Child {
-  readonly proc: ChildProcess;
-  log: string;
-  readonly exited: Promise<number | null>;
-}
-
-function startChild(kubeconfig: string): Child {
-  const proc = spawn(
-    process.execPath,
-    [
-      '--import',
-      './scripts/register-ts.mjs',
-      'src/main.ts',
-      'start',
-      '--kubeconfig',
-      kubeconfig,
-      '--webhook-port',
-      '0',
-      '--no-leader-election',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PLANWRIGHT_LOG_LEVEL: 'info' } },
-  );
-  const child: Child = {
-    proc,
-    log: '',
-    exited: new Promise((r) => proc.once('exit', (code) => r(code))),
-  };
-  proc.stdout?.on('data', (c: Buffer) => (child.log += c.toString()));
-  proc.stderr?.on('data', (c: Buffer) => (child.log += c.toString()));
-  return child;
-}
+/** The kinds Planwright writes here, whose write counts must not move when it is idle. */
+const WRITTEN = ['instances', 'configmaps', 'events', 'operatorversions'];
 
 function operatorVersion(name: string, steps: number): Record<string, unknown> {
   const templates: Record<string, string> = {};
@@ -89,7 +65,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
   let client: KubeClient;
   let custom: k8s.CustomObjectsApi;
   let core: k8s.CoreV1Api;
-  const children: Child[] = [];
+  const children: ManagerProcess[] = [];
 
   beforeAll(async () => {
     cluster = await startLocalCluster({ binaries: testCluster().binaries });
@@ -159,7 +135,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     });
     for (let i = 0; i < INSTANCES; i++) await createInstance(`r${i}`, 'multi');
     for (let round = 0; round < 4; round++) {
-      const child = startChild(cluster.kubeconfigPath);
+      const child = startManagerProcess(cluster.kubeconfigPath);
       children.push(child);
       await waitFor(
         'the manager to start its controller',
@@ -179,7 +155,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
         });
       }
     }
-    const final = startChild(cluster.kubeconfigPath);
+    const final = startManagerProcess(cluster.kubeconfigPath);
     children.push(final);
     // Wait for it to be up even if the plans are already COMPLETE: the SIGTERM below tests a
     // graceful stop, not a signal landing before the process has installed its handlers.
@@ -226,7 +202,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
       body: operatorVersion('idle', 1),
     });
     for (let i = 0; i < IDLE_INSTANCES; i++) await createInstance(`idle${i}`, 'idle');
-    const first = startChild(cluster.kubeconfigPath);
+    const first = startManagerProcess(cluster.kubeconfigPath);
     children.push(first);
     await waitFor('100 Instances COMPLETE', () => allComplete('idle', IDLE_INSTANCES), {
       timeoutMs: 120_000,
@@ -235,16 +211,15 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     first.proc.kill('SIGTERM');
     expect(await first.exited).toBe(0);
 
-    const before = await writeCounts(cluster.kubeconfigPath);
-    const second = startChild(cluster.kubeconfigPath);
+    const before = await apiserverWriteCounts(cluster.kubeconfigPath, WRITTEN);
+    const second = startManagerProcess(cluster.kubeconfigPath);
     children.push(second);
     // Wait until the restarted manager has reconciled every Instance (its own metrics say so).
     await waitFor(
       'the restarted manager to reconcile every Instance',
       async () => {
-        const port = /listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(second.log)?.[1];
-        if (!port) return false;
-        const text = await fetchInsecure(`https://127.0.0.1:${port}/metrics`);
+        const text = await managerMetrics(second);
+        if (text === undefined) return false;
         const done = sumMetric(
           text,
           'controller_runtime_reconcile_total',
@@ -255,7 +230,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
-    const after = await writeCounts(cluster.kubeconfigPath);
+    const after = await apiserverWriteCounts(cluster.kubeconfigPath, WRITTEN);
     second.proc.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     const diff = Object.fromEntries(
@@ -266,49 +241,3 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     expect(diff).toEqual({});
   }, 300_000);
 });
-
-/** Writes per resource/verb from the apiserver's apiserver_request_total (Planwright's kinds). */
-async function writeCounts(kubeconfig: string): Promise<Record<string, number>> {
-  const { execFile } = await import('node:child_process');
-  const text = await new Promise<string>((resolve, reject) =>
-    execFile(
-      testCluster().binaries.kubectl,
-      ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'],
-      { maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout) => (err ? reject(new Error(err.message)) : resolve(stdout)),
-    ),
-  );
-  const out: Record<string, number> = {};
-  for (const line of String(text).split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const verb = /verb="([A-Z]+)"/.exec(line)?.[1] ?? '';
-    const resource = /resource="([a-z]*)"/.exec(line)?.[1] ?? '';
-    if (!['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY', 'CREATE', 'UPDATE'].includes(verb)) continue;
-    if (!['instances', 'configmaps', 'events', 'operatorversions'].includes(resource)) continue;
-    const key = `${verb} ${resource}`;
-    out[key] = (out[key] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return out;
-}
-
-function sumMetric(text: string, name: string, match: string): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}{`) && line.includes(match))
-      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
-
-async function fetchInsecure(url: string): Promise<string> {
-  const https = await import('node:https');
-  return new Promise((resolve, reject) => {
-    https
-      .get(url, { rejectUnauthorized: false }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve(body));
-      })
-      .on('error', reject);
-  });
-}

@@ -1,0 +1,96 @@
+// Planwright's manager as a child process (the real entry point, `src/main.ts start`), for the
+// tests that kill it with SIGKILL and start it again, and what they read from outside: the
+// manager's own metrics, and the apiserver's count of writes.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
+import { testCluster } from './cluster.ts';
+
+export interface ManagerProcess {
+  readonly proc: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far. */
+  log: string;
+  readonly exited: Promise<number | null>;
+}
+
+/** `planwright start --kubeconfig <kubeconfig> --webhook-port 0 --no-leader-election …args`. */
+export function startManagerProcess(
+  kubeconfig: string,
+  args: readonly string[] = [],
+): ManagerProcess {
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      './scripts/register-ts.mjs',
+      'src/main.ts',
+      'start',
+      '--kubeconfig',
+      kubeconfig,
+      '--webhook-port',
+      '0',
+      '--no-leader-election',
+      ...args,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PLANWRIGHT_LOG_LEVEL: 'info' } },
+  );
+  const child: ManagerProcess = {
+    proc,
+    log: '',
+    exited: new Promise((r) => proc.once('exit', (code) => r(code))),
+  };
+  proc.stdout?.on('data', (c: Buffer) => (child.log += c.toString()));
+  proc.stderr?.on('data', (c: Buffer) => (child.log += c.toString()));
+  return child;
+}
+
+/** The sum of a metric's samples whose labels contain `match`, in Prometheus text. */
+export function sumMetric(text: string, name: string, match: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) && line.includes(match))
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/** The manager's /metrics, from the webhook port its log names (development certificate). */
+export async function managerMetrics(manager: ManagerProcess): Promise<string | undefined> {
+  const port = /listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(manager.log)?.[1];
+  if (!port) return undefined;
+  return new Promise((resolve, reject) => {
+    https
+      .get(`https://127.0.0.1:${port}/metrics`, { rejectUnauthorized: false }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
+  });
+}
+
+/** Writes per `VERB resource[/subresource]` from the apiserver's apiserver_request_total, for `resources`. */
+export async function apiserverWriteCounts(
+  kubeconfig: string,
+  resources: readonly string[],
+): Promise<Record<string, number>> {
+  const text = await new Promise<string>((resolve, reject) =>
+    execFile(
+      testCluster().binaries.kubectl,
+      ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout) => (err ? reject(new Error(err.message)) : resolve(stdout)),
+    ),
+  );
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const verb = /verb="([A-Z]+)"/.exec(line)?.[1] ?? '';
+    const resource = /resource="([a-z]*)"/.exec(line)?.[1] ?? '';
+    const subresource = /subresource="([a-z]*)"/.exec(line)?.[1] ?? '';
+    if (!['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY', 'CREATE', 'UPDATE'].includes(verb)) continue;
+    if (!resources.includes(resource)) continue;
+    const key = subresource ? `${verb} ${resource}/${subresource}` : `${verb} ${resource}`;
+    out[key] = (out[key] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return out;
+}
