@@ -6,12 +6,15 @@
  * {@link PipePodSweeper.sweep} after each successful status write; it deletes the pod of
  * every COMPLETE Pipe step of the run (Background propagation, NotFound is fine, the deletion
  * is not awaited) once per process — after a restart once more, which finishes a deletion the
- * crash interrupted.
+ * crash interrupted. It reads before it deletes, so a restart with the pods long gone writes
+ * nothing, and it deletes only pipe pods (a pod of that name without the pipe-pod annotation
+ * is someone else's).
  */
 import type { Logger } from 'pino';
 import { describeObject, type ServerSideApply } from '../../kube/apply.ts';
 import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/types.ts';
 import { pipePodName } from '../package/pipes.ts';
+import { PIPE_POD_ANNOTATION } from '../tasks/pipe/index.ts';
 
 const REMEMBERED = 4096;
 
@@ -63,7 +66,15 @@ export class PipePodSweeper {
         metadata: { name, namespace: instance.metadata.namespace ?? '' },
       };
       try {
-        await this.ssa.remove(pod, signal);
+        const live = await this.ssa.get(pod, signal);
+        const annotations = (live?.metadata?.['annotations'] ?? {}) as Record<string, unknown>;
+        if (
+          live &&
+          !live.metadata?.['deletionTimestamp'] &&
+          annotations[PIPE_POD_ANNOTATION] === 'true'
+        ) {
+          await this.ssa.remove(pod, signal);
+        }
       } catch (err) {
         if (signal.aborted) throw err;
         this.logger.warn(
