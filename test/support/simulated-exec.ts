@@ -39,10 +39,23 @@ exec ${real} "$@"
 `;
 }
 
+/** While this file lies in a pod's simulated root, tar waits (a copy caught in the middle). */
+export const HOLD_TAR = '.planwright-hold-tar';
+/** tar writes this file into the pod's root when it starts waiting for HOLD_TAR to go. */
+export const TAR_HELD = '.planwright-tar-held';
+/** tar appends one line per run to this file in the pod's root. */
+export const TAR_RUNS = '.planwright-tar-runs';
+
 // tar stores member names without the leading "/", as GNU and busybox tar do for /abs paths.
 function tarShim(real: string): string {
   return `#!/bin/sh
 # Planwright test stand-in for a container's tar: the working directory is the pod's root.
+echo "$*" >> "$PWD/${TAR_RUNS}"
+if [ -e "$PWD/${HOLD_TAR}" ]; then
+  : > "$PWD/${TAR_HELD}"
+  i=0
+  while [ -e "$PWD/${HOLD_TAR}" ] && [ "$i" -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+fi
 n=$#
 while [ "$n" -gt 0 ]; do
   a=$1; shift; n=$((n - 1))
@@ -53,13 +66,26 @@ exec ${real} "$@"
 `;
 }
 
-let installed: Promise<void> | undefined;
+/** A workloads cluster: where to reach it, and the folder first on its kwok's PATH. */
+export interface ExecCluster {
+  readonly kubeconfigPath: string;
+  readonly execBinDir?: string;
+}
 
-/** Puts the stand-ins into the shared cluster's execBinDir (once; atomic for parallel workers). */
-export function installExecStandIns(): Promise<void> {
-  installed ??= (async () => {
-    const dir = testCluster().execBinDir;
-    if (!dir) throw new Error('the shared cluster has no execBinDir: is it a workloads cluster?');
+const installed = new Map<string, Promise<void>>();
+
+/** Puts the stand-ins into a cluster's execBinDir (once; atomic for parallel workers). */
+export function installExecStandIns(cluster: ExecCluster = testCluster()): Promise<void> {
+  const dir = cluster.execBinDir;
+  if (!dir) {
+    return Promise.reject(
+      new Error(
+        `the cluster of ${cluster.kubeconfigPath} has no execBinDir: is it a workloads cluster?`,
+      ),
+    );
+  }
+  let done = installed.get(dir);
+  done ??= (async () => {
     for (const [name, shim] of [
       ['stat', statShim],
       ['tar', tarShim],
@@ -70,19 +96,22 @@ export function installExecStandIns(): Promise<void> {
       await rename(tmp, join(dir, name));
     }
   })();
-  return installed;
+  installed.set(dir, done);
+  return done;
 }
 
 /**
  * Gives pod `namespace/pod` (existing or not yet) a simulated root filesystem holding
  * `files` (absolute path → content, or a symlink target with `{ symlink }`), and returns it.
+ * `cluster`: the shared cluster of the test run unless another (dedicated) one is named.
  */
 export async function simulatePodFiles(
   namespace: string,
   pod: string,
   files: Readonly<Record<string, string | Buffer | { symlink: string }>>,
+  cluster: ExecCluster = testCluster(),
 ): Promise<string> {
-  await installExecStandIns();
+  await installExecStandIns(cluster);
   const root = await mkdtemp(join(tmpdir(), 'planwright-pod-root-'));
   for (const [path, content] of Object.entries(files)) {
     const target = join(root, path);
@@ -91,7 +120,7 @@ export async function simulatePodFiles(
       await symlink(content.symlink, target);
     } else await writeFile(target, content);
   }
-  const custom = kubeConfig().makeApiClient(k8s.CustomObjectsApi);
+  const custom = kubeConfig(cluster.kubeconfigPath).makeApiClient(k8s.CustomObjectsApi);
   await custom.createNamespacedCustomObject({
     group: 'kwok.x-k8s.io',
     version: 'v1alpha1',
