@@ -35,6 +35,8 @@ export {
 export type { FuncDef, GoType, GoValue, IntKind } from './values.ts';
 export { kudoFuncs, kudoFuncNames } from './funcs/kudo.ts';
 export { compareSemver, parseSemver, type SemVersion } from './funcs/sprig-semver.ts';
+/** Go strconv's rule for `_` in number literals (also go-yaml's, which parses with strconv). */
+export { underscoreOK } from './numbers.ts';
 
 /** Parse and execute in one go; throws TemplateError with Go's message. */
 export function renderTemplate(

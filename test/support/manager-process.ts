@@ -4,6 +4,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
 import { testCluster } from './cluster.ts';
+import { waitFor } from './wait.ts';
 
 export interface ManagerProcess {
   readonly proc: ChildProcess;
@@ -93,4 +94,26 @@ export async function apiserverWriteCounts(
     out[key] = (out[key] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return out;
+}
+
+/**
+ * Resolves once the manager has reconciled at least `instances` Instances and its queue is
+ * empty (its own metrics say so): after a restart, it has looked at everything.
+ */
+export async function waitForManagerCaughtUp(
+  manager: ManagerProcess,
+  instances: number,
+  timeoutMs: number,
+): Promise<void> {
+  await waitFor(
+    'the restarted manager to reconcile every Instance',
+    async () => {
+      const text = await managerMetrics(manager);
+      if (text === undefined) return false;
+      const done = sumMetric(text, 'controller_runtime_reconcile_total', 'controller="instances"');
+      const depth = sumMetric(text, 'workqueue_depth', 'name="instances"');
+      return done >= instances && depth === 0;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
 }

@@ -36,9 +36,8 @@ import { capturingLogger } from '../../support/https.ts';
 import { KUDO_PACKAGES, kudoObjects } from '../../support/kudo.ts';
 import {
   apiserverWriteCounts,
-  managerMetrics,
   startManagerProcess,
-  sumMetric,
+  waitForManagerCaughtUp,
   type ManagerProcess,
 } from '../../support/manager-process.ts';
 import { HOLD_TAR, simulatePodFiles, TAR_HELD, TAR_RUNS } from '../../support/simulated-exec.ts';
@@ -276,21 +275,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     const before = await writes();
     const third = await startManager();
     const count = (await allInstances()).length;
-    await waitFor(
-      'the restarted manager to reconcile every Instance',
-      async () => {
-        const text = await managerMetrics(third);
-        if (text === undefined) return false;
-        const done = sumMetric(
-          text,
-          'controller_runtime_reconcile_total',
-          'controller="instances"',
-        );
-        const depth = sumMetric(text, 'workqueue_depth', 'name="instances"');
-        return done >= count && depth === 0;
-      },
-      { timeoutMs: 60_000, intervalMs: 500 },
-    );
+    await waitForManagerCaughtUp(third, count, 60_000);
     const after = await writes();
     third.proc.kill('SIGTERM');
     expect(await third.exited).toBe(0);

@@ -16,9 +16,8 @@ import { testCluster } from '../../support/cluster.ts';
 import { mergePatchInstance } from '../../support/kudo.ts';
 import {
   apiserverWriteCounts,
-  managerMetrics,
   startManagerProcess,
-  sumMetric,
+  waitForManagerCaughtUp,
   type ManagerProcess,
 } from '../../support/manager-process.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -215,21 +214,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     const second = startManagerProcess(cluster.kubeconfigPath);
     children.push(second);
     // Wait until the restarted manager has reconciled every Instance (its own metrics say so).
-    await waitFor(
-      'the restarted manager to reconcile every Instance',
-      async () => {
-        const text = await managerMetrics(second);
-        if (text === undefined) return false;
-        const done = sumMetric(
-          text,
-          'controller_runtime_reconcile_total',
-          'controller="instances"',
-        );
-        const depth = sumMetric(text, 'workqueue_depth', 'name="instances"');
-        return done >= IDLE_INSTANCES + INSTANCES && depth === 0;
-      },
-      { timeoutMs: 120_000, intervalMs: 500 },
-    );
+    await waitForManagerCaughtUp(second, IDLE_INSTANCES + INSTANCES, 120_000);
     const after = await apiserverWriteCounts(cluster.kubeconfigPath, WRITTEN);
     second.proc.kill('SIGTERM');
     expect(await second.exited).toBe(0);

@@ -10,6 +10,8 @@
  * go-yaml itself, and a unit test compares both over a table of objects.
  */
 
+import { underscoreOK } from '../../../gotemplate/index.ts';
+
 export type GoYamlValue =
   | null
   | boolean
@@ -183,34 +185,6 @@ function parsesAsGoInteger(s: string, unsigned: boolean): boolean {
   return unsigned ? value <= UINT64_MAX : value >= INT64_MIN && value <= INT64_MAX;
 }
 
-/** Go's underscoreOK: `_` only between digits (or right after a base prefix). */
-function underscoreOk(text: string): boolean {
-  const s = text.replace(/^[+-]/, '');
-  let saw = '^';
-  let i = 0;
-  let hex = false;
-  if (s.length >= 2 && s[0] === '0' && /[boxBOX]/.test(s[1] ?? '')) {
-    hex = (s[1] ?? '').toLowerCase() === 'x';
-    i = 2;
-    saw = '0';
-  }
-  for (; i < s.length; i++) {
-    const ch = s[i] ?? '';
-    if (/[0-9]/.test(ch) || (hex && /[a-fA-F]/.test(ch))) {
-      saw = '0';
-      continue;
-    }
-    if (ch === '_') {
-      if (saw !== '0') return false;
-      saw = '_';
-      continue;
-    }
-    if (saw === '_') return false;
-    saw = '!';
-  }
-  return saw !== '_';
-}
-
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
 
@@ -224,7 +198,7 @@ function parsesAsGoFloat(s: string): boolean {
   const m = /^[+-]?([0-9_]*)(?:\.([0-9_]*))?(?:[eE][+-]?([0-9][0-9_]*))?$/.exec(s);
   if (!m) return false;
   if (!/[0-9]/.test(`${m[1] ?? ''}${m[2] ?? ''}`)) return false;
-  if (s.includes('_') && !underscoreOk(s)) return false;
+  if (s.includes('_') && !underscoreOK(s)) return false;
   return Number.isFinite(Number(s.replaceAll('_', '')));
 }
 
