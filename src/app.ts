@@ -23,7 +23,11 @@ import {
   type UsageCache,
 } from './kudo/admission/index.ts';
 import type { Instance, OperatorVersion } from './kudo/api/types.ts';
-import { INSTANCE_GVK, registerInstanceController } from './kudo/controller/index.ts';
+import {
+  INSTANCE_GVK,
+  registerInstanceController,
+  type RemoteSettings,
+} from './kudo/controller/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
 import { RenderPool } from './kudo/render/pool/index.ts';
 import { Manager, type LeaderElectionOptions } from './runtime/index.ts';
@@ -68,6 +72,8 @@ export interface AppSettings {
   readonly inactivityMs?: number;
   readonly shutdownTimeoutMs?: number;
   readonly render?: RenderSettings;
+  /** Target clusters named by Instances' spec.kubeConfig. */
+  readonly remote?: RemoteSettings;
 }
 
 export class App {
@@ -153,6 +159,8 @@ export class App {
       ...(settings.stepRetryLimit !== undefined ? { stepRetryLimit: settings.stepRetryLimit } : {}),
       ...(settings.pipeWaiterImage ? { pipeWaiterImage: settings.pipeWaiterImage } : {}),
       ...(settings.ownedKinds ? { ownedKinds: settings.ownedKinds } : {}),
+      ...(settings.remote ? { remote: settings.remote } : {}),
+      registry: settings.registry,
     });
   }
 

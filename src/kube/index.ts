@@ -33,3 +33,17 @@ export {
   parseRetryAfter,
   type StatusBody,
 } from './errors.ts';
+export {
+  parseTargetKubeconfig,
+  unsafeKubeconfigFeatures,
+  MAX_TARGET_KUBECONFIG_BYTES,
+  type TargetKubeconfigOptions,
+} from './target-kubeconfig.ts';
+export {
+  ClusterGate,
+  ClusterUnavailableError,
+  GatedKubeClient,
+  isUnreachable,
+  type ClusterGateOptions,
+  type GatedKubeClientOptions,
+} from './cluster-gate.ts';

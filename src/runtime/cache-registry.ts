@@ -74,6 +74,45 @@ export class CacheRegistry {
     this.clusters.set(key, { client, mapper: new ResourceMapper(client) });
   }
 
+  hasCluster(key: string): boolean {
+    return this.clusters.has(key);
+  }
+
+  /**
+   * Replaces a cluster's client (its credentials changed): the cluster's caches are stopped
+   * and forgotten — holders' leases go stale, the next `acquire` builds a fresh cache with
+   * the new client — and the old client is closed once they are stopped.
+   */
+  async replaceCluster(key: string, client: KubeClient): Promise<void> {
+    if (key === LOCAL_CLUSTER) throw new Error('the local cluster cannot be replaced');
+    const old = this.clusters.get(key);
+    this.clusters.set(key, { client, mapper: new ResourceMapper(client) });
+    await this.stopCaches(key);
+    old?.client.close();
+  }
+
+  /** Stops a remote cluster's caches and closes its client. */
+  async removeCluster(key: string): Promise<void> {
+    if (key === LOCAL_CLUSTER) throw new Error('the local cluster cannot be removed');
+    const old = this.clusters.get(key);
+    this.clusters.delete(key);
+    await this.stopCaches(key);
+    old?.client.close();
+  }
+
+  private async stopCaches(cluster: string): Promise<void> {
+    const prefix = `${cluster}|`;
+    const stopping: Array<Promise<Cache>> = [];
+    for (const [key, entry] of this.entries) {
+      if (!key.startsWith(prefix)) continue;
+      clearTimeout(entry.dropTimer);
+      this.entries.delete(key);
+      this.drops.delete(key);
+      stopping.push(entry.cache);
+    }
+    await Promise.all(stopping.map(async (c) => (await c.catch(() => undefined))?.stop()));
+  }
+
   /** The client of a cluster (for live reads and writes next to the cache). */
   client(cluster: string = LOCAL_CLUSTER): KubeClient {
     return this.cluster(cluster).client;

@@ -22,6 +22,7 @@ import { describeRunning, instanceLabel, listPlans, wayOut } from './messages.ts
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
 import {
   ABORT_FIELD,
+  KUBECONFIG_FIELD,
   OPERATOR_VERSION_FIELD,
   PLAN_NAME_FIELD,
   allow,
@@ -77,9 +78,30 @@ function decideCreate(input: DecisionInput, deps: DecisionDeps): Decision {
   return schedule(PLAN_DEPLOY, 'create', deps, warnings);
 }
 
+/** spec.kubeConfig is fixed at creation: the inventory and cleanup depend on the cluster. */
+function decideTargetUnchanged(instance: Instance, old: Instance): Decision | undefined {
+  const was = JSON.stringify(old.spec?.kubeConfig ?? null);
+  const now = JSON.stringify(instance.spec?.kubeConfig ?? null);
+  if (was === now) return undefined;
+  const describe = (v: string): string => (v === 'null' ? 'not set (this cluster)' : v);
+  return deny(
+    `Instance ${instanceLabel(instance)}: spec.kubeConfig cannot be changed after creation (it was ${describe(was)}, the change makes it ${describe(now)}). An Instance keeps the cluster it was created for: delete it and create it again to move it; to give Planwright new credentials for the same cluster, update the Secret instead.`,
+    [
+      {
+        field: KUBECONFIG_FIELD,
+        message:
+          'immutable after creation: delete and re-create the Instance to move it to another cluster, or update the Secret to rotate its credentials',
+        reason: 'FieldValueForbidden',
+      },
+    ],
+  );
+}
+
 function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): Decision {
   const { instance } = input;
   const label = instanceLabel(instance);
+  const target = decideTargetUnchanged(instance, old);
+  if (target) return target;
   const newRef = operatorVersionRef(instance);
   if (!newRef) return missingReference(instance);
   const oldRef = operatorVersionRef(old);

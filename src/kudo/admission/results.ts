@@ -10,6 +10,7 @@ import type { Decision, DecisionDeps, Scheduled } from './types.ts';
 export const OPERATOR_VERSION_FIELD = 'spec.operatorVersion';
 export const PLAN_NAME_FIELD = 'spec.planExecution.planName';
 export const ABORT_FIELD = 'spec.planExecution.abort';
+export const KUBECONFIG_FIELD = 'spec.kubeConfig';
 
 export function deny(
   message: string,

@@ -195,8 +195,15 @@ export interface PlanExecution {
   abortRequestedAt?: string;
 }
 
+/** Flux's convention: a Secret in the Instance's namespace holding a kubeconfig. */
+export interface KubeConfigReference {
+  secretRef?: { name?: string; key?: string };
+}
+
 export interface InstanceSpec {
   operatorVersion?: ObjectReference;
+  /** The cluster the plans apply to (immutable); the home cluster when absent. */
+  kubeConfig?: KubeConfigReference;
   parameters?: Record<string, string>;
   planExecution?: PlanExecution;
 }

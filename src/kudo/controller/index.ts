@@ -6,4 +6,5 @@ export {
   DEFAULT_OWNED_KINDS,
   FIELD_MANAGER,
   type InstanceControllerOptions,
+  type RemoteSettings,
 } from './instance-controller.ts';

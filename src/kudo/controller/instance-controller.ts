@@ -19,7 +19,16 @@ import type { OperatorVersionSource } from '../admission/index.ts';
 import { OPERATOR_VERSION_GVK } from '../admission/index.ts';
 import { instanceOperatorVersionKeys, INSTANCES_BY_OPERATOR_VERSION } from '../api/read.ts';
 import { KUDO_GROUP, KUDO_VERSION, type Instance } from '../api/types.ts';
-import { InstanceReconciler, type InstanceReconcilerOptions } from '../engine/index.ts';
+import { Counter, type Registry } from 'prom-client';
+import {
+  ANNOTATION_DRIFT,
+  ANNOTATION_SKIP_TARGET_CLEANUP,
+  DriftKeeper,
+  InstanceReconciler,
+  InstanceWatches,
+  TargetClusters,
+  type InstanceReconcilerOptions,
+} from '../engine/index.ts';
 import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
 import { READINESS_KINDS } from '../health/readiness.ts';
 import { HERITAGE_KUDO, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
@@ -52,6 +61,9 @@ export const instanceChanged: EventFilter = (event) => {
   return (
     a?.generation !== b?.generation ||
     a?.deletionTimestamp !== b?.deletionTimestamp ||
+    a?.annotations?.[ANNOTATION_DRIFT] !== b?.annotations?.[ANNOTATION_DRIFT] ||
+    a?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] !==
+      b?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] ||
     JSON.stringify(a?.finalizers ?? []) !== JSON.stringify(b?.finalizers ?? [])
   );
 };
@@ -72,6 +84,19 @@ export interface InstanceControllerOptions extends Pick<
   readonly operatorVersions: OperatorVersionSource;
   readonly workers?: number;
   readonly ownedKinds?: readonly GroupVersionKind[];
+  /** Target clusters (spec.kubeConfig). */
+  readonly remote?: RemoteSettings;
+  /** Where the drift metric is registered. */
+  readonly registry?: Registry;
+}
+
+export interface RemoteSettings {
+  /** Let exec/auth-provider plugins, file paths and insecure TLS through in target kubeconfigs. */
+  readonly allowUnsafeKubeconfig?: boolean;
+  /** Timeout of each request to a target cluster. Default 10 s. */
+  readonly requestTimeoutMs?: number;
+  /** Reconciles at once per target cluster. Default 2 (of the controller's workers). */
+  readonly maxConcurrentPerCluster?: number;
 }
 
 /** The Instances an object wakes: its Instance owner references and its instance label. */
@@ -115,7 +140,40 @@ export function registerInstanceController(options: InstanceControllerOptions): 
     mapper: manager.caches.mapper(),
     fieldManager: FIELD_MANAGER,
   });
+  const remote = options.remote ?? {};
+  const watches = new InstanceWatches({
+    caches: manager.caches,
+    logger: options.logger,
+    enqueue: (key) => controller.enqueue(key),
+  });
+  const targets = new TargetClusters({
+    home: ssa,
+    caches: manager.caches,
+    fieldManager: FIELD_MANAGER,
+    logger: options.logger,
+    ...(remote.allowUnsafeKubeconfig !== undefined
+      ? { allowUnsafeKubeconfig: remote.allowUnsafeKubeconfig }
+      : {}),
+    ...(remote.requestTimeoutMs !== undefined ? { requestTimeoutMs: remote.requestTimeoutMs } : {}),
+    ...(remote.maxConcurrentPerCluster !== undefined
+      ? { maxConcurrentPerCluster: remote.maxConcurrentPerCluster }
+      : {}),
+    onClusterReplaced: (cluster) => watches.clusterReplaced(cluster),
+  });
+  const drift = new DriftKeeper(
+    options.registry
+      ? new Counter({
+          name: 'planwright_drift_detected_total',
+          help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
+          labelNames: ['cluster', 'kind', 'mode'] as const,
+          registers: [options.registry],
+        })
+      : undefined,
+  );
   const reconciler = new InstanceReconciler({
+    targets,
+    watches,
+    drift,
     instances: { get: (key) => controller.primary.get(key) as Instance | undefined },
     operatorVersions: options.operatorVersions,
     client: manager.client,

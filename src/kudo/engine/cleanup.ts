@@ -1,9 +1,11 @@
 /**
  * Deletes an Instance's inventory on deletion: every recorded object (cluster-scoped ones
- * too), except objects whose owner labels name another Instance. Child Instances (operator
- * dependencies) go first, and the rest only once they are gone: a child's own cleanup plan
- * may still need what its parent applied. An object whose deletion failed or is still
- * finalizing stays in the inventory, so the next pass retries it.
+ * too, objects in its target cluster too), except objects whose owner labels name another
+ * Instance, and `gc: keep` objects, which are abandoned (owner reference removed) instead.
+ * Child Instances (operator dependencies) go first, and the rest only once they are gone: a
+ * child's own cleanup plan may still need what its parent applied. An object whose deletion
+ * failed or is still finalizing stays in the inventory, so the next pass retries it; so does
+ * an object whose cluster cannot be reached (`ssaFor` answers why).
  */
 import type { Logger } from 'pino';
 import { describeObject, type ServerSideApply } from '../../kube/apply.ts';
@@ -11,38 +13,62 @@ import { UnknownKindError } from '../../kube/errors.ts';
 import { KUDO_GROUP, type Instance } from '../api/types.ts';
 import { objectOf, type InventoryEntry } from '../inventory/index.ts';
 import { ownedByAnother } from '../render/index.ts';
+import { abandon } from '../tasks/prune.ts';
 import type { StatusSession } from './session.ts';
+
+export interface InventoryDeletion {
+  readonly remaining: InventoryEntry[];
+  /** Why objects remain (one line per problem, naming the cluster or object). */
+  readonly problems: string[];
+}
+
+type SsaFor = (entry: InventoryEntry) => ServerSideApply | Error;
 
 export async function deleteInventory(
   session: StatusSession,
-  ssa: ServerSideApply,
+  ssaFor: SsaFor,
   instance: Instance,
   signal: AbortSignal,
   logger: Logger,
-): Promise<InventoryEntry[]> {
+): Promise<InventoryDeletion> {
   const isChild = (e: InventoryEntry): boolean => e.kind === 'Instance' && e.group === KUDO_GROUP;
   const all = session.inventory;
-  const children = await deleteEntries(all.filter(isChild), ssa, instance, signal, logger);
+  const problems = new Set<string>();
+  const children = await deleteEntries(
+    all.filter(isChild),
+    ssaFor,
+    instance,
+    signal,
+    logger,
+    problems,
+  );
   const rest = all.filter((e) => !isChild(e));
   const remaining =
     children.length > 0
       ? [...children, ...rest]
-      : await deleteEntries(rest, ssa, instance, signal, logger);
+      : await deleteEntries(rest, ssaFor, instance, signal, logger, problems);
   session.setInventory(remaining);
-  return remaining;
+  return { remaining, problems: [...problems] };
 }
 
 /** Deletes `entries`; returns those still there (deleting, or the deletion failed). */
 async function deleteEntries(
   entries: readonly InventoryEntry[],
-  ssa: ServerSideApply,
+  ssaFor: SsaFor,
   instance: Instance,
   signal: AbortSignal,
   logger: Logger,
+  problems: Set<string>,
 ): Promise<InventoryEntry[]> {
   const remaining: InventoryEntry[] = [];
   for (const entry of entries) {
     const obj = objectOf(entry);
+    const ssa = ssaFor(entry);
+    if (ssa instanceof Error) {
+      remaining.push(entry);
+      problems.add(ssa.message);
+      continue;
+    }
     try {
       const live = await ssa.get(obj, signal);
       if (!live) continue;
@@ -53,6 +79,10 @@ async function deleteEntries(
         );
         continue;
       }
+      if (entry.policy === 'keep') {
+        await abandon(ssa, live, instance, signal);
+        continue;
+      }
       if ((await ssa.remove(obj, signal)) === 'deleting') remaining.push(entry);
     } catch (err) {
       if (err instanceof UnknownKindError) continue; // its kind is gone, so is the object
@@ -61,6 +91,9 @@ async function deleteEntries(
         'could not delete an inventory object; will retry',
       );
       remaining.push(entry);
+      problems.add(
+        `${describeObject(obj)}${entry.cluster ? ` in cluster ${entry.cluster}` : ''}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
   return remaining;

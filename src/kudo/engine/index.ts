@@ -13,3 +13,22 @@ export {
 } from './plan.ts';
 export { WaitBackoff } from './waits.ts';
 export { OperatorVersionMissingError } from './errors.ts';
+export { ANNOTATION_SKIP_TARGET_CLEANUP } from './reconciler.ts';
+export {
+  TargetClusters,
+  TargetError,
+  DEFAULT_KUBECONFIG_KEYS,
+  clusterKey,
+  targetRef,
+  type Target,
+  type TargetClustersOptions,
+} from './targets.ts';
+export { InstanceWatches, BY_OWNER_INSTANCE, kindsOn } from './instance-watches.ts';
+export {
+  DriftKeeper,
+  ANNOTATION_DRIFT,
+  DRIFT_CONDITION,
+  driftMode,
+  type DriftMode,
+  type DriftFinding,
+} from './drift.ts';

@@ -31,7 +31,14 @@ import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { PipePodSweeper } from './pipe-pods.ts';
 import type { PodExec } from '../tasks/index.ts';
 import { StatusSession } from './session.ts';
-import { readinessOf } from '../health/readiness.ts';
+import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
+import type { ApplyObject } from '../../kube/apply.ts';
+import { readInventory, type InventoryEntry } from '../inventory/index.ts';
+import type { DriftKeeper } from './drift.ts';
+import { driftMode, gvkOf, setDriftCondition } from './drift.ts';
+import type { InstanceWatches } from './instance-watches.ts';
+import { kindsOn } from './instance-watches.ts';
+import type { Target, TargetClusters } from './targets.ts';
 import {
   progressOf,
   readyCondition,
@@ -69,9 +76,25 @@ export interface InstanceReconcilerOptions {
   readonly pipeWaiterImage?: string;
   /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
   readonly podExec?: PodExec;
+  /** Target clusters (spec.kubeConfig); without it every Instance applies to the home cluster. */
+  readonly targets?: TargetClusters;
+  /** Caches per {cluster, GVK} the Instances hold (remote targets, drift). */
+  readonly watches?: InstanceWatches;
+  /** Drift baselines and checks (planwright.dev/drift). */
+  readonly drift?: DriftKeeper;
   /** Only Instances this accepts are reconciled (tests isolate by namespace). */
   readonly filter?: (instance: Instance) => boolean;
   readonly now?: () => Date;
+}
+
+/**
+ * The way out when a target cluster or its Secret is gone for good: the Instance's objects
+ * there are left in place and its deletion finishes.
+ */
+export const ANNOTATION_SKIP_TARGET_CLEANUP = 'planwright.dev/skip-target-cleanup';
+
+function keyOf(instance: Instance): string {
+  return `${instance.metadata.namespace ?? ''}/${instance.metadata.name ?? ''}`;
 }
 
 function label(instance: Instance): string {
@@ -124,9 +147,43 @@ export class InstanceReconciler {
     const instance = this.options.instances.get(key);
     if (!instance || (this.options.filter && !this.options.filter(instance))) {
       this.waits.forget(key);
+      this.options.watches?.releaseAll(key);
       return;
     }
-    if (instance.metadata.deletionTimestamp) return this.finalize(key, instance, signal);
+    const target = await this.target(instance, signal);
+    // A target cluster gets a bounded share of the workers: a slow one cannot take them all.
+    const targets = this.options.targets;
+    const leave = targets
+      ? targets.tryEnter(target instanceof Error ? undefined : target.cluster)
+      : (): void => undefined;
+    if (!leave) return { requeueAfter: 250 + Math.floor(Math.random() * 500) };
+    try {
+      if (instance.metadata.deletionTimestamp)
+        return await this.finalize(key, instance, target, signal);
+      return await this.reconcileLive(key, instance, target, signal);
+    } finally {
+      leave();
+    }
+  }
+
+  /** The Instance's target, or why it cannot be used (shown in the step that would apply). */
+  private async target(instance: Instance, signal: AbortSignal): Promise<Target | Error> {
+    const targets = this.options.targets;
+    if (!targets) return { cluster: undefined, ssa: this.options.ssa };
+    try {
+      return await targets.resolve(instance, signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  private async reconcileLive(
+    key: string,
+    instance: Instance,
+    target: Target | Error,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | void> {
     let current = instance;
     if (!(current.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
       current = await this.writer.addFinalizer(current, signal);
@@ -162,6 +219,7 @@ export class InstanceReconciler {
         ov,
         pe.planName,
         uid,
+        target,
         signal,
         pe.abort ? (pe.abortRequestedBy ?? 'unknown user') : undefined,
         pe.abortRequestedAt,
@@ -175,6 +233,7 @@ export class InstanceReconciler {
       await this.updateReady(
         session,
         readyFromPlan(pe.planName, ps, !wasTerminal && isTerminal(ps.status)),
+        target,
         signal,
       );
       await session.flush();
@@ -185,10 +244,59 @@ export class InstanceReconciler {
         result = { requeueAfter: this.waits.next(key, uid, progressed) };
       } else this.waits.forget(key);
     } else {
-      await this.updateReady(session, 'workloads', signal);
+      await this.updateReady(session, 'workloads', target, signal);
       await session.flush();
     }
+    await this.watchAndKeep(key, session, target, result === undefined, signal);
     return result;
+  }
+
+  /**
+   * Holds the caches of the Instance's kinds on its target (remote targets always; the home
+   * cluster when drift is on), and — drift on, no plan running — checks its objects against
+   * what was applied, reading the watch caches.
+   */
+  private async watchAndKeep(
+    key: string,
+    session: StatusSession,
+    target: Target | Error,
+    idle: boolean,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { watches, drift } = this.options;
+    if (!watches || target instanceof Error) return;
+    const mode = driftMode(session.instance);
+    const entries = session.inventory;
+    if (target.cluster !== undefined || mode !== 'off') {
+      await watches.sync(key, target.cluster, kindsOn(entries, target.cluster));
+    } else watches.releaseAll(key);
+    const status = session.working;
+    if (mode === 'off' || !drift) {
+      setDriftCondition(status, session.instance, undefined, this.now());
+      await session.flush();
+      return;
+    }
+    if (!idle) return;
+    const instance = session.instance;
+    const findings = await drift.check({
+      instance,
+      mode,
+      entries,
+      target,
+      live: (entry) => {
+        const cache = watches.cache(key, target.cluster, gvkOf(entry));
+        if (!cache?.isSynced) return 'unknown';
+        const id = entry.namespace ? `${entry.namespace}/${entry.name}` : entry.name;
+        return cache.get(id) as ApplyObject | undefined;
+      },
+      sink: {
+        event: (type, reason, message) =>
+          this.options.events.record(instance, type, reason, message),
+      },
+      signal,
+    });
+    setDriftCondition(status, instance, findings, this.now());
+    await session.flush();
   }
 
   /**
@@ -199,6 +307,7 @@ export class InstanceReconciler {
   private async updateReady(
     session: StatusSession,
     decision: ReturnType<typeof readyFromPlan>,
+    target: Target | Error,
     signal: AbortSignal,
   ): Promise<void> {
     const status = session.working;
@@ -210,11 +319,15 @@ export class InstanceReconciler {
     }
     let objects;
     try {
-      objects = await this.workloads.list(
-        instance.metadata.namespace ?? '',
-        instance.metadata.name ?? '',
-        signal,
-      );
+      if (target instanceof Error) throw target;
+      objects =
+        target.cluster !== undefined
+          ? this.targetWorkloads(session, target.cluster)
+          : await this.workloads.list(
+              instance.metadata.namespace ?? '',
+              instance.metadata.name ?? '',
+              signal,
+            );
     } catch (err) {
       if (signal.aborted) throw err;
       this.options.logger.warn(
@@ -240,6 +353,7 @@ export class InstanceReconciler {
     ov: OperatorVersion,
     planName: string,
     uid: string,
+    target: Target | Error,
     signal: AbortSignal,
     abortBy?: string,
     abortAt?: string,
@@ -298,28 +412,32 @@ export class InstanceReconciler {
       ps,
       plan,
       (phase, step) =>
-        runStepTasks(
-          {
-            instance,
-            operatorVersion: ov,
-            planName,
-            planUid: uid,
-            params,
-            pipes: pipes.pipes,
-            ssa: this.options.ssa,
-            templates: this.templates,
-            renderBudget,
-            inventory: session,
-            signal,
-            ...(this.options.pipeWaiterImage
-              ? { pipeWaiterImage: this.options.pipeWaiterImage }
-              : {}),
-            ...(this.options.podExec ? { podExec: this.options.podExec } : {}),
-            warn: (reason, message) => this.warnOnce(instance, uid, reason, message),
-          },
-          phase,
-          step,
-        ),
+        target instanceof Error
+          ? Promise.resolve({ state: 'error' as const, message: target.message })
+          : runStepTasks(
+              {
+                instance,
+                operatorVersion: ov,
+                planName,
+                planUid: uid,
+                params,
+                pipes: pipes.pipes,
+                ssa: target.ssa,
+                ...(target.cluster !== undefined ? { cluster: target.cluster } : {}),
+                ...(this.options.drift ? { onApplied: this.options.drift.applied } : {}),
+                templates: this.templates,
+                renderBudget,
+                inventory: session,
+                signal,
+                ...(this.options.pipeWaiterImage
+                  ? { pipeWaiterImage: this.options.pipeWaiterImage }
+                  : {}),
+                ...(this.options.podExec ? { podExec: this.options.podExec } : {}),
+                warn: (reason, message) => this.warnOnce(instance, uid, reason, message),
+              },
+              phase,
+              step,
+            ),
       {
         now: this.now(),
         signal,
@@ -345,6 +463,41 @@ export class InstanceReconciler {
     const plans = ov.spec?.plans ?? {};
     const plan = Object.hasOwn(plans, planName) ? plans[planName] : undefined;
     return this.pipePods.sweep(instance, ov, planName, plan, ps, signal);
+  }
+
+  /** Where an inventory entry's object lives, or why it cannot be reached now. */
+  private ssaFor(entry: InventoryEntry, target: Target | Error): ServerSideApply | Error {
+    if (entry.cluster === undefined) return this.options.ssa;
+    // The Secret decides, also on deletion: credentials cached from before are not used once
+    // it is gone or broken (the way out is the skip annotation).
+    if (target instanceof Error) return target;
+    if (target.cluster === entry.cluster) return target.ssa;
+    return (
+      this.options.targets?.byCluster(entry.cluster)?.ssa ??
+      new Error(`cluster ${entry.cluster} is not the Instance's target and not known`)
+    );
+  }
+
+  /** READINESS_KINDS objects of the inventory on a target cluster, from the watch caches. */
+  private targetWorkloads(session: StatusSession, cluster: string): ApplyObject[] {
+    const watches = this.options.watches;
+    const kinds = new Set(READINESS_KINDS.map((g) => `${g.group}/${g.kind}`));
+    const out: ApplyObject[] = [];
+    for (const entry of session.inventory) {
+      if (entry.cluster !== cluster || !kinds.has(`${entry.group}/${entry.kind}`)) continue;
+      const cache = watches?.cache(keyOf(session.instance), cluster, gvkOf(entry));
+      if (!cache?.isSynced)
+        throw new Error(`the watch of ${entry.kind} in cluster ${cluster} is not synced yet`);
+      const id = entry.namespace ? `${entry.namespace}/${entry.name}` : entry.name;
+      const live = cache.get(id) as ApplyObject | undefined;
+      if (live)
+        out.push({
+          ...live,
+          apiVersion: entry.group ? `${entry.group}/${entry.version}` : entry.version,
+          kind: entry.kind,
+        });
+    }
+    return out;
   }
 
   /** A Warning Event, once per plan run for the same reason and message. */
@@ -421,6 +574,7 @@ export class InstanceReconciler {
   private async finalize(
     key: string,
     instance: Instance,
+    target: Target | Error,
     signal: AbortSignal,
   ): Promise<ReconcileResult | void> {
     if (!(instance.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
@@ -429,7 +583,7 @@ export class InstanceReconciler {
     const cleanupUid = `cleanup-${instance.metadata.uid ?? ''}`;
     if (ov?.spec?.plans?.[PLAN_CLEANUP]) {
       const before = structuredClone(instance.status?.planStatus?.[PLAN_CLEANUP]);
-      const ps = await this.runPlan(session, ov, PLAN_CLEANUP, cleanupUid, signal);
+      const ps = await this.runPlan(session, ov, PLAN_CLEANUP, cleanupUid, target, signal);
       await session.flush();
       await this.sweepPipePods(session.instance, ov, PLAN_CLEANUP, ps, signal);
       this.recordEvents(session.instance, PLAN_CLEANUP, before, ps);
@@ -438,19 +592,44 @@ export class InstanceReconciler {
         return { requeueAfter: this.waits.next(key, cleanupUid, progressed) };
       }
     }
-    const remaining = await deleteInventory(
+    const skipTarget = instance.metadata.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] === 'true';
+    if (skipTarget) {
+      const abandoned = session.inventory.filter((e) => e.cluster !== undefined);
+      if (abandoned.length > 0) {
+        session.forget(abandoned);
+        this.options.events.record(
+          instance,
+          'Warning',
+          'TargetCleanupSkipped',
+          `${abandoned.length} object(s) in target cluster(s) ${[...new Set(abandoned.map((e) => e.cluster))].join(', ')} were left in place (annotation ${ANNOTATION_SKIP_TARGET_CLEANUP}=true)`,
+        );
+      }
+    }
+    const { remaining, problems } = await deleteInventory(
       session,
-      this.options.ssa,
+      (entry) => this.ssaFor(entry, target),
       instance,
       signal,
       this.options.logger,
     );
+    if (problems.length > 0) {
+      const blocked = `the Instance cannot be removed yet: ${problems.slice(0, 5).join('; ')}. Planwright retries; if the cluster or its Secret is gone for good, let go of its objects: kubectl annotate instance ${instance.metadata.name ?? ''} -n ${instance.metadata.namespace ?? ''} ${ANNOTATION_SKIP_TARGET_CLEANUP}=true`;
+      setReady(
+        session.working,
+        instance,
+        { status: 'False', reason: 'CleanupBlocked', message: blocked },
+        this.now(),
+      );
+      this.warnOnce(instance, cleanupUid, 'CleanupBlocked', blocked);
+    }
     await session.flush();
     if (remaining.length > 0) {
       return { requeueAfter: this.waits.next(key, `${cleanupUid}-inventory`, false) };
     }
     await this.writer.removeFinalizer(session.instance, signal);
     this.waits.forget(key);
+    this.options.watches?.releaseAll(key);
+    this.options.drift?.forget(readInventory(instance.status?.inventory));
     return undefined;
   }
 }

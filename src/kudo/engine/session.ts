@@ -63,6 +63,14 @@ export class StatusSession implements InventoryRecorder {
     if (changed) this.setInventory(rest);
   }
 
+  list(): InventoryEntry[] {
+    return this.inventory;
+  }
+
+  save(): Promise<void> {
+    return this.flush();
+  }
+
   /** Writes the working status if it changed; serialized. */
   flush(): Promise<void> {
     const next = this.chain.then(() => this.write());

@@ -21,6 +21,9 @@ export interface StepRunnerDeps {
   /** `.Pipes` of the plan (see planPipes). */
   readonly pipes: Readonly<Record<string, string>>;
   readonly ssa: ServerSideApply;
+  /** The target cluster's key; undefined for the home cluster. */
+  readonly cluster?: string;
+  readonly onApplied?: TaskContext['onApplied'];
   readonly templates: Renderer;
   readonly renderBudget?: RenderBudget;
   readonly inventory: InventoryRecorder;
@@ -64,6 +67,8 @@ export async function runStepTasks(
     params: deps.params,
     pipes: deps.pipes,
     ssa: deps.ssa,
+    ...(deps.cluster !== undefined ? { cluster: deps.cluster } : {}),
+    ...(deps.onApplied ? { onApplied: deps.onApplied } : {}),
     templates: deps.templates,
     ...(deps.renderBudget ? { renderBudget: deps.renderBudget } : {}),
     inventory: deps.inventory,

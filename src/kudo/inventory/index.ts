@@ -1,2 +1,4 @@
-/** Objects an Instance applied, recorded in its status for cleanup. */
+/** Objects an Instance applied, recorded in its status for cleanup, prune and drift. */
 export * from './inventory.ts';
+export * from './policy.ts';
+export * from './drift.ts';

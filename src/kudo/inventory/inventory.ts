@@ -1,13 +1,20 @@
 /**
  * The inventory of objects an Instance applied, kept in `status.inventory`: enough to find
- * every object again (group, version, kind, namespace, name) for cleanup on deletion, and for
- * ConfigMaps and Secrets the digest of what was applied (the dependencies hash of pod
- * templates that mount them is computed from it instead of a last-applied annotation).
+ * every object again (cluster, group, version, kind, namespace, name) for cleanup on deletion;
+ * for ConfigMaps and Secrets the digest of what was applied (the dependencies hash of pod
+ * templates that mount them is computed from it instead of a last-applied annotation); and
+ * what prune and drift need — the task that last applied the object, a digest of its whole
+ * content, and the object's policy (`keep`: never deleted; `once`: never updated).
  */
 import { parseApiVersion, apiVersionOf } from '../../kube/gvk.ts';
 import type { ApplyObject } from '../../kube/apply.ts';
 
+/** `planwright.dev/gc: keep` or `planwright.dev/apply: once` (see policy.ts). */
+export type ObjectPolicy = 'keep' | 'once';
+
 export interface InventoryEntry {
+  /** The target cluster's key (`secret:<ns>/<name>/<key>`); absent for the home cluster. */
+  readonly cluster?: string;
   readonly group: string;
   readonly version: string;
   readonly kind: string;
@@ -15,23 +22,41 @@ export interface InventoryEntry {
   readonly name: string;
   /** Hex MD5 of the applied object's hash source (ConfigMaps and Secrets only). */
   readonly digest?: string;
+  /** The Apply/Toggle task that last applied it. */
+  readonly task?: string;
+  /** sha256 (hex, 16 chars) of what was applied, plan annotations left out (prune, drift). */
+  readonly contentDigest?: string;
+  readonly policy?: ObjectPolicy;
 }
 
-/** `group/kind/namespace/name`: the identity of an entry (the version may change). */
+/** `[cluster|]group/kind/namespace/name`: the identity of an entry (the version may change). */
 export function inventoryKey(e: InventoryEntry): string {
-  return `${e.group}/${e.kind}/${e.namespace ?? ''}/${e.name}`;
+  const id = `${e.group}/${e.kind}/${e.namespace ?? ''}/${e.name}`;
+  return e.cluster ? `${e.cluster}|${id}` : id;
 }
 
-export function entryOf(obj: ApplyObject, digest?: string): InventoryEntry {
+export interface EntryDetails {
+  readonly cluster?: string;
+  readonly digest?: string;
+  readonly task?: string;
+  readonly contentDigest?: string;
+  readonly policy?: ObjectPolicy;
+}
+
+export function entryOf(obj: ApplyObject, details: EntryDetails = {}): InventoryEntry {
   const { group, version } = parseApiVersion(obj.apiVersion ?? '');
   const ns = obj.metadata?.namespace;
   return {
+    ...(details.cluster ? { cluster: details.cluster } : {}),
     group,
     version,
     kind: obj.kind ?? '',
     ...(ns ? { namespace: ns } : {}),
     name: obj.metadata?.name ?? '',
-    ...(digest !== undefined ? { digest } : {}),
+    ...(details.digest !== undefined ? { digest: details.digest } : {}),
+    ...(details.task ? { task: details.task } : {}),
+    ...(details.contentDigest ? { contentDigest: details.contentDigest } : {}),
+    ...(details.policy ? { policy: details.policy } : {}),
   };
 }
 
@@ -44,30 +69,54 @@ export function objectOf(e: InventoryEntry): ApplyObject {
   };
 }
 
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 /** Reads entries from status, ignoring malformed ones. */
 export function readInventory(
   raw: ReadonlyArray<Record<string, unknown>> | undefined,
 ): InventoryEntry[] {
   const out: InventoryEntry[] = [];
   for (const r of raw ?? []) {
-    const { group, version, kind, namespace, name, digest } = r;
+    const { group, version, kind, name, digest } = r;
     if (typeof version !== 'string' || typeof kind !== 'string' || typeof name !== 'string')
       continue;
+    const cluster = optionalString(r['cluster']);
+    const namespace = optionalString(r['namespace']);
+    const task = optionalString(r['task']);
+    const contentDigest = optionalString(r['contentDigest']);
+    const policy = r['policy'] === 'keep' || r['policy'] === 'once' ? r['policy'] : undefined;
     out.push({
+      ...(cluster ? { cluster } : {}),
       group: typeof group === 'string' ? group : '',
       version,
       kind,
-      ...(typeof namespace === 'string' && namespace !== '' ? { namespace } : {}),
+      ...(namespace ? { namespace } : {}),
       name,
       ...(typeof digest === 'string' && /^[0-9a-f]{32}$/.test(digest) ? { digest } : {}),
+      ...(task ? { task } : {}),
+      ...(contentDigest ? { contentDigest } : {}),
+      ...(policy ? { policy } : {}),
     });
   }
   return out;
 }
 
+function sameRecord(a: InventoryEntry, b: InventoryEntry): boolean {
+  return (
+    a.version === b.version &&
+    a.digest === b.digest &&
+    a.task === b.task &&
+    a.contentDigest === b.contentDigest &&
+    a.policy === b.policy
+  );
+}
+
 /**
- * `current` plus the entries of `add` not in it (an entry's version and digest are updated in
- * place; an entry added without a digest keeps the one recorded).
+ * `current` plus the entries of `add` not in it; a known entry is updated in place (version,
+ * digests, task, policy), except that an entry added without digests or task keeps the ones
+ * recorded.
  */
 export function mergeInventory(
   current: readonly InventoryEntry[],
@@ -77,9 +126,20 @@ export function mergeInventory(
   let changed = false;
   for (const e of add) {
     const known = byKey.get(inventoryKey(e));
-    const digest = e.digest ?? known?.digest;
-    if (!known || known.version !== e.version || known.digest !== digest) {
-      byKey.set(inventoryKey(e), { ...e, ...(digest !== undefined ? { digest } : {}) });
+    const next: InventoryEntry = known
+      ? {
+          ...known,
+          ...e,
+          ...(e.digest !== undefined || known.digest === undefined ? {} : { digest: known.digest }),
+          ...(e.task || !known.task ? {} : { task: known.task }),
+          ...(e.contentDigest || !known.contentDigest
+            ? {}
+            : { contentDigest: known.contentDigest }),
+          ...(e.policy || !known.policy ? {} : { policy: known.policy }),
+        }
+      : e;
+    if (!known || !sameRecord(known, next)) {
+      byKey.set(inventoryKey(e), next);
       changed = true;
     }
   }

@@ -1,13 +1,22 @@
 /**
- * The Apply task: render, decorate, record in the inventory, server-side apply what changed
- * (CRDs and Namespaces first, webhook configurations last), then judge health. Done when
- * every object is healthy.
+ * The Apply task: render, decorate, read the per-object policies, record in the inventory
+ * (with the task and a digest), server-side apply what changed (CRDs and Namespaces first,
+ * webhook configurations last; `apply: once` objects only when absent), then judge health.
+ * Once every object is healthy, what the task applied before but no longer renders is pruned.
+ * Done when every object is healthy and the prune finished.
  */
 import { describeObject, isUnchanged, type ApplyObject } from '../../kube/apply.ts';
 import { ApiError } from '../../kube/errors.ts';
 import type { Task } from '../api/types.ts';
 import { checkHealth } from '../health/index.ts';
-import { entryOf, type InventoryEntry } from '../inventory/index.ts';
+import {
+  PolicyAnnotationError,
+  digestOf,
+  entryOf,
+  extractPolicy,
+  type InventoryEntry,
+} from '../inventory/index.ts';
+import { pruneTask } from './prune.ts';
 import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
 import { applyOrder, decorateAll, renderTask, type Rendered } from './objects.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext, type TaskOutcome } from './types.ts';
@@ -26,13 +35,16 @@ export async function applyObjects(
   // Kinds a CRD declares but the server does not serve yet are reported after everything
   // else was applied.
   const unserved: TransientTaskError[] = [];
+  const applied: InventoryEntry[] = [];
   for (const order of [0, 1, 2]) {
     const batch = rendered.filter((r) => applyOrder(r.object) === order);
     if (batch.length === 0) continue;
-    const objects = await decorateAll(task, batch, ctx, false, unserved);
+    const decorated = await decorateAll(task, batch, ctx, false, unserved);
+    const objects = decorated.map((o) => withPolicy(task, o, ctx));
+    applied.push(...objects.map((o) => o.entry));
     // Objects not applied before need no look at the live state: apply them directly.
-    const known = objects.map((o) => ctx.inventory.has(entryOf(o)));
-    await ctx.inventory.record(objects.map(recordedEntry));
+    const known = objects.map((o) => ctx.inventory.has(o.entry));
+    await ctx.inventory.record(objects.map((o) => o.entry));
     const results = await Promise.all(
       objects.map((o, i) => applyOne(task, o, ctx, known[i] ?? true)),
     );
@@ -46,28 +58,61 @@ export async function applyObjects(
       unserved.map((u) => u.message.replace(/^task [^:]*: /, '')).join('; '),
     );
   }
-  return waiting.length === 0 ? { done: true } : { done: false, message: waiting.join('; ') };
+  if (waiting.length > 0) return { done: false, message: waiting.join('; ') };
+  // Everything the task renders now is healthy: only now may what it no longer renders go.
+  const pruning = await pruneTask(task, applied, ctx);
+  return pruning.length === 0 ? { done: true } : { done: false, message: pruning.join('; ') };
+}
+
+interface PolicyObject {
+  readonly object: ApplyObject;
+  readonly entry: InventoryEntry;
+}
+
+function withPolicy(task: string, decorated: ApplyObject, ctx: TaskContext): PolicyObject {
+  let extracted;
+  try {
+    extracted = extractPolicy(decorated, describeObject(decorated));
+  } catch (err) {
+    if (err instanceof PolicyAnnotationError) throw new FatalTaskError(task, err.message);
+    throw err;
+  }
+  const { object, policy } = extracted;
+  return {
+    object,
+    entry: entryOf(object, {
+      ...(ctx.cluster ? { cluster: ctx.cluster } : {}),
+      ...(dependencyKeyOf(object) !== undefined ? { digest: objectDigest(object) } : {}),
+      task,
+      contentDigest: digestOf(object),
+      ...(policy ? { policy } : {}),
+    }),
+  };
 }
 
 /** An object's inventory entry; ConfigMaps and Secrets with the digest of what is applied. */
 export function recordedEntry(obj: ApplyObject): InventoryEntry {
-  return entryOf(obj, dependencyKeyOf(obj) !== undefined ? objectDigest(obj) : undefined);
+  return entryOf(obj, dependencyKeyOf(obj) !== undefined ? { digest: objectDigest(obj) } : {});
 }
 
 /** Applies one object when it differs from the live one; returns why it is not healthy yet. */
 async function applyOne(
   task: string,
-  desired: ApplyObject,
+  { object: desired, entry }: PolicyObject,
   ctx: TaskContext,
   lookFirst: boolean,
 ): Promise<string | undefined> {
   let current: ApplyObject;
   try {
-    const live = lookFirst ? await ctx.ssa.get(desired, ctx.signal) : undefined;
+    // apply-once objects are looked at first whatever the inventory says: created when absent,
+    // never written again.
+    const once = entry.policy === 'once';
+    const live = lookFirst || once ? await ctx.ssa.get(desired, ctx.signal) : undefined;
     current =
-      live && isUnchanged(desired, live)
+      live && (once || isUnchanged(desired, live))
         ? live
         : await ctx.ssa.apply(desired, { signal: ctx.signal });
+    if (!once) ctx.onApplied?.({ entry, desired, live: current });
   } catch (err) {
     throw classify(task, desired, err);
   }

@@ -27,7 +27,7 @@ export async function deleteObjects(
     try {
       const live = await ctx.ssa.get(obj, ctx.signal);
       if (!live) {
-        ctx.inventory.forget([entryOf(obj)]);
+        ctx.inventory.forget([entryOf(obj, { cluster: ctx.cluster })]);
         continue;
       }
       // An object of another Instance is not ours to delete nor to wait for.
@@ -37,7 +37,7 @@ export async function deleteObjects(
       // what the object owns) may keep it a while.
       const after = await ctx.ssa.get(obj, ctx.signal);
       if (!after) {
-        ctx.inventory.forget([entryOf(obj)]);
+        ctx.inventory.forget([entryOf(obj, { cluster: ctx.cluster })]);
         continue;
       }
       const finalizers = after.metadata?.['finalizers'];

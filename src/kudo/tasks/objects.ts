@@ -186,6 +186,13 @@ export async function decorateAll(
   resolved.forEach(({ r, resolution }, i) => {
     const object = decorated[i];
     if (!object || resolution.state === 'pending' || resolution.state === 'unserved') return;
+    // An owner reference names an object of the home cluster: in a target cluster its
+    // garbage collector would find no such owner and delete the object at once.
+    if (ctx.cluster !== undefined && object.metadata?.['ownerReferences'] !== undefined) {
+      const meta = { ...object.metadata };
+      delete meta['ownerReferences'];
+      object.metadata = meta;
+    }
     if (resolution.state === 'served') {
       out.push(object);
       return;

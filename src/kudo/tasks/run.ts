@@ -9,6 +9,16 @@ import { runToggle } from './toggle.ts';
 import { FatalTaskError, type TaskContext, type TaskOutcome } from './types.ts';
 
 export function runTask(task: Task, ctx: TaskContext): Promise<TaskOutcome> {
+  // Pipe pods are exec'd through the home cluster and child Instances live at home: neither
+  // has a meaning in a target cluster yet.
+  if (ctx.cluster !== undefined && (task.kind === 'Pipe' || task.kind === 'KudoOperator')) {
+    return Promise.reject(
+      new FatalTaskError(
+        task.name,
+        `${task.kind} tasks are not supported for an Instance that applies to another cluster (spec.kubeConfig names cluster ${ctx.cluster}); install this package without spec.kubeConfig`,
+      ),
+    );
+  }
   switch (task.kind) {
     case 'Apply':
       return runApply(task, ctx);

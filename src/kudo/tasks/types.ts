@@ -1,5 +1,5 @@
 /** What a task needs from the engine, and what it reports back. */
-import type { ServerSideApply } from '../../kube/apply.ts';
+import type { ApplyObject, ServerSideApply } from '../../kube/apply.ts';
 import type { Instance, OperatorVersion, Task } from '../api/types.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import type { RenderBudget, Renderer, StepCoordinates } from '../render/index.ts';
@@ -13,6 +13,19 @@ export interface InventoryRecorder {
   /** The recorded entry of the same object (with its digest), if any. */
   recorded(entry: InventoryEntry): InventoryEntry | undefined;
   forget(entries: readonly InventoryEntry[]): void;
+  /** Every recorded entry (prune looks for the ones a task no longer renders). */
+  list(): InventoryEntry[];
+  /** Writes what `forget` changed. */
+  save(): Promise<void>;
+}
+
+/** What happened to an object the engine tracks for drift. */
+export interface AppliedObject {
+  readonly entry: InventoryEntry;
+  /** What was sent (policy annotations stripped). */
+  readonly desired: ApplyObject;
+  /** The live object after the apply (or the unchanged live object). */
+  readonly live: ApplyObject;
 }
 
 export interface TaskContext {
@@ -23,7 +36,12 @@ export interface TaskContext {
   readonly params: Readonly<Record<string, unknown>>;
   /** `.Pipes` of the plan being run: pipe key → artifact name (computed before it runs). */
   readonly pipes: Readonly<Record<string, string>>;
+  /** Talks to the cluster the plan applies to (the Instance's target). */
   readonly ssa: ServerSideApply;
+  /** The target cluster's key; undefined for the home cluster. */
+  readonly cluster?: string;
+  /** Told about every object applied or found unchanged (drift baselines). */
+  readonly onApplied?: (applied: AppliedObject) => void;
   /** Where templates render (the render pool in the controller). */
   readonly templates: Renderer;
   /** Rendered output left for this plan pass, shared by its tasks. */

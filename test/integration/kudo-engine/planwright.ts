@@ -13,6 +13,8 @@ import { uniqueName } from '../../support/cluster.ts';
 
 export interface RunningPlanwright {
   readonly app: App;
+  /** Where the App's metrics are registered. */
+  readonly registry: Registry;
   readonly logLines: string[];
   stop(): Promise<void>;
 }
@@ -46,10 +48,11 @@ export async function startPlanwright(options: {
   const inScope = (ns: string): boolean =>
     allowed.has(ns) || (prefix !== undefined && ns.startsWith(prefix));
   const withWebhook = options.webhook ?? true;
+  const registry = new Registry();
   const app = new App({
     kubeConfig: options.kubeConfig,
     logger,
-    registry: new Registry(),
+    registry,
     webhook: withWebhook ? { port: 0, host: '127.0.0.1', tls: loopback.source } : false,
     leaderElection: false,
     controllerUsers: [],
@@ -74,6 +77,7 @@ export async function startPlanwright(options: {
   const running = app.run();
   return {
     app,
+    registry,
     logLines: lines,
     stop: async () => {
       if (configName) await unregisterWebhook(client, configName).catch(() => undefined);
