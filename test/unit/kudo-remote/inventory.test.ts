@@ -38,7 +38,10 @@ describe('inventory entries', () => {
   it('merge updates task and digest in place, and never erases them with a bare entry', () => {
     const a = entryOf(cm({}), { task: 'app', contentDigest: 'd1' });
     const moved = mergeInventory([a], [entryOf(cm({}), { task: 'other', contentDigest: 'd2' })]);
-    expect(moved).toEqual({ entries: [{ ...a, task: 'other', digest: 'd2' }], changed: true });
+    expect(moved).toEqual({
+      entries: [{ ...a, task: 'other', contentDigest: 'd2' }],
+      changed: true,
+    });
     const bare = mergeInventory([a], [entryOf(cm({}))]);
     expect(bare).toEqual({ entries: [a], changed: false });
   });
