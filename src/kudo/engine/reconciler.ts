@@ -110,6 +110,8 @@ export class InstanceReconciler {
   private readonly pipePods: PipePodSweeper;
   /** Warnings already recorded, per Instance and plan run (bounded, oldest forgotten first). */
   private readonly warned = new Map<string, true>();
+  /** The run each Instance last finished (`plan/uid`), to recognise a stale cached copy. */
+  private readonly finished = new Map<string, string>();
 
   constructor(private readonly options: InstanceReconcilerOptions) {
     this.writer = new InstanceWriter(options.client);
@@ -147,6 +149,7 @@ export class InstanceReconciler {
     const instance = this.options.instances.get(key);
     if (!instance || (this.options.filter && !this.options.filter(instance))) {
       this.waits.forget(key);
+      this.finished.delete(key);
       this.options.watches?.releaseAll(key);
       return;
     }
@@ -214,6 +217,12 @@ export class InstanceReconciler {
       const uid = pe.uid ?? '';
       const was = before.planStatus?.[pe.planName];
       const wasTerminal = (was?.uid ?? '') === uid && isTerminal(was?.status);
+      // The cache may not have seen our own write that ended this run yet: running the pass
+      // again from that stale copy would re-apply objects users may have edited since (KUDO
+      // semantics: edits made while no plan runs stay). Look again shortly instead.
+      if (!wasTerminal && this.finished.get(key) === `${pe.planName}/${uid}`) {
+        return { requeueAfter: 100 };
+      }
       const ps = await this.runPlan(
         session,
         ov,
@@ -242,7 +251,10 @@ export class InstanceReconciler {
       if (!isTerminal(ps.status)) {
         const progressed = progressOf(before.planStatus?.[pe.planName]) !== progressOf(ps);
         result = { requeueAfter: this.waits.next(key, uid, progressed) };
-      } else this.waits.forget(key);
+      } else {
+        this.waits.forget(key);
+        this.rememberFinished(key, `${pe.planName}/${uid}`);
+      }
     } else {
       await this.updateReady(session, 'workloads', target, signal);
       await session.flush();
@@ -463,6 +475,15 @@ export class InstanceReconciler {
     const plans = ov.spec?.plans ?? {};
     const plan = Object.hasOwn(plans, planName) ? plans[planName] : undefined;
     return this.pipePods.sweep(instance, ov, planName, plan, ps, signal);
+  }
+
+  private rememberFinished(key: string, run: string): void {
+    this.finished.delete(key);
+    if (this.finished.size >= 65_536) {
+      const oldest = this.finished.keys().next();
+      if (!oldest.done) this.finished.delete(oldest.value);
+    }
+    this.finished.set(key, run);
   }
 
   /** Where an inventory entry's object lives, or why it cannot be reached now. */

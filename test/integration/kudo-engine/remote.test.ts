@@ -397,7 +397,8 @@ describe('Instances in a target cluster (two control planes)', () => {
     expect(condition.message).toContain('data.value');
     // report and default keep the edit (the correct one was restored meanwhile).
     expect((await targetCm('dr-cm'))?.data?.['value']).toBe('edited');
-    expect((await targetCm('d0-cm'))?.data?.['value']).toBe('edited');
+    const d0 = await targetCm('d0-cm');
+    expect(d0?.data?.['value']).toBe('edited');
     expect((await events('DriftDetected')).some((e) => e.involvedObject.name === 'd0')).toBe(false);
     const metrics = await planwright.registry.metrics();
     expect(metrics).toMatch(/planwright_drift_detected_total\{[^}]*mode="report"[^}]*\} 1/);
