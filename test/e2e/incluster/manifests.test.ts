@@ -227,24 +227,30 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
 
   it('serves webhooks on both replicas and leads on one', async () => {
     const ca = await caPem();
-    // Each webhook call goes to one of the two EndpointSlices at random; writes until both
-    // replicas have answered some (dry-run: nothing is stored).
+    // The apiserver picks an endpoint (a random EndpointSlice) when it dials, and keeps the
+    // connection alive: sequential calls stay on one replica. Concurrent calls make it dial
+    // more connections, so bursts of parallel writes (dry-run: nothing is stored) until both
+    // replicas have answered some.
     await waitFor(
       'both replicas answering webhooks',
       async () => {
-        await admin
-          .request({
-            method: 'POST',
-            path: '/apis/kudo.dev/v1beta1/namespaces/zk/instances',
-            query: { dryRun: 'All' },
-            body: {
-              apiVersion: 'kudo.dev/v1beta1',
-              kind: 'Instance',
-              metadata: { name: 'probe' },
-              spec: { operatorVersion: { name: 'does-not-exist' } },
-            },
-          })
-          .catch(() => undefined);
+        await Promise.all(
+          Array.from({ length: 8 }, (_, k) =>
+            admin
+              .request({
+                method: 'POST',
+                path: '/apis/kudo.dev/v1beta1/namespaces/zk/instances',
+                query: { dryRun: 'All' },
+                body: {
+                  apiVersion: 'kudo.dev/v1beta1',
+                  kind: 'Instance',
+                  metadata: { name: `probe-${k}` },
+                  spec: { operatorVersion: { name: 'does-not-exist' } },
+                },
+              })
+              .catch(() => undefined),
+          ),
+        );
         const served = await Promise.all(
           replicas.map(async (r) =>
             sampleSum(await metrics(r, ca), 'planwright_webhook_requests_total'),
