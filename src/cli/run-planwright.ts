@@ -38,6 +38,8 @@ export interface EngineOptions {
   readonly pipeWaiterImage?: string;
   /** A step not COMPLETE this long after it started becomes FATAL_ERROR (--step-timeout). */
   readonly stepTimeoutMs?: number;
+  /** Accept exec/auth-provider plugins, file paths and insecure TLS in target kubeconfigs. */
+  readonly allowUnsafeKubeconfig?: boolean;
 }
 
 /** The configurations manifests/webhook/ registers (and the self-managed TLS injects). */
@@ -92,6 +94,7 @@ export async function runPlanwright(
     ...(options.engine?.stepTimeoutMs !== undefined
       ? { stepTimeoutMs: options.engine.stepTimeoutMs }
       : {}),
+    ...(options.engine?.allowUnsafeKubeconfig ? { remote: { allowUnsafeKubeconfig: true } } : {}),
   });
   const client = new KubeClient(options.kubeConfig);
   try {

@@ -14,6 +14,7 @@ interface StartFlags {
   readonly certDir?: string;
   readonly pipeWaiterImage?: string;
   readonly stepTimeout?: number;
+  readonly allowUnsafeKubeconfig?: boolean;
 }
 
 function port(value: string): number {
@@ -76,6 +77,13 @@ export function startCommand(ctx: CliContext): Command {
         'a plan step not COMPLETE this long after it started becomes FATAL_ERROR (default: none)',
       ).argParser(seconds),
     )
+    .option(
+      '--allow-unsafe-kubeconfig',
+      "accept target-cluster kubeconfigs (Instances' spec.kubeConfig) that run exec or " +
+        "auth-provider plugins, read files of the manager's file system or skip TLS " +
+        'verification; refused by default',
+      false,
+    )
     .addHelpText(
       'after',
       '\n--namespace sets the namespace of the leader-election Lease (default: the in-cluster ' +
@@ -109,9 +117,12 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.leaderElection === false ? { noLeaderElection: true } : {}),
         ...(global.namespace ? { namespace: global.namespace } : {}),
         ...(flags.certDir ? { certDir: flags.certDir } : {}),
-        ...(flags.pipeWaiterImage !== undefined || flags.stepTimeout !== undefined
+        ...(flags.pipeWaiterImage !== undefined ||
+        flags.stepTimeout !== undefined ||
+        flags.allowUnsafeKubeconfig
           ? {
               engine: {
+                ...(flags.allowUnsafeKubeconfig ? { allowUnsafeKubeconfig: true } : {}),
                 ...(flags.pipeWaiterImage ? { pipeWaiterImage: flags.pipeWaiterImage } : {}),
                 ...(flags.stepTimeout !== undefined
                   ? { stepTimeoutMs: flags.stepTimeout * 1000 }
