@@ -12,7 +12,8 @@
 import type { Counter } from 'prom-client';
 import { describeObject, type ApplyObject } from '../../kube/apply.ts';
 import type { GroupVersionKind } from '../../kube/gvk.ts';
-import type { Condition, Instance, InstanceStatus } from '../api/types.ts';
+import type { Instance, InstanceStatus } from '../api/types.ts';
+import { setCondition } from './status.ts';
 import {
   driftBaseline,
   driftedFields,
@@ -146,34 +147,28 @@ export function setDriftCondition(
   findings: readonly DriftFinding[] | undefined,
   now: Date,
 ): void {
-  const conditions = (status.conditions ??= []);
-  const i = conditions.findIndex((c) => c.type === DRIFT_CONDITION);
   if (findings === undefined) {
-    if (i >= 0) conditions.splice(i, 1);
+    const i = (status.conditions ?? []).findIndex((c) => c.type === DRIFT_CONDITION);
+    if (i >= 0) status.conditions?.splice(i, 1);
     return;
   }
   const standing = findings.filter((f) => !f.corrected);
   const drifted = standing.length > 0;
-  const old = i >= 0 ? conditions[i] : undefined;
-  const next: Condition = {
-    type: DRIFT_CONDITION,
-    status: drifted ? 'True' : 'False',
-    reason: drifted ? 'DriftDetected' : 'InSync',
-    message: drifted
-      ? standing
-          .map((f) => `${f.object}: ${f.fields.slice(0, MAX_FIELDS_NAMED).join(', ')}`)
-          .join('; ')
-      : 'the objects hold what Planwright applied',
-    lastTransitionTime:
-      old && old.status === (drifted ? 'True' : 'False') && old.lastTransitionTime
-        ? old.lastTransitionTime
-        : now.toISOString(),
-    ...(instance.metadata.generation !== undefined
-      ? { observedGeneration: instance.metadata.generation }
-      : {}),
-  };
-  if (i >= 0) conditions[i] = next;
-  else conditions.push(next);
+  setCondition(
+    status,
+    instance,
+    {
+      type: DRIFT_CONDITION,
+      status: drifted ? 'True' : 'False',
+      reason: drifted ? 'DriftDetected' : 'InSync',
+      message: drifted
+        ? standing
+            .map((f) => `${f.object}: ${f.fields.slice(0, MAX_FIELDS_NAMED).join(', ')}`)
+            .join('; ')
+        : 'the objects hold what Planwright applied',
+    },
+    now,
+  );
 }
 
 export function gvkOf(entry: InventoryEntry): GroupVersionKind {

@@ -190,16 +190,29 @@ export function setReady(
   ready: ReadyInput,
   now: Date,
 ): void {
+  setCondition(status, instance, { type: 'Ready', ...ready }, now);
+}
+
+/**
+ * Sets a condition: the transition time moves only when the status changes; observed
+ * generation from the Instance.
+ */
+export function setCondition(
+  status: InstanceStatus,
+  instance: Instance,
+  condition: Pick<Condition, 'type' | 'status' | 'reason' | 'message'>,
+  now: Date,
+): void {
   const conditions = (status.conditions ??= []);
-  const i = conditions.findIndex((c) => c.type === 'Ready');
+  const i = conditions.findIndex((c) => c.type === condition.type);
   const old = i >= 0 ? conditions[i] : undefined;
   const next: Condition = {
-    type: 'Ready',
-    status: ready.status,
-    reason: ready.reason,
-    message: ready.message,
+    type: condition.type,
+    status: condition.status,
+    reason: condition.reason,
+    message: condition.message,
     lastTransitionTime:
-      old && old.status === ready.status && old.lastTransitionTime
+      old && old.status === condition.status && old.lastTransitionTime
         ? old.lastTransitionTime
         : now.toISOString(),
     ...(instance.metadata.generation !== undefined
