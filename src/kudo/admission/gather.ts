@@ -7,7 +7,7 @@ import { denyInvalid, type AdmissionRequest, type AdmissionResult } from '../../
 import { operatorVersionRef } from '../api/read.ts';
 import type { Instance, OperatorVersion } from '../api/types.ts';
 import type { ParameterDecoder, ParameterValidator } from '../params/validator.ts';
-import { instanceShapeProblems } from './shape.ts';
+import { instanceShapeProblems, withoutNullFields } from './shape.ts';
 import type { OperatorVersionSource } from './source.ts';
 import type { DecisionInput } from './types.ts';
 
@@ -55,12 +55,12 @@ export async function gatherDecisionInput(
   }
   const problems = instanceShapeProblems(request.object);
   if (problems.length > 0) return malformed(problems);
-  const instance = request.object as unknown as Instance;
+  const instance = withoutNullFields(request.object as unknown as Instance);
   let oldInstance: Instance | undefined;
   if (operation === 'UPDATE' && request.oldObject) {
     const oldProblems = instanceShapeProblems(request.oldObject, 'oldObject');
     if (oldProblems.length > 0) return malformed(oldProblems);
-    oldInstance = request.oldObject as unknown as Instance;
+    oldInstance = withoutNullFields(request.oldObject as unknown as Instance);
   }
   const operatorVersion = await lookup(options.operatorVersions, instance, signal);
   const oldRef = oldInstance ? operatorVersionRef(oldInstance) : undefined;

@@ -180,3 +180,41 @@ export function instanceShapeProblems(object: unknown, prefix = ''): StatusCause
   }
   return out;
 }
+
+/**
+ * `object` (already shape-checked) without the fields the shape knows that are `null`: JSON's
+ * way of spelling an absent optional field becomes an absent field, so code after the check
+ * that asks `field !== undefined` never meets a `null`. Copies only along the changed paths.
+ */
+export function withoutNullFields<T>(object: T): T {
+  return dropNulls(object, INSTANCE) as T;
+}
+
+function dropNulls(value: unknown, shape: Shape): unknown {
+  if (typeof shape === 'string' || value === null || typeof value !== 'object') return value;
+  if ('list' in shape) {
+    if (!Array.isArray(value)) return value;
+    const items = value.map((item: unknown) => dropNulls(item, shape.list));
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  if (!isRecord(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  const entries: [string, Shape][] =
+    'map' in shape
+      ? Object.keys(value).map((key) => [key, shape.map])
+      : Object.entries(shape.fields).filter(([key]) => Object.hasOwn(value, key));
+  for (const [key, fieldShape] of entries) {
+    const item = value[key];
+    if (item === null && 'fields' in shape) {
+      copy ??= { ...value };
+      delete copy[key];
+      continue;
+    }
+    const next = dropNulls(item, fieldShape);
+    if (next !== item) {
+      copy ??= { ...value };
+      copy[key] = next;
+    }
+  }
+  return copy ?? value;
+}

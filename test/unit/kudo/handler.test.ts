@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { instanceMutator, type OperatorVersionSource } from '../../../src/kudo/admission/index.ts';
-import type { Instance } from '../../../src/kudo/api/index.ts';
+import type { Instance, PlanExecution } from '../../../src/kudo/api/index.ts';
 import { ParameterValidator } from '../../../src/kudo/params/index.ts';
 import type { AdmissionRequest } from '../../../src/server/index.ts';
 import { edit, idle, inProgress, instance, ov, ov2, typedOv } from './fixtures.ts';
@@ -102,6 +102,27 @@ describe('instanceMutator', () => {
       warnings: [],
     });
     expect(ovs.asked).toEqual([]);
+  });
+
+  it('reads a null optional field as absent (null spec.planExecution: the stored record is kept)', async () => {
+    // JSON spells an absent optional field as null; a fuzzed review with
+    // spec.planExecution: null once reached code that asked only `!== undefined` (a 500).
+    const cleared = edit(
+      inProgress,
+      (i) => (i.spec!.planExecution = null as unknown as PlanExecution),
+    );
+    const same = await handler(source())(request('UPDATE', cleared, inProgress), context);
+    expect(same).toEqual({
+      kind: 'patch',
+      patch: [{ op: 'add', path: '/spec/planExecution', value: inProgress.spec!.planExecution }],
+      warnings: [],
+    });
+    const changed = edit(cleared, (i) => (i.spec!.parameters = { foo: 'foo', bar: 'x' }));
+    const refused = await handler(source())(request('UPDATE', changed, inProgress), context);
+    expect(refused.kind).toBe('deny');
+    if (refused.kind !== 'deny') return;
+    expect(refused.status.code).toBe(422);
+    expect(refused.status.details?.causes.map((c) => c.field)).toEqual(['spec.parameters.bar']);
   });
 
   it('refuses a request without an object', async () => {
