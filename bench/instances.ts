@@ -46,6 +46,7 @@ const kc = new KubeConfig();
 kc.loadFromFile(cluster.kubeconfigPath);
 const client = new KubeClient(kc);
 let app: App | undefined;
+const stop = new AbortController();
 let running: Promise<number> | undefined;
 try {
   await installCrds(client);
@@ -54,16 +55,16 @@ try {
     kubeConfig: kc,
     logger: pino({ level: 'warn' }),
     registry: new Registry(),
+    manager: { leaderElection: false },
     webhook: { port: 0, host: '127.0.0.1', tls: loopback.source },
-    leaderElection: false,
-    controllerUsers: [],
+    admission: { controllerUsers: [] },
   });
-  const port = await app.startServer();
+  running = app.start(stop.signal);
+  const port = await app.listening;
   await registerLocalWebhook(client, {
-    url: `https://127.0.0.1:${port ?? 0}/mutate/instances`,
+    url: `https://127.0.0.1:${port}/mutate/instances`,
     caPem: loopback.caPem,
   });
-  running = app.run();
   const templates: Record<string, string> = {};
   for (const i of [0, 1, 2])
     templates[`cm${i}.yaml`] =
@@ -138,7 +139,7 @@ try {
   console.log('by verb/resource:');
   for (const [k, v] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(40)} ${v}`);
 } finally {
-  app?.stop();
+  stop.abort();
   await running;
   client.close();
   await cluster.stop();

@@ -68,6 +68,7 @@ kc.loadFromFile(home.kubeconfigPath);
 const client = new KubeClient(kc);
 let app: App | undefined;
 let running: Promise<number> | undefined;
+const stop = new AbortController();
 let rss = process.memoryUsage().rss;
 const sampler = setInterval(() => (rss = Math.max(rss, process.memoryUsage().rss)), 200);
 try {
@@ -80,16 +81,16 @@ try {
     kubeConfig: kc,
     logger: pino({ level: 'warn' }),
     registry,
+    manager: { leaderElection: false },
     webhook: { port: 0, host: '127.0.0.1', tls: loopback.source },
-    leaderElection: false,
-    controllerUsers: [],
+    admission: { controllerUsers: [] },
   });
-  const port = await app.startServer();
+  running = app.start(stop.signal);
+  const port = await app.listening;
   await registerLocalWebhook(client, {
-    url: `https://127.0.0.1:${port ?? 0}/mutate/instances`,
+    url: `https://127.0.0.1:${port}/mutate/instances`,
     caPem: loopback.caPem,
   });
-  running = app.run();
   const templates: Record<string, string> = {};
   for (const i of [0, 1, 2])
     templates[`cm${i}.yaml`] =
@@ -208,7 +209,7 @@ try {
   }
 } finally {
   clearInterval(sampler);
-  app?.stop();
+  stop.abort();
   await running;
   client.close();
   for (const t of targets) await t.stop();

@@ -71,7 +71,7 @@ try {
       return Promise.resolve();
     });
   t = performance.now();
-  const running = controller.run(root.signal);
+  const running = controller.start(root.signal);
   await controller.waitForSync(root.signal);
   const syncMs = performance.now() - t;
   row(

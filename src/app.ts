@@ -1,18 +1,14 @@
 /**
- * The composition root: one Manager (caches, leader election, controllers), one HTTPS server
- * (Instance admission webhook, health, metrics) and the Instance controller, built from
- * settings. Used by `npm start` and by tests that run Planwright in-process.
- *
- * @example
- * const app = new App({ kubeConfig, logger, registry, webhook: { port: 9443, tls },
- *   leaderElection: { namespace: 'planwright-system', name: 'planwright-leader' },
- *   controllerUsers: ['system:serviceaccount:planwright-system:planwright'] });
- * process.exitCode = await app.run();
+ * The composition root: one Manager and what it runs — the HTTPS server with the Instance
+ * admission webhook, the caches admission reads and the render pools on every replica, the
+ * Instance controller on the leader. Plain wiring: each nested settings object goes unchanged
+ * to the part it configures. Used by `planwright start` and by tests that run Planwright
+ * in-process. See examples/api/app.ts.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { GroupVersionKind } from './kube/gvk.ts';
+import type { GroupVersionKind } from './kube/index.ts';
 import {
   CachedKudoUsage,
   CachedOperatorVersionSource,
@@ -20,24 +16,33 @@ import {
   LiveOperatorVersionSource,
   OPERATOR_VERSION_GVK,
   registerAdmissionWebhooks,
-  type UsageCache,
 } from './kudo/admission/index.ts';
 import type { Instance, OperatorVersion } from './kudo/api/types.ts';
 import {
   INSTANCE_GVK,
   registerInstanceController,
-  type RemoteSettings,
+  type InstanceControllerSettings,
 } from './kudo/controller/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
 import { RenderPool } from './kudo/render/pool/index.ts';
-import { Manager, type LeaderElectionOptions } from './runtime/index.ts';
-import { WebhookServer, type CertificateSource } from './server/index.ts';
+import {
+  JitteredBackoff,
+  Manager,
+  aborted,
+  runnable,
+  sleep,
+  type Cache,
+  type KubeObject,
+  type ManagerOptions,
+  type Runnable,
+} from './runtime/index.ts';
+import { WebhookServer, type WebhookServerOptions } from './server/index.ts';
 
-export interface WebhookSettings {
-  readonly port: number;
-  readonly host?: string;
-  readonly tls: CertificateSource;
-}
+/** The webhook server's settings; logger, registry and probes are the App's. */
+export type WebhookSettings = Omit<WebhookServerOptions, 'logger' | 'registry' | 'probes'>;
+
+/** The manager's settings; kubeConfig, logger and registry are the App's. */
+export type ManagerSettings = Omit<ManagerOptions, 'kubeConfig' | 'logger' | 'registry'>;
 
 /** Limits of the render pools (rendering and parameter decoding run in worker processes). */
 export interface RenderSettings {
@@ -51,52 +56,49 @@ export interface RenderSettings {
   readonly decodeDeadlineMs?: number;
 }
 
+export interface AdmissionSettings {
+  /** Usernames of Planwright itself (allowed to schedule `cleanup`). */
+  readonly controllerUsers: readonly string[];
+}
+
 export interface AppSettings {
   readonly kubeConfig: KubeConfig;
   readonly logger: Logger;
   readonly registry: Registry;
+  readonly manager: ManagerSettings;
   /** The HTTPS server with the Instance webhook; false runs controllers only. */
   readonly webhook: WebhookSettings | false;
-  readonly leaderElection: false | Omit<LeaderElectionOptions, 'client' | 'logger' | 'metrics'>;
-  /** Usernames of Planwright itself (allowed to schedule `cleanup`). */
-  readonly controllerUsers: readonly string[];
-  readonly workers?: number;
-  readonly instanceFilter?: (instance: Instance) => boolean;
-  readonly waitMinMs?: number;
-  readonly waitMaxMs?: number;
-  readonly stepTimeoutMs?: number;
-  readonly stepRetryLimit?: number;
-  /** Image of the Pipe tasks' waiter container (default busybox; a mirror when air-gapped). */
-  readonly pipeWaiterImage?: string;
-  readonly ownedKinds?: readonly GroupVersionKind[];
-  readonly inactivityMs?: number;
-  readonly shutdownTimeoutMs?: number;
+  readonly admission: AdmissionSettings;
+  readonly controller?: InstanceControllerSettings;
   readonly render?: RenderSettings;
-  /** Target clusters named by Instances' spec.kubeConfig. */
-  readonly remote?: RemoteSettings;
 }
+
+/** The readiness checks of the caches admission reads. */
+export const OPERATOR_VERSION_CACHE_CHECK = 'cache-operatorversions-synced';
+export const INSTANCE_CACHE_CHECK = 'cache-instances-synced';
 
 export class App {
   readonly manager: Manager;
   readonly server: WebhookServer | undefined;
-  /** Renders templates for the controller (leader only, in practice). */
+  /** Renders templates for the controller. */
   readonly renderPool: RenderPool;
   /** Decodes array/map parameter values for the webhook: its own workers, never queued behind renders. */
   readonly admissionPool: RenderPool;
-  private readonly serverStop = new AbortController();
-  private readonly settings: AppSettings;
+  /** Resolves with the webhook server's port once it listens. */
+  readonly listening: Promise<number>;
+  private readonly logger: Logger;
+  /** The shared caches admission reads, once acquired (the leader's controller shares them). */
+  private operatorVersionCache: Cache<OperatorVersion> | undefined;
+  private instanceCache: Cache<Instance> | undefined;
 
   constructor(settings: AppSettings) {
-    this.settings = settings;
+    const { logger, registry } = settings;
+    this.logger = logger;
     this.manager = new Manager({
+      ...settings.manager,
       kubeConfig: settings.kubeConfig,
-      logger: settings.logger,
-      registry: settings.registry,
-      leaderElection: settings.leaderElection,
-      ...(settings.shutdownTimeoutMs !== undefined
-        ? { shutdownTimeoutMs: settings.shutdownTimeoutMs }
-        : {}),
-      ...(settings.inactivityMs !== undefined ? { inactivityMs: settings.inactivityMs } : {}),
+      logger,
+      registry,
     });
     const render = settings.render ?? {};
     this.renderPool = new RenderPool({
@@ -104,137 +106,129 @@ export class App {
       size: render.workers ?? 2,
       deadlineMs: render.deadlineMs ?? 10_000,
       maxHeapMb: render.maxHeapMb ?? 256,
-      logger: settings.logger.child({ component: 'render-pool' }),
-      registry: settings.registry,
+      logger: logger.child({ component: 'render-pool' }),
+      registry,
     });
     this.admissionPool = new RenderPool({
       name: 'admission',
       size: 1,
       deadlineMs: render.decodeDeadlineMs ?? 4_000,
       maxHeapMb: 128,
-      logger: settings.logger.child({ component: 'admission-pool' }),
-      registry: settings.registry,
+      logger: logger.child({ component: 'admission-pool' }),
+      registry,
     });
     const live = new LiveOperatorVersionSource({ client: this.manager.client, timeoutMs: 2_000 });
-    // The OperatorVersion cache is shared by admission and the controller; until it exists
-    // (or on a miss) one live GET answers.
+    // Until the cache is synced (or on a miss) one live GET answers.
     const operatorVersions = new CachedOperatorVersionSource({
-      cache: { get: (key) => this.ovCache?.get(key) },
+      cache: { get: (key) => this.operatorVersionCache?.get(key) },
       live,
     });
+    const manager = this.manager;
+    manager.add(pool('render-pool', this.renderPool));
     if (settings.webhook) {
-      this.server = new WebhookServer({
-        port: settings.webhook.port,
-        ...(settings.webhook.host ? { host: settings.webhook.host } : {}),
-        tls: settings.webhook.tls,
-        logger: settings.logger.child({ component: 'webhook' }),
-        registry: settings.registry,
+      const server = new WebhookServer({
+        ...settings.webhook,
+        logger: logger.child({ component: 'webhook' }),
+        registry,
+        probes: manager.probes,
       });
-      registerAdmissionWebhooks(this.server, {
+      this.server = server;
+      registerAdmissionWebhooks(server, {
         operatorVersions,
         validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
-        controllerUsers: new Set(settings.controllerUsers),
+        controllerUsers: new Set(settings.admission.controllerUsers),
         decoder: (raw, type, signal) => this.admissionPool.decode(raw, type, signal),
         verify: (ov, namespaceManifest, signal) =>
           this.admissionPool.verify(ov, namespaceManifest, signal),
-        operators: new LiveOperatorSource({ client: this.manager.client, timeoutMs: 2_000 }),
+        operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 2_000 }),
         usage: new CachedKudoUsage({
           instances: () => this.instanceCache,
-          operatorVersions: () => this.ovCache,
-          client: this.manager.client,
+          operatorVersions: () => this.operatorVersionCache,
+          client: manager.client,
           timeoutMs: 3_000,
         }),
       });
+      // What admission reads, warmed on every replica (nothing else is, off the leader).
+      manager.add(
+        this.admissionCache<OperatorVersion>(OPERATOR_VERSION_GVK, (cache) => {
+          this.operatorVersionCache = cache;
+        }),
+      );
+      manager.add(
+        this.admissionCache<Instance>(INSTANCE_GVK, (cache) => {
+          this.instanceCache = cache;
+        }),
+      );
+      manager.probes.addReadyz(
+        OPERATOR_VERSION_CACHE_CHECK,
+        () => this.operatorVersionCache?.isSynced === true,
+      );
+      manager.probes.addReadyz(INSTANCE_CACHE_CHECK, () => this.instanceCache?.isSynced === true);
+      manager.add(pool('admission-pool', this.admissionPool));
+      let listening!: (port: number) => void;
+      this.listening = new Promise<number>((resolve) => (listening = resolve));
+      manager.add(
+        runnable('webhook-server', false, async (signal) => {
+          listening((await server.start(signal)).port);
+          await aborted(signal);
+          await server.stop();
+        }),
+      );
+    } else {
+      this.listening = new Promise<number>(() => undefined);
     }
     registerInstanceController({
-      manager: this.manager,
-      logger: settings.logger.child({ controller: 'instances' }),
+      ...settings.controller,
+      manager,
+      logger: logger.child({ controller: 'instances' }),
       operatorVersions,
       templates: this.renderPool,
-      ...(settings.workers !== undefined ? { workers: settings.workers } : {}),
-      ...(settings.instanceFilter ? { filter: settings.instanceFilter } : {}),
-      ...(settings.waitMinMs !== undefined ? { waitMinMs: settings.waitMinMs } : {}),
-      ...(settings.waitMaxMs !== undefined ? { waitMaxMs: settings.waitMaxMs } : {}),
-      ...(settings.stepTimeoutMs !== undefined ? { stepTimeoutMs: settings.stepTimeoutMs } : {}),
-      ...(settings.stepRetryLimit !== undefined ? { stepRetryLimit: settings.stepRetryLimit } : {}),
-      ...(settings.pipeWaiterImage ? { pipeWaiterImage: settings.pipeWaiterImage } : {}),
-      ...(settings.ownedKinds ? { ownedKinds: settings.ownedKinds } : {}),
-      ...(settings.remote ? { remote: settings.remote } : {}),
-      registry: settings.registry,
+      registry,
     });
   }
 
-  private ovCache:
-    (UsageCache<OperatorVersion> & { get(key: string): OperatorVersion | undefined }) | undefined;
-  /** Which Instances use an OperatorVersion (admission on every replica). */
-  private instanceCache: UsageCache<Instance> | undefined;
-
-  /** Starts the HTTPS server (every replica) and returns its port. */
-  async startServer(): Promise<number | undefined> {
-    if (!this.server) return undefined;
-    this.acquireOperatorVersions('admission');
-    this.acquireInstances();
-    this.admissionPool.start(this.serverStop.signal);
-    const { port } = await this.server.start(this.serverStop.signal);
-    return port;
+  /** Runs everything until `signal` aborts; resolves with the exit code (see Manager). */
+  start(signal: AbortSignal): Promise<number> {
+    return this.manager.start(signal);
   }
 
   /**
-   * The shared OperatorVersion cache, acquired in the background: until it is synced (or if
-   * it cannot be, e.g. missing rights) every lookup is one live GET.
+   * Holds one cache admission reads, on every replica (the leader's controller shares it).
+   * Acquiring fails while the kind is not served (CRDs missing): it is retried with backoff,
+   * and meanwhile admission reads live.
    */
-  private acquireOperatorVersions(user: string): void {
-    if (this.ovCacheRequested) return;
-    this.ovCacheRequested = true;
-    this.manager.caches
-      .acquire<OperatorVersion & { metadata: object }>(OPERATOR_VERSION_GVK, user)
-      .then((lease) => {
-        this.ovCache = lease.cache;
-        this.manager.signal.addEventListener('abort', () => lease.release(), { once: true });
-      })
-      .catch((err: unknown) => {
-        this.settings.logger.warn(
-          { err },
-          'no OperatorVersion cache; reading OperatorVersions live',
-        );
-      });
+  private admissionCache<T extends KubeObject>(
+    gvk: GroupVersionKind,
+    acquired: (cache: Cache<T>) => void,
+  ): Runnable {
+    return runnable(`cache:${gvk.kind}`, false, async (signal) => {
+      const backoff = new JitteredBackoff({ initialMs: 500, maxMs: 30_000 });
+      while (!signal.aborted) {
+        try {
+          const lease = await this.manager.caches.acquire<T>(gvk, 'admission');
+          acquired(lease.cache);
+          await aborted(signal);
+          lease.release();
+          return;
+        } catch (err) {
+          if (signal.aborted) return;
+          const retryInMs = Math.round(backoff.next());
+          this.logger.warn(
+            { err, kind: gvk.kind, retryInMs },
+            'no cache for admission yet; reading live meanwhile',
+          );
+          await sleep(retryInMs, signal);
+        }
+      }
+    });
   }
+}
 
-  private ovCacheRequested = false;
-
-  /**
-   * The shared Instance cache for the OperatorVersion/Operator webhooks (who uses what),
-   * acquired in the background; until it is synced a lookup is one live list.
-   */
-  private acquireInstances(): void {
-    this.manager.caches
-      .acquire<Instance & { metadata: object }>(INSTANCE_GVK, 'admission')
-      .then((lease) => {
-        this.instanceCache = lease.cache;
-        this.manager.signal.addEventListener('abort', () => lease.release(), { once: true });
-      })
-      .catch((err: unknown) => {
-        this.settings.logger.warn({ err }, 'no Instance cache; admission lists Instances live');
-      });
-  }
-
-  /** Runs until stopped; resolves with the exit code. Call startServer() first for the webhook. */
-  async run(): Promise<number> {
-    this.acquireOperatorVersions('controller:instances');
-    this.renderPool.start(this.serverStop.signal);
-    try {
-      return await this.manager.start();
-    } finally {
-      this.serverStop.abort();
-      await Promise.all([this.server?.stop(), this.renderPool.stop(), this.admissionPool.stop()]);
-    }
-  }
-
-  stop(): void {
-    this.manager.stop();
-  }
-
-  get logger(): Logger {
-    return this.settings.logger;
-  }
+/** A render pool as a runnable: warm workers until the signal aborts, then stopped. */
+function pool(name: string, renderPool: RenderPool): Runnable {
+  return runnable(name, false, async (signal) => {
+    renderPool.start(signal);
+    await aborted(signal);
+    await renderPool.stop();
+  });
 }

@@ -13,6 +13,14 @@ export class CliError extends Error {
   }
 }
 
+/** `start`: the manager stopped with a non-zero exit code, which the process exits with. */
+export class ManagerExitError extends CliError {
+  override readonly name = 'ManagerExitError';
+  constructor(readonly exitCode: number) {
+    super(`Planwright stopped with exit code ${exitCode} (see the log above)`);
+  }
+}
+
 /** A waited-for plan ended FATAL_ERROR or ABORTED, or the wait timed out. */
 export class PlanFailedError extends CliError {
   override readonly name = 'PlanFailedError';

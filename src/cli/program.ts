@@ -6,7 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { PackageError } from '../kudo/package/index.ts';
 import type { CliContext } from './context.ts';
-import { CliError, EXIT_ERROR, EXIT_OK } from './errors.ts';
+import { CliError, EXIT_ERROR, EXIT_OK, ManagerExitError } from './errors.ts';
 import { booleanValue, nonNegativeInt } from './options.ts';
 import { getCommand } from './commands/get.ts';
 import { initCommand } from './commands/init.ts';
@@ -117,7 +117,7 @@ export async function runProgram(
       return 130;
     }
     ctx.term.err(`Error: ${describe(err)}`);
-    return EXIT_ERROR;
+    return err instanceof ManagerExitError ? err.exitCode : EXIT_ERROR;
   } finally {
     ctx.close();
   }

@@ -32,7 +32,7 @@ export interface RunPlanwrightOptions {
   readonly engine?: EngineOptions;
 }
 
-/** Engine settings of the manager command line. */
+/** Engine settings of the manager command line (passed to the Instance controller as they are). */
 export interface EngineOptions {
   /** Image of the Pipe tasks' waiter container (--pipe-waiter-image; default busybox). */
   readonly pipeWaiterImage?: string;
@@ -83,51 +83,52 @@ export async function runPlanwright(
     kubeConfig: options.kubeConfig,
     logger,
     registry,
-    webhook: {
-      port: options.webhookPort,
-      ...(options.inCluster ? {} : { host: '127.0.0.1' }),
-      tls,
+    manager: {
+      leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
     },
-    leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
-    controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
-    ...(options.engine?.pipeWaiterImage ? { pipeWaiterImage: options.engine.pipeWaiterImage } : {}),
-    ...(options.engine?.stepTimeoutMs !== undefined
-      ? { stepTimeoutMs: options.engine.stepTimeoutMs }
-      : {}),
-    ...(options.engine?.allowUnsafeKubeconfig ? { remote: { allowUnsafeKubeconfig: true } } : {}),
+    webhook: { port: options.webhookPort, host: options.inCluster ? undefined : '127.0.0.1', tls },
+    admission: { controllerUsers: [`system:serviceaccount:${namespace}:planwright`] },
+    controller: {
+      pipeWaiterImage: options.engine?.pipeWaiterImage,
+      stepTimeoutMs: options.engine?.stepTimeoutMs,
+      remote: { allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig },
+    },
   });
   const client = new KubeClient(options.kubeConfig);
+  // Everything runs under the manager; CRDs go in first, the local registration needs the port.
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
   try {
     if (options.install) {
-      const crds = await installCrds(client, signal);
+      const crds = await installCrds(client, stop.signal);
       io.err(`Installed CRDs: ${crds.join(', ')}.`);
     }
-    const port = await app.startServer();
+    const running = app.start(stop.signal);
+    const port = await Promise.race([app.listening, running.then(() => undefined)]);
+    if (port === undefined) return await running;
     io.err(
-      `Webhook server listening on https://${options.inCluster ? '0.0.0.0' : '127.0.0.1'}:${port ?? '?'}.`,
+      `Webhook server listening on https://${options.inCluster ? '0.0.0.0' : '127.0.0.1'}:${port}.`,
     );
-    if (options.install && caPem) {
-      const baseUrl = `https://127.0.0.1:${port ?? 0}`;
-      for (const { kind, name } of await registerLocalWebhooks(client, { baseUrl, caPem })) {
-        io.err(`Registered ${kind} ${name} → ${baseUrl}.`);
+    try {
+      if (options.install && caPem) {
+        const baseUrl = `https://127.0.0.1:${port}`;
+        for (const { kind, name } of await registerLocalWebhooks(client, { baseUrl, caPem })) {
+          io.err(`Registered ${kind} ${name} → ${baseUrl}.`);
+        }
       }
+    } catch (err) {
+      stop.abort(err);
+      await running;
+      throw err;
     }
-  } catch (err) {
-    app.stop();
-    await app.run().catch(() => undefined);
-    throw err;
-  } finally {
-    client.close();
-  }
-  const onAbort = (): void => app.stop();
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) app.stop();
-  io.err(
-    'Planwright is running (webhook on every replica, controllers on the leader). Ctrl-C stops it.',
-  );
-  try {
-    return await app.run();
+    io.err(
+      'Planwright is running (webhook on every replica, controllers on the leader). Ctrl-C stops it.',
+    );
+    return await running;
   } finally {
     signal.removeEventListener('abort', onAbort);
+    client.close();
   }
 }

@@ -1,11 +1,12 @@
 /**
- * Process wiring shared by the `planwright` and `kubectl-kudo` executables: one root
- * AbortSignal, aborted by the first SIGINT/SIGTERM (a second one forces the exit), the command
- * tree, and the exit code (0, or 255 with `Error: …` on stderr).
+ * Process wiring shared by the `planwright` and `kubectl-kudo` executables: the command tree
+ * under the root signal the executable made (see signals.ts), and the exit code (0, or 255
+ * with `Error: …` on stderr).
  */
 import { CliContext } from './context.ts';
 import { processTerminal } from './io.ts';
 import { buildProgram, runProgram, type ExtraCommands } from './program.ts';
+import { shutdownSignal } from './signals.ts';
 
 export async function runCli(
   name: string,
@@ -13,25 +14,11 @@ export async function runCli(
   extra?: ExtraCommands,
 ): Promise<number> {
   const term = processTerminal();
-  const root = new AbortController();
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    signals++;
-    if (signals === 1) {
-      term.err(`\n${signal} received: shutting down (send it again to force).`);
-      root.abort(new Error(`${signal} received`));
-    } else {
-      term.err(`${signal} received again: exiting now.`);
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const shutdown = shutdownSignal((line) => term.err(line));
   try {
-    const ctx = new CliContext({ term, signal: root.signal, commandName: name });
+    const ctx = new CliContext({ term, signal: shutdown.signal, commandName: name });
     return await runProgram(buildProgram(ctx, name, extra), argv, ctx);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    shutdown.dispose();
   }
 }

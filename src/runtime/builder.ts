@@ -1,15 +1,8 @@
 /**
- * Fluent construction of a {@link Controller}, in controller-runtime's vocabulary.
- *
- * @example
- * const controller = new ControllerBuilder({ caches, logger, metrics })
- *   .named('deployments')
- *   .for({ group: 'apps', version: 'v1', kind: 'Deployment' }, generationChanged)
- *   .owns({ group: 'apps', version: 'v1', kind: 'ReplicaSet' })
- *   .watches({ group: '', version: 'v1', kind: 'ConfigMap' }, (cm) => keysUsing(cm))
- *   .workers(4)
- *   .debounce(200)
- *   .complete(async (key, signal) => { …; return { requeueAfter: 10_000 }; });
+ * Fluent construction of a {@link Controller}, in controller-runtime's vocabulary. The type
+ * given to `for<T>()` flows through the filters, the mappers (which get the primary cache as
+ * `Cache<T>`), the indexes and `reconcile(key, signal, object: T | undefined)`.
+ * See examples/api/controller.ts.
  */
 import type { Logger } from 'pino';
 import { parseApiVersion, type GroupVersionKind } from '../kube/index.ts';
@@ -24,6 +17,8 @@ import {
 } from './controller.ts';
 import { RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
+import type { Runnable } from './runnable.ts';
+import type { IndexFunc } from './store.ts';
 import { objectKey, type KubeObject } from './types.ts';
 
 export interface ControllerBuilderDeps {
@@ -31,41 +26,69 @@ export interface ControllerBuilderDeps {
   readonly logger: Logger;
   readonly metrics?: RuntimeMetrics;
   /** Called with the built controller (the manager registers it). */
-  readonly onComplete?: (controller: Controller) => void;
+  readonly onComplete?: (controller: Runnable) => void;
 }
 
 /** Passes adds, deletes, and updates whose metadata.generation changed (spec changes). */
 export const generationChanged: EventFilter = (event) =>
   event.type !== 'update' || event.old?.metadata?.generation !== event.object.metadata?.generation;
 
-export class ControllerBuilder {
-  private name: string | undefined;
-  private primary: GroupVersionKind | undefined;
-  private readonly sources: EventSource[] = [];
-  private readonly filters: EventFilter[] = [];
-  private workerCount = 1;
-  private debounceMs = 0;
-  private drainTimeoutMs: number | undefined;
-  private backoff: ItemExponentialBackoff<string> | undefined;
-  private rateLimit: Omit<BucketRateLimiterOptions, 'now'> | undefined;
+/** What the builder collects; untyped, so `for<T>()` can hand it to a builder of T. */
+interface BuilderState {
+  name: string | undefined;
+  primary: GroupVersionKind | undefined;
+  readonly sources: EventSource[];
+  readonly filters: EventFilter[];
+  workers: number;
+  debounceMs: number;
+  drainTimeoutMs: number | undefined;
+  backoff: ItemExponentialBackoff<string> | undefined;
+  rateLimit: Omit<BucketRateLimiterOptions, 'now'> | undefined;
+}
 
-  constructor(private readonly deps: ControllerBuilderDeps) {}
+export class ControllerBuilder<T extends KubeObject = KubeObject> {
+  private readonly indexes = new Map<string, IndexFunc<T>>();
+
+  constructor(
+    private readonly deps: ControllerBuilderDeps,
+    private readonly state: BuilderState = {
+      name: undefined,
+      primary: undefined,
+      sources: [],
+      filters: [],
+      workers: 1,
+      debounceMs: 0,
+      drainTimeoutMs: undefined,
+      backoff: undefined,
+      rateLimit: undefined,
+    },
+  ) {}
 
   named(name: string): this {
-    this.name = name;
+    this.state.name = name;
     return this;
   }
 
-  /** The kind this controller reconciles; keys are its `namespace/name`. */
-  for(gvk: GroupVersionKind, ...filters: EventFilter[]): this {
-    if (this.primary) throw new RuntimeConfigError('for() may be called once', 'controller.for');
-    this.primary = gvk;
-    this.sources.unshift({ gvk, map: (o) => [objectKey(o)], filters });
-    return this;
+  /**
+   * The kind this controller reconciles, declared as `P` (the objects its cache holds); keys
+   * are their `namespace/name`. Call it first: the returned builder carries `P`.
+   */
+  for<P extends KubeObject>(
+    gvk: GroupVersionKind,
+    ...filters: EventFilter<P>[]
+  ): ControllerBuilder<P> {
+    if (this.state.primary)
+      throw new RuntimeConfigError('for() may be called once', 'controller.for');
+    this.state.primary = gvk;
+    this.state.sources.unshift({ gvk, map: (o) => [objectKey(o)], filters: erase(filters) });
+    return new ControllerBuilder<P>(this.deps, this.state);
   }
 
   /** Objects of `gvk` wake the owner of the `for` kind named in their ownerReferences. */
-  owns(gvk: GroupVersionKind, ...filters: EventFilter[]): this {
+  owns<O extends KubeObject = KubeObject>(
+    gvk: GroupVersionKind,
+    ...filters: EventFilter<O>[]
+  ): this {
     const map: KeyMapper = (obj, primaryCache) => {
       const owner = primaryCache.mapping;
       const keys: string[] = [];
@@ -77,72 +100,93 @@ export class ControllerBuilder {
       }
       return keys;
     };
-    this.sources.push({ gvk, map, filters });
+    this.state.sources.push({ gvk, map, filters: erase(filters) });
     return this;
   }
 
-  /** Any object of `gvk` → the keys `map` returns. */
-  watches(
+  /**
+   * Any object of `gvk` (declared as `O`) → the keys `map` returns; `map` may look them up in
+   * the primary cache (e.g. by an index declared with {@link withIndex}).
+   */
+  watches<O extends KubeObject = KubeObject>(
     gvk: GroupVersionKind,
-    map: (obj: KubeObject) => readonly string[],
-    ...filters: EventFilter[]
+    map: KeyMapper<O, T>,
+    ...filters: EventFilter<O>[]
   ): this {
-    this.sources.push({ gvk, map: (o) => map(o), filters });
+    // The cache of `gvk` holds the objects the caller declared as O, the primary's are T.
+    const erased = map as unknown as KeyMapper;
+    this.state.sources.push({ gvk, map: erased, filters: erase(filters) });
+    return this;
+  }
+
+  /** An index on the primary cache, registered when the controller acquires its caches. */
+  withIndex(name: string, fn: IndexFunc<T>): this {
+    if (!this.state.primary)
+      throw new RuntimeConfigError('call for(kind) before withIndex()', 'controller.withIndex');
+    if (this.indexes.has(name))
+      throw new RuntimeConfigError(`index "${name}" is declared twice`, 'controller.withIndex');
+    this.indexes.set(name, fn);
     return this;
   }
 
   /** A filter for every source. */
   withEventFilter(filter: EventFilter): this {
-    this.filters.push(filter);
+    this.state.filters.push(filter);
     return this;
   }
 
   workers(n: number): this {
-    this.workerCount = n;
+    this.state.workers = n;
     return this;
   }
 
   /** Coalesce a burst of events per key into one add, `ms` after the last event. */
   debounce(ms: number): this {
-    this.debounceMs = ms;
+    this.state.debounceMs = ms;
     return this;
   }
 
   drainTimeout(ms: number): this {
-    this.drainTimeoutMs = ms;
+    this.state.drainTimeoutMs = ms;
     return this;
   }
 
   withBackoff(backoff: ItemExponentialBackoff<string>): this {
-    this.backoff = backoff;
+    this.state.backoff = backoff;
     return this;
   }
 
   /** An overall limit on retries across all keys, on top of the per-key backoff. */
   withRateLimit(limit: Omit<BucketRateLimiterOptions, 'now'>): this {
-    this.rateLimit = limit;
+    this.state.rateLimit = limit;
     return this;
   }
 
-  complete(reconcile: Reconciler): Controller {
-    if (!this.primary)
+  complete(reconcile: Reconciler<T>): Controller<T> {
+    const state = this.state;
+    if (!state.primary)
       throw new RuntimeConfigError('call for(kind) before complete()', 'controller.for');
-    const name = this.name ?? this.primary.kind.toLowerCase();
-    const controller = new Controller({
-      name,
+    const controller = new Controller<T>({
+      name: state.name ?? state.primary.kind.toLowerCase(),
       caches: this.deps.caches,
       logger: this.deps.logger,
       metrics: this.deps.metrics,
-      sources: this.sources,
-      filters: this.filters,
+      sources: state.sources,
+      filters: state.filters,
       reconcile,
-      workers: this.workerCount,
-      debounceMs: this.debounceMs,
-      drainTimeoutMs: this.drainTimeoutMs,
-      backoff: this.backoff,
-      rateLimit: this.rateLimit,
+      indexes: this.indexes,
+      workers: state.workers,
+      debounceMs: state.debounceMs,
+      drainTimeoutMs: state.drainTimeoutMs,
+      backoff: state.backoff,
+      rateLimit: state.rateLimit,
     });
     this.deps.onComplete?.(controller);
     return controller;
   }
+}
+
+/** Filters typed for a kind's objects, kept beside the other sources of the controller. */
+function erase<O extends KubeObject>(filters: readonly EventFilter<O>[]): EventFilter[] {
+  return filters as readonly EventFilter<KubeObject>[] as EventFilter[];
 }

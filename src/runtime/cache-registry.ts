@@ -175,14 +175,19 @@ export class CacheRegistry {
     return new Map([...this.entries].map(([key, e]) => [key, [...e.users.values()]]));
   }
 
-  /** True when every cache that has users is synced (a /readyz input). */
-  async allSynced(): Promise<boolean> {
+  /**
+   * The caches in use whose watch has shown no sign of life for longer than `thresholdMs`
+   * (a `/healthz` input), by name.
+   */
+  async stalledWatches(thresholdMs: number): Promise<string[]> {
+    const now = Date.now();
+    const stalled: string[] = [];
     for (const entry of this.entries.values()) {
       if (entry.users.size === 0) continue;
       const cache = await entry.cache.catch(() => undefined);
-      if (cache && !cache.isSynced) return false;
+      if (cache && cache.stalledMs(now) > thresholdMs) stalled.push(cache.describe());
     }
-    return true;
+    return stalled;
   }
 
   /** Stops every cache and closes nothing else (clients belong to the caller). */

@@ -33,6 +33,15 @@ export interface CacheHandlers<T> {
   readonly onDelete?: (obj: T) => void;
 }
 
+/** The read side of a {@link Cache}: what mappers and readers need (objects are READ-ONLY). */
+export interface CacheReader<T extends KubeObject> {
+  readonly mapping: ResourceMapping;
+  readonly isSynced: boolean;
+  get(key: ObjectKey): T | undefined;
+  list(namespace?: string): T[];
+  byIndex(name: string, value: string): T[];
+}
+
 export interface CacheOptions {
   readonly client: KubeClient;
   readonly mapping: ResourceMapping;
@@ -45,7 +54,7 @@ export interface CacheOptions {
   readonly pageSize?: number;
 }
 
-export class Cache<T extends KubeObject = KubeObject> {
+export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> {
   private store: Store<T>;
   private readonly indexers = new Map<string, IndexFunc<T>>([
     [NAMESPACE_INDEX, byNamespace],
@@ -97,6 +106,11 @@ export class Cache<T extends KubeObject = KubeObject> {
 
   get size(): number {
     return this.store.size;
+  }
+
+  /** How long the watch has shown no sign of life, ms (see {@link Watcher.stalledMs}). */
+  stalledMs(now?: number): number {
+    return this.watcher.stalledMs(now);
   }
 
   /** Starts the watcher, stopped by `stop()` or by `parent` aborting. Idempotent. */

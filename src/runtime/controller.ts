@@ -1,16 +1,17 @@
 /**
  * A controller: event sources (shared caches) feed keys into a {@link WorkQueue}; N workers
- * call `reconcile(key, signal)`, never two on the same key. Results:
+ * call `reconcile(key, signal, object)`, never two on the same key. Results:
  * - returns nothing → success, the key's failure backoff is cleared;
  * - returns `{ requeueAfter }` → backoff cleared, the key comes back after that delay;
  * - throws → retried with the key's exponential backoff (5 ms doubling, capped);
  * - throws {@link TerminalError} → counted, logged, not retried (until the next event).
  * A throwing reconcile never kills a worker. Build controllers with {@link ControllerBuilder}.
  *
- * Stopping: the `stop` signal stops taking new keys and lets in-flight reconciles finish
- * within `drainTimeoutMs`, then releases the caches; the `abort` signal (lost leadership)
- * aborts their signal at once and keeps the caches, so a later `run` (the next term of
- * leadership) starts from a fresh queue filled from the synced caches.
+ * A controller is a leader {@link Runnable}: `start(signal)` runs one term. When `signal`
+ * aborts with a {@link LeaderElectionLostError} reason, in-flight reconciles see their signal
+ * abort at once and the caches are kept for the next term; any other reason is a graceful
+ * stop: no new keys, in-flight reconciles finish within `drainTimeoutMs`, caches released.
+ * Each term starts from a fresh queue filled from the synced caches.
  */
 import type { Logger } from 'pino';
 import type { GroupVersionKind } from '../kube/index.ts';
@@ -20,9 +21,11 @@ import {
   type BucketRateLimiterOptions,
 } from './backoff.ts';
 import type { CacheLease, CacheRegistry } from './cache-registry.ts';
-import type { Cache } from './cache.ts';
-import { TerminalError } from './errors.ts';
+import type { Cache, CacheReader } from './cache.ts';
+import { LeaderElectionLostError, TerminalError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
+import type { Runnable } from './runnable.ts';
+import type { IndexFunc } from './store.ts';
 import type { KubeObject, ObjectKey } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
 
@@ -31,22 +34,33 @@ export interface ReconcileResult {
   readonly requeueAfter?: number;
 }
 
-export type Reconciler = (key: ObjectKey, signal: AbortSignal) => Promise<ReconcileResult | void>;
+/**
+ * One pass for one key. `object` is the cached primary object (READ-ONLY; undefined once it
+ * is gone): reconcile from it, never from the event that woke the key.
+ */
+export type Reconciler<T extends KubeObject = KubeObject> = (
+  key: ObjectKey,
+  signal: AbortSignal,
+  object: T | undefined,
+) => Promise<ReconcileResult | void>;
 
 export type WatchEventType = 'add' | 'update' | 'delete';
 
-export interface WatchEvent {
+export interface WatchEvent<T extends KubeObject = KubeObject> {
   readonly type: WatchEventType;
-  readonly object: KubeObject;
+  readonly object: T;
   /** The previous object, for updates. */
-  readonly old?: KubeObject;
+  readonly old?: T;
 }
 
 /** Returns false to ignore an event. */
-export type EventFilter = (event: WatchEvent) => boolean;
+export type EventFilter<T extends KubeObject = KubeObject> = (event: WatchEvent<T>) => boolean;
 
 /** Maps an event's object to the keys to reconcile. `primary` is the `for` cache. */
-export type KeyMapper = (object: KubeObject, primary: Cache) => readonly ObjectKey[];
+export type KeyMapper<O extends KubeObject = KubeObject, P extends KubeObject = KubeObject> = (
+  object: O,
+  primary: CacheReader<P>,
+) => readonly ObjectKey[];
 
 export interface EventSource {
   readonly gvk: GroupVersionKind;
@@ -55,15 +69,17 @@ export interface EventSource {
   readonly filters: readonly EventFilter[];
 }
 
-export interface ControllerOptions {
+export interface ControllerOptions<T extends KubeObject = KubeObject> {
   readonly name: string;
   readonly caches: CacheRegistry;
   readonly logger: Logger;
   /** The first source is the primary (`for`) kind. */
   readonly sources: readonly EventSource[];
-  readonly reconcile: Reconciler;
+  readonly reconcile: Reconciler<T>;
   /** Filters applied to every source. */
   readonly filters?: readonly EventFilter[];
+  /** Indexes of the primary cache, registered when the caches are acquired. */
+  readonly indexes?: ReadonlyMap<string, IndexFunc<T>>;
   /** Default 1. */
   readonly workers?: number;
   /** Trailing-edge debounce of events per key, ms. Default 0 (off). */
@@ -76,17 +92,20 @@ export interface ControllerOptions {
   readonly drainTimeoutMs?: number;
 }
 
-export class Controller {
+export class Controller<T extends KubeObject = KubeObject> implements Runnable {
   readonly name: string;
+  readonly needLeaderElection = true;
   private currentQueue: WorkQueue;
   private queueUsed = false;
+  /** The primary (`for`) cache's lease, then one per other source, in source order. */
+  private primaryLease: CacheLease<T> | undefined;
   private leases: CacheLease<KubeObject>[] = [];
   private readonly unsubscribes: (() => void)[] = [];
   private readonly debounceTimers = new Map<ObjectKey, NodeJS.Timeout>();
   private readonly log: Logger;
   private preparing: Promise<void> | undefined;
 
-  constructor(private readonly options: ControllerOptions) {
+  constructor(private readonly options: ControllerOptions<T>) {
     if (options.sources.length === 0)
       throw new Error(`controller ${options.name}: no "for" kind given`);
     const workers = options.workers ?? 1;
@@ -117,24 +136,31 @@ export class Controller {
 
   /** Gives the caches back (idempotent); a later `prepare`/`run` acquires them again. */
   release(): void {
+    this.primaryLease?.release();
+    this.primaryLease = undefined;
     for (const lease of this.leases.splice(0)) lease.release();
     this.preparing = undefined;
   }
 
   /** The primary (`for`) cache; available after `prepare()`. */
-  get primary(): Cache {
-    const lease = this.leases[0];
+  get primary(): Cache<T> {
+    const lease = this.primaryLease;
     if (!lease) throw new Error(`controller ${this.name}: caches are not prepared yet`);
     return lease.cache;
   }
 
-  /** Acquires the shared caches of every source (every replica does this, leader or not). */
+  /** Acquires the shared caches of every source and registers the primary's indexes. */
   prepare(): Promise<void> {
     this.preparing ??= (async () => {
       const user = `controller:${this.name}`;
-      this.leases = await Promise.all(
-        this.options.sources.map((s) => this.options.caches.acquire(s.gvk, user, s.cluster)),
-      );
+      const [first, ...rest] = this.options.sources;
+      if (!first) throw new Error(`controller ${this.name}: no "for" kind given`);
+      const caches = this.options.caches;
+      [this.primaryLease, this.leases] = await Promise.all([
+        caches.acquire<T>(first.gvk, user, first.cluster),
+        Promise.all(rest.map((s) => caches.acquire(s.gvk, user, s.cluster))),
+      ]);
+      for (const [name, fn] of this.options.indexes ?? []) this.primary.addIndex(name, fn);
     })();
     return this.preparing;
   }
@@ -142,7 +168,10 @@ export class Controller {
   /** Waits until every source cache is synced. */
   async waitForSync(signal: AbortSignal): Promise<void> {
     await this.prepare();
-    await Promise.all(this.leases.map((l) => l.cache.waitForSync(signal)));
+    await Promise.all([
+      this.primary.waitForSync(signal),
+      ...this.leases.map((l) => l.cache.waitForSync(signal)),
+    ]);
   }
 
   /** Adds a key directly (e.g. from a timer elsewhere). */
@@ -160,35 +189,30 @@ export class Controller {
   }
 
   /**
-   * Runs until `stop` aborts (graceful: drain) or `abort` aborts (in-flight reconciles see
-   * their signal abort immediately). Releases its caches when done.
+   * Runs one term until `signal` aborts: gracefully (drain, release the caches), or at once
+   * when the reason is a {@link LeaderElectionLostError} (caches kept for the next term).
    */
-  async run(stop: AbortSignal, abort?: AbortSignal): Promise<void> {
-    // A queue shut down by a previous run cannot take keys again: each run gets a fresh one.
+  async start(signal: AbortSignal): Promise<void> {
+    // A queue shut down by a previous term cannot take keys again: each term gets a fresh one.
     if (this.queueUsed) this.currentQueue = this.newQueue();
     this.queueUsed = true;
     const hard = new AbortController();
-    const onAbort = (): void => hard.abort(abort?.reason);
-    abort?.addEventListener('abort', onAbort, { once: true });
-    if (abort?.aborted) hard.abort(abort.reason);
+    const onAbort = (): void => {
+      if (signal.reason instanceof LeaderElectionLostError) hard.abort(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
     const workers = this.options.workers ?? 1;
     this.options.metrics?.maxConcurrentReconciles.set({ controller: this.name }, workers);
     try {
       await this.prepare();
       this.subscribe();
-      await this.waitForSync(AbortSignal.any([stop, hard.signal])).catch(() => undefined);
+      await this.waitForSync(signal).catch(() => undefined);
       this.log.info({ workers }, 'controller started');
       const loops = Array.from({ length: workers }, () => this.worker(hard.signal));
       await new Promise<void>((resolve) => {
-        if (stop.aborted || hard.signal.aborted) return resolve();
-        // Removed again: a controller may run many terms against the same stop signal.
-        const done = (): void => {
-          stop.removeEventListener('abort', done);
-          hard.signal.removeEventListener('abort', done);
-          resolve();
-        };
-        stop.addEventListener('abort', done, { once: true });
-        hard.signal.addEventListener('abort', done, { once: true });
+        if (signal.aborted) return resolve();
+        signal.addEventListener('abort', () => resolve(), { once: true });
       });
       for (const t of this.debounceTimers.values()) clearTimeout(t);
       this.debounceTimers.clear();
@@ -202,29 +226,34 @@ export class Controller {
       await Promise.all(loops);
       this.log.info('controller stopped');
     } finally {
-      abort?.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       this.queue.shutDown();
       for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
-      // Aborted without a stop (leadership lost): keep the caches for the next term.
-      if (stop.aborted || !hard.signal.aborted) this.release();
+      // Leadership lost: keep the caches for the next term.
+      if (!hard.signal.aborted || !(hard.signal.reason instanceof LeaderElectionLostError)) {
+        this.release();
+      }
     }
   }
 
   private subscribe(): void {
     const common = this.options.filters ?? [];
+    const primary = this.primary;
     this.options.sources.forEach((source, i) => {
-      const lease = this.leases[i];
-      if (!lease) return;
+      const cache: Cache<KubeObject> | Cache<T> | undefined =
+        i === 0 ? primary : this.leases[i - 1]?.cache;
+      if (!cache) return;
       const handle = (event: WatchEvent): void => {
         for (const f of common) if (!f(event)) return;
         for (const f of source.filters) if (!f(event)) return;
-        for (const key of source.map(event.object, this.primary)) this.enqueue(key);
+        for (const key of source.map(event.object, primary)) this.enqueue(key);
       };
       this.unsubscribes.push(
-        lease.cache.subscribe({
-          onAdd: (object) => handle({ type: 'add', object }),
-          onUpdate: (old, object) => handle({ type: 'update', object, old }),
-          onDelete: (object) => handle({ type: 'delete', object }),
+        cache.subscribe({
+          onAdd: (object: KubeObject) => handle({ type: 'add', object }),
+          onUpdate: (old: KubeObject, object: KubeObject) =>
+            handle({ type: 'update', object, old }),
+          onDelete: (object: KubeObject) => handle({ type: 'delete', object }),
         }),
       );
     });
@@ -247,7 +276,7 @@ export class Controller {
     metrics?.activeWorkers.inc(labels);
     let result: 'success' | 'error' | 'requeue_after';
     try {
-      const outcome = await this.options.reconcile(key, signal);
+      const outcome = await this.options.reconcile(key, signal, this.primary.get(key));
       const after = outcome?.requeueAfter;
       this.queue.forget(key);
       if (after !== undefined && after > 0) {

@@ -14,7 +14,7 @@ export class TerminalError extends Error {
   }
 }
 
-/** This process held the leader lease and lost it; the manager stops and exits non-zero. */
+/** This process held the leader lease and lost it: the term ends, the manager rejoins the election. */
 export class LeaderElectionLostError extends Error {
   override readonly name = 'LeaderElectionLostError';
   constructor(

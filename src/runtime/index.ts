@@ -5,12 +5,14 @@
 export {
   Manager,
   EXIT_OK,
-  EXIT_LEADERSHIP_LOST,
+  EXIT_FAILED,
   EXIT_SHUTDOWN_TIMEOUT,
+  type LeaderElectionSettings,
   type ManagerOptions,
-  type ProbeResult,
-  type ReadinessCheck,
 } from './manager.ts';
+export { runnable, type Runnable } from './runnable.ts';
+export { Probes, type ProbeCheck, type ProbeKind, type ProbeResult } from './probes.ts';
+export { aborted, sleep, withDeadline, DeadlineError } from './time.ts';
 export { ControllerBuilder, generationChanged, type ControllerBuilderDeps } from './builder.ts';
 export {
   Controller,
@@ -29,7 +31,7 @@ export {
   type CacheLease,
   type CacheRegistryOptions,
 } from './cache-registry.ts';
-export { Cache, type CacheHandlers, type CacheOptions } from './cache.ts';
+export { Cache, type CacheHandlers, type CacheOptions, type CacheReader } from './cache.ts';
 export {
   Store,
   NAMESPACE_INDEX,

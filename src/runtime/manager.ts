@@ -1,19 +1,19 @@
 /**
- * The manager wires the runtime together and owns its lifecycle:
- * caches (every replica) → leader election → controllers (leader only); `/readyz` and
- * `/healthz` inputs; graceful shutdown with a deadline (a second SIGTERM/SIGINT forces exit).
- * On a lost lease it aborts in-flight reconciles, stops the controllers and rejoins the
- * election; everything that does not need leadership (caches, and the webhook server the
- * App runs beside it) keeps serving. It returns only when stopped.
+ * The manager owns every long-running part of a replica (controller-runtime's
+ * `Manager.Start(ctx)`): `start(signal)` starts the non-leader {@link Runnable}s (webhook
+ * server, TLS, render pools) at once, then stands for election and runs the leader runnables
+ * (controllers) for each term of leadership, until `signal` aborts.
  *
- * @example
- * const { kubeConfig } = loadKubeConfig({ kubeconfig: flags.kubeconfig });
- * const manager = new Manager({ kubeConfig, logger, registry,
- *   leaderElection: { namespace: 'kudo-system', name: 'planwright-leader' } });
- * manager.controller().named('instances').for(INSTANCE).owns(DEPLOYMENT).complete(reconcile);
- * manager.addReadinessCheck('tls', () => server.tlsReady);
- * manager.installSignalHandlers();
- * process.exitCode = await manager.start();
+ * * A lost lease ends one term, not the run: the leader runnables stop at once, the replica
+ *   rejoins the election, everything else keeps serving.
+ * * A runnable that fails (or returns before the signal aborted) is an unrecoverable error:
+ *   everything stops and `start` resolves {@link EXIT_FAILED}.
+ * * Shutdown is bounded by `shutdownTimeoutMs` ({@link EXIT_SHUTDOWN_TIMEOUT} when it passes);
+ *   the process's signal handler (one, in main.ts) forces the exit on a second signal.
+ * * `/readyz` and `/healthz` inputs live in {@link Manager.probes}; the manager adds the
+ *   liveness checks (event loop turning, watches alive).
+ *
+ * See examples/api/manager.ts.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -21,38 +21,43 @@ import type { Registry } from 'prom-client';
 import { KubeClient } from '../kube/index.ts';
 import { ControllerBuilder } from './builder.ts';
 import { CacheRegistry, LOCAL_CLUSTER } from './cache-registry.ts';
-import type { Controller } from './controller.ts';
+import { RuntimeConfigError } from './errors.ts';
 import { EventRecorder } from './events.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leaderelection.ts';
 import { RuntimeMetrics } from './metrics.ts';
+import { Probes } from './probes.ts';
+import type { Runnable } from './runnable.ts';
+import { aborted, withDeadline } from './time.ts';
+
+/** Lease settings of the manager; the client, logger and metrics are the manager's. */
+export type LeaderElectionSettings = Omit<LeaderElectionOptions, 'client' | 'logger' | 'metrics'>;
 
 export interface ManagerOptions {
   readonly kubeConfig: KubeConfig;
   readonly logger: Logger;
   /** Metrics are registered here (never on prom-client's global registry). */
   readonly registry: Registry;
-  /** Lease settings, or false to run controllers without election (single replica, tests). */
-  readonly leaderElection: false | Omit<LeaderElectionOptions, 'client' | 'logger' | 'metrics'>;
+  /** Lease settings, or false to run the leader runnables without election (one replica, tests). */
+  readonly leaderElection: false | LeaderElectionSettings;
   /** Graceful shutdown deadline. Default 30 s. */
   readonly shutdownTimeoutMs?: number;
   /** `source.component` of recorded Events. Default `planwright`. */
   readonly component?: string;
-  /** Watch inactivity timeout for all caches (tests shorten it). */
+  /** Watch inactivity timeout for all caches (tests shorten it). Default 3 min. */
   readonly inactivityMs?: number;
-}
-
-export type ReadinessCheck = () => boolean | Promise<boolean>;
-
-export interface ProbeResult {
-  readonly ok: boolean;
-  readonly checks: Readonly<Record<string, boolean>>;
+  /** `/healthz` fails when a watch in use shows no sign of life this long. Default 2 × inactivityMs. */
+  readonly watchStallMs?: number;
+  /** `/healthz` fails when the event loop did not turn for this long. Default 30 s. */
+  readonly eventLoopStallMs?: number;
 }
 
 /** Exit codes `start()` resolves with. */
 export const EXIT_OK = 0;
-/** No longer returned (a lost lease rejoins the election); kept for callers that name it. */
-export const EXIT_LEADERSHIP_LOST = 1;
+/** A runnable failed (an unrecoverable error); everything was stopped. */
+export const EXIT_FAILED = 1;
 export const EXIT_SHUTDOWN_TIMEOUT = 2;
+
+const DEFAULT_INACTIVITY_MS = 180_000;
 
 export class Manager {
   readonly client: KubeClient;
@@ -60,24 +65,27 @@ export class Manager {
   readonly metrics: RuntimeMetrics;
   readonly events: EventRecorder;
   readonly elector: LeaderElector | undefined;
-  private readonly controllers: Controller[] = [];
-  private readonly readiness = new Map<string, ReadinessCheck>();
+  /** The one readiness/liveness registry, served as `/readyz` and `/healthz`. */
+  readonly probes = new Probes();
+  private readonly runnables: Runnable[] = [];
   private readonly root = new AbortController();
   private readonly stopping = new AbortController();
   private readonly log: Logger;
   private started = false;
-  private lastProgress = Date.now();
+  private leading = false;
+  private lastTick = Date.now();
 
   constructor(private readonly options: ManagerOptions) {
     this.log = options.logger;
     this.client = new KubeClient(options.kubeConfig, LOCAL_CLUSTER);
     this.metrics = new RuntimeMetrics(options.registry);
+    const inactivityMs = options.inactivityMs ?? DEFAULT_INACTIVITY_MS;
     this.caches = new CacheRegistry({
       clients: new Map([[LOCAL_CLUSTER, this.client]]),
       logger: options.logger,
       signal: this.root.signal,
       metrics: this.metrics,
-      inactivityMs: options.inactivityMs,
+      inactivityMs,
     });
     this.events = new EventRecorder({
       client: this.client,
@@ -92,6 +100,15 @@ export class Manager {
           metrics: this.metrics,
         })
       : undefined;
+    const loopStallMs = options.eventLoopStallMs ?? 30_000;
+    const watchStallMs = options.watchStallMs ?? 2 * inactivityMs;
+    this.probes.addHealthz('event-loop', () => Date.now() - this.lastTick < loopStallMs);
+    this.probes.addHealthz('watches', async () => {
+      const stalled = await this.caches.stalledWatches(watchStallMs);
+      if (stalled.length > 0)
+        this.log.warn({ stalled, watchStallMs }, 'watches show no sign of life');
+      return stalled.length === 0;
+    });
   }
 
   /** A builder whose `complete()` registers the controller with this manager. */
@@ -104,20 +121,20 @@ export class Manager {
     });
   }
 
-  add(controller: Controller): void {
-    if (this.started)
-      throw new Error(`controller ${controller.name} added after the manager started`);
-    this.controllers.push(controller);
+  /** Registers a long-running part; before `start` only. */
+  add(runnable: Runnable): void {
+    if (this.started) {
+      throw new RuntimeConfigError(
+        `${runnable.name} added after the manager started; add every runnable before start()`,
+        'manager.add',
+      );
+    }
+    this.runnables.push(runnable);
   }
 
-  /** An extra `/readyz` input (e.g. TLS certificate loaded). */
-  addReadinessCheck(name: string, check: ReadinessCheck): void {
-    this.readiness.set(name, check);
-  }
-
-  /** True while this replica runs the controllers. */
+  /** True while this replica runs the leader runnables. */
   get isLeader(): boolean {
-    return this.elector ? this.elector.isLeader : this.started && !this.stopping.signal.aborted;
+    return this.leading;
   }
 
   /** Aborted when shutdown begins: hang long-running work of your own off it. */
@@ -125,138 +142,99 @@ export class Manager {
     return this.stopping.signal;
   }
 
-  /** `/readyz`: caches synced, every registered check true, not shutting down. */
-  async readyz(): Promise<ProbeResult> {
-    const checks: Record<string, boolean> = {
-      started: this.started && !this.stopping.signal.aborted,
-      caches: await this.caches.allSynced(),
-    };
-    for (const [name, check] of this.readiness) {
-      checks[name] = await Promise.resolve()
-        .then(check)
-        .catch(() => false);
-    }
-    return { ok: Object.values(checks).every(Boolean), checks };
-  }
-
-  /** `/healthz`: the process is alive and its event loop progresses. */
-  healthz(): ProbeResult {
-    const loop = Date.now() - this.lastProgress < 60_000;
-    return { ok: loop, checks: { eventLoop: loop } };
-  }
-
-  /** Begins a graceful shutdown (what the first SIGTERM does). */
-  stop(): void {
-    if (!this.stopping.signal.aborted) this.log.info('shutting down');
-    this.stopping.abort();
-  }
-
   /**
-   * SIGTERM/SIGINT → graceful stop; a second signal → `forceExit(1)`. Returns the uninstaller.
+   * Runs every runnable until `signal` aborts; resolves with the process exit code
+   * ({@link EXIT_OK}, {@link EXIT_FAILED}, {@link EXIT_SHUTDOWN_TIMEOUT}).
    */
-  installSignalHandlers(
-    proc: NodeJS.Process = process,
-    forceExit: (code: number) => void = (code) => proc.exit(code),
-  ): () => void {
-    let count = 0;
-    const onSignal = (sig: NodeJS.Signals): void => {
-      count += 1;
-      if (count === 1) {
-        this.log.info(
-          { signal: sig },
-          'signal received; stopping gracefully (send again to force)',
-        );
-        this.stop();
-      } else {
-        this.log.warn({ signal: sig }, 'second signal; exiting now');
-        forceExit(1);
-      }
-    };
-    proc.on('SIGTERM', onSignal);
-    proc.on('SIGINT', onSignal);
-    return () => {
-      proc.off('SIGTERM', onSignal);
-      proc.off('SIGINT', onSignal);
-    };
-  }
-
-  /**
-   * Runs until stopped; resolves with the process exit code ({@link EXIT_OK},
-   * {@link EXIT_SHUTDOWN_TIMEOUT}). A lost lease ends one term of leadership, not the run.
-   */
-  async start(): Promise<number> {
-    if (this.started) throw new Error('manager already started');
+  async start(signal: AbortSignal): Promise<number> {
+    if (this.started) throw new RuntimeConfigError('already started', 'manager.start');
     this.started = true;
-    const stop = this.stopping.signal;
-    const heartbeat = setInterval(() => (this.lastProgress = Date.now()), 5_000);
-    let code = EXIT_OK;
-    let running: Promise<void>[] = [];
+    const stop = this.stopping;
+    const onSignal = (): void => {
+      if (!stop.signal.aborted) this.log.info('shutting down');
+      stop.abort(signal.reason);
+    };
+    signal.addEventListener('abort', onSignal, { once: true });
+    if (signal.aborted) onSignal();
+    const heartbeat = setInterval(() => (this.lastTick = Date.now()), 1_000);
+    heartbeat.unref();
+    let failed = false;
+    const supervise = (runnable: Runnable, run: Promise<void>): Promise<void> =>
+      run.then(
+        () => {
+          if (stop.signal.aborted || runnable.needLeaderElection) return;
+          fail(runnable, new Error(`${runnable.name} stopped on its own`));
+        },
+        (err: unknown) => fail(runnable, err),
+      );
+    const fail = (runnable: Runnable, err: unknown): void => {
+      if (stop.signal.aborted) {
+        this.log.warn({ err, runnable: runnable.name }, 'runnable failed while stopping');
+        return;
+      }
+      failed = true;
+      this.log.error({ err, runnable: runnable.name }, 'unrecoverable error; stopping');
+      stop.abort(err);
+    };
+
+    // 1. Every replica: the webhook server, TLS, pools — and the caches they acquire.
+    const always = this.runnables
+      .filter((r) => !r.needLeaderElection)
+      .map((r) => supervise(r, r.start(stop.signal)));
+    let leaders: Promise<void>[] = [];
     try {
-      // 1. Caches, on every replica (admission reads them too).
-      await Promise.all(this.controllers.map((c) => c.prepare()));
-      while (!stop.aborted) {
-        // 2. Leader election gates the controllers.
-        const term = new AbortController();
+      while (!stop.signal.aborted) {
+        // 2. Leader election gates the leader runnables.
+        let term = stop.signal;
         if (this.elector) {
-          const leader = await this.elector.acquire(stop);
-          if (!leader) break;
-          const lost = this.elector.lost;
-          if (lost.aborted) term.abort(lost.reason);
-          else lost.addEventListener('abort', () => term.abort(lost.reason), { once: true });
+          if (!(await this.elector.acquire(stop.signal))) break;
+          term = AbortSignal.any([stop.signal, this.elector.lost]);
         }
         // 3. Controllers, leader only, for this term.
-        running = this.controllers.map((c) => c.run(stop, term.signal));
-        await firstAbort(stop, term.signal);
-        if (stop.aborted) break;
-        // Leadership lost: in-flight reconciles saw their signal abort; wait for the
-        // controllers to wind down, then stand for election again.
+        this.leading = true;
+        leaders = this.runnables
+          .filter((r) => r.needLeaderElection)
+          .map((r) => supervise(r, r.start(term)));
+        await aborted(term);
+        this.leading = false;
+        if (stop.signal.aborted) break;
+        // Leadership lost: the leader runnables stop at once; stand for election again.
         this.log.error(
-          { err: term.signal.reason as unknown },
+          { err: term.reason as unknown },
           'leadership lost; controllers stopped, rejoining the election (webhooks keep serving)',
         );
-        await Promise.all(running);
-        running = [];
+        await Promise.all(leaders);
+        leaders = [];
       }
     } finally {
-      this.stopping.abort();
-      const deadline = this.options.shutdownTimeoutMs ?? 30_000;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<boolean>(
-        (resolve) => (timer = setTimeout(() => resolve(true), deadline)),
+      this.leading = false;
+      stop.abort();
+      signal.removeEventListener('abort', onSignal);
+    }
+    const deadline = this.options.shutdownTimeoutMs ?? 30_000;
+    let late = false;
+    try {
+      await withDeadline(
+        (async () => {
+          await Promise.all([...leaders, ...always]);
+          await this.elector?.release();
+          await this.events.flush();
+          this.root.abort();
+          await this.caches.stop();
+        })(),
+        deadline,
+        'graceful shutdown',
       );
-      const finished = (async (): Promise<boolean> => {
-        await Promise.all(running);
-        for (const controller of this.controllers) controller.release();
-        await this.elector?.release();
-        await this.events.flush();
-        this.root.abort();
-        await this.caches.stop();
-        return false;
-      })();
-      const late = await Promise.race([finished, timedOut]);
-      clearTimeout(timer);
+    } catch (err) {
+      late = true;
+      this.log.error({ err, deadlineMs: deadline }, 'graceful shutdown did not finish in time');
+    } finally {
+      this.root.abort();
       clearInterval(heartbeat);
       this.client.close();
-      if (late) {
-        this.log.error({ deadlineMs: deadline }, 'graceful shutdown did not finish in time');
-        code = code === EXIT_OK ? EXIT_SHUTDOWN_TIMEOUT : code;
-      }
-      this.log.info({ code }, 'manager stopped');
     }
+    const code = failed ? EXIT_FAILED : late ? EXIT_SHUTDOWN_TIMEOUT : EXIT_OK;
+    this.log.info({ code }, 'manager stopped');
     return code;
   }
-}
-
-/** Resolves when either signal aborts; leaves no listener behind (terms may be many). */
-function firstAbort(a: AbortSignal, b: AbortSignal): Promise<void> {
-  if (a.aborted || b.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const done = (): void => {
-      a.removeEventListener('abort', done);
-      b.removeEventListener('abort', done);
-      resolve();
-    };
-    a.addEventListener('abort', done, { once: true });
-    b.addEventListener('abort', done, { once: true });
-  });
 }

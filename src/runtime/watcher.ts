@@ -14,7 +14,6 @@
  *   onEvent: (e) => { if (e.type === 'relisted') replaceAll(e.items); else apply(e); } });
  * await watcher.run(signal); // resolves after signal aborts
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import {
   ApiError,
@@ -24,6 +23,7 @@ import {
   statusToApiError,
 } from '../kube/index.ts';
 import { JitteredBackoff } from './backoff.ts';
+import { sleep } from './time.ts';
 import type { KubeObject } from './types.ts';
 
 export type WatcherEvent<T extends KubeObject> =
@@ -70,6 +70,10 @@ export class Watcher<T extends KubeObject> {
   private readonly timeoutSeconds: () => number;
   /** Incremented on each relist; lets tests and metrics observe them. */
   relists = 0;
+  /** When the loop last moved: a list page, a watch line, a stream end or a handled error. */
+  private lastActivity = Date.now();
+  /** End of the backoff sleep in progress (waiting on purpose is not being stuck). */
+  private waitingUntil = 0;
 
   constructor(private readonly options: WatcherOptions<T>) {
     this.backoff = options.backoff ?? new JitteredBackoff();
@@ -83,6 +87,20 @@ export class Watcher<T extends KubeObject> {
     return this.resourceVersion;
   }
 
+  /**
+   * How long the loop has shown no sign of life, ms (0 while it sleeps on purpose). An idle
+   * but healthy watch still gets a bookmark about every minute and reconnects after
+   * `inactivityMs`, so a value far above `inactivityMs` means the watch is wedged.
+   */
+  stalledMs(now: number = Date.now()): number {
+    if (now < this.waitingUntil) return 0;
+    return now - Math.max(this.lastActivity, this.waitingUntil);
+  }
+
+  private touch(): void {
+    this.lastActivity = Date.now();
+  }
+
   /** Runs until `signal` aborts. Never rejects. */
   async run(signal: AbortSignal): Promise<void> {
     const log = this.options.logger;
@@ -91,6 +109,7 @@ export class Watcher<T extends KubeObject> {
         if (this.resourceVersion === undefined) await this.relist(signal);
         if (signal.aborted) break;
         await this.watchOnce(signal);
+        this.touch();
         // The server closed the stream (timeoutSeconds or restart): resume from where we are.
         log.debug(
           { path: this.options.path, resourceVersion: this.resourceVersion },
@@ -98,13 +117,11 @@ export class Watcher<T extends KubeObject> {
         );
       } catch (err) {
         if (signal.aborted) break;
+        this.touch();
         this.options.onError?.(err);
         if (err instanceof ApiError && err.isGone) {
           // The resourceVersion is compacted away: the only way forward is a fresh list.
-          log.info(
-            { path: this.options.path, err: err.message },
-            'resourceVersion expired, relisting',
-          );
+          log.info({ path: this.options.path, err }, 'resourceVersion expired, relisting');
           this.resourceVersion = undefined;
           continue;
         }
@@ -113,14 +130,11 @@ export class Watcher<T extends KubeObject> {
             ? err.retryAfterSeconds * 1000
             : this.backoff.next();
         log.warn(
-          { path: this.options.path, err: errorMessage(err), retryInMs: Math.round(delay) },
+          { path: this.options.path, err, retryInMs: Math.round(delay) },
           'watch failed, retrying',
         );
-        try {
-          await sleep(delay, undefined, { signal });
-        } catch {
-          break; // aborted
-        }
+        this.waitingUntil = Date.now() + delay;
+        await sleep(delay, signal);
       }
     }
   }
@@ -152,6 +166,7 @@ export class Watcher<T extends KubeObject> {
         }
         throw err;
       }
+      this.touch();
       // List items carry no apiVersion/kind; fill them in once so consumers can rely on them.
       const kind = page.kind?.replace(/List$/, '');
       for (const item of page.items) {
@@ -183,6 +198,7 @@ export class Watcher<T extends KubeObject> {
         fieldSelector: this.options.fieldSelector,
       },
       onEvent: (raw) => {
+        this.touch();
         const line = raw as WatchLine<T>;
         const object = line.object;
         if (!object) return;
@@ -213,8 +229,4 @@ export class Watcher<T extends KubeObject> {
     const rv = object.metadata?.resourceVersion;
     if (rv) this.resourceVersion = rv;
   }
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -36,7 +36,6 @@ export {
   type AdmissionStatus,
   type StatusCause,
 } from './admission/review.ts';
-export type { ReadinessCheck } from './routes/health.ts';
 export type { CertificateSource, ServingCertificate } from './tls/source.ts';
 export { StaticCertificateSource } from './tls/static.ts';
 export {

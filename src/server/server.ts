@@ -7,7 +7,6 @@
  * const server = new WebhookServer({ port: 9443, tls, logger, registry: new Registry() });
  * server.registerMutating('instances', instanceMutator);
  * server.registerValidating('instances', instanceValidator);
- * server.addReadinessCheck('caches-synced', () => cache.synced);
  * const { port } = await server.start(rootSignal); // stops when rootSignal aborts
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,12 +21,8 @@ import type { AdmissionHandler, WebhookType } from './admission/handler.ts';
 import { admissionRoute } from './admission/route.ts';
 import { ServerConfigError, TlsError } from './errors.ts';
 import { ServerMetrics } from './metrics.ts';
-import {
-  healthzRoute,
-  ReadinessChecks,
-  readyzRoute,
-  type ReadinessCheck,
-} from './routes/health.ts';
+import { Probes } from '../runtime/index.ts';
+import { healthzRoute, readyzRoute } from './routes/health.ts';
 import type { CertificateSource, ServingCertificate } from './tls/source.ts';
 
 export interface WebhookServerOptions {
@@ -38,6 +33,11 @@ export interface WebhookServerOptions {
   readonly tls: CertificateSource;
   readonly logger: Logger;
   readonly registry: Registry;
+  /**
+   * The `/readyz` and `/healthz` registry (the manager's); the certificate source's checks
+   * are added to it. Default: a registry of the server's own.
+   */
+  readonly probes?: Probes;
   /**
    * Deadline for one handler call. Default 5 s: well under the apiserver's default webhook
    * timeout of 10 s, so the apiserver gets our reasoned denial rather than its own timeout.
@@ -68,12 +68,15 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
 };
 
 export class WebhookServer {
-  private readonly options: Required<Omit<WebhookServerOptions, 'host'>> & { host?: string };
+  private readonly options: Required<Omit<WebhookServerOptions, 'host' | 'probes'>> & {
+    host?: string;
+  };
+  /** Served as `/readyz` and `/healthz`. */
+  readonly probes: Probes;
   private readonly handlers: Record<WebhookType, Map<string, AdmissionHandler>> = {
     mutating: new Map(),
     validating: new Map(),
   };
-  private readonly readiness = new ReadinessChecks();
   private readonly metrics: ServerMetrics;
   private readonly stopController = new AbortController();
   private server: https.Server | undefined;
@@ -106,8 +109,9 @@ export class WebhookServer {
       shutdownGraceMs: positive('shutdownGraceMs', options.shutdownGraceMs ?? 5_000),
     };
     this.metrics = new ServerMetrics(options.registry);
+    this.probes = options.probes ?? new Probes();
     for (const [name, check] of Object.entries(options.tls.readinessChecks())) {
-      this.readiness.add(name, check);
+      this.probes.addReadyz(name, check);
     }
   }
 
@@ -119,11 +123,6 @@ export class WebhookServer {
   /** Serves `handler` at `/validate/<name>`; it must not return a patch. */
   registerValidating(name: string, handler: AdmissionHandler): void {
     this.register('validating', name, handler);
-  }
-
-  /** `/readyz` answers 200 only while every check returns true. */
-  addReadinessCheck(name: string, check: ReadinessCheck): void {
-    this.readiness.add(name, check);
   }
 
   /** The bound port, once started. */
@@ -280,8 +279,8 @@ export class WebhookServer {
     const app = express();
     app.disable('x-powered-by');
     app.disable('etag');
-    app.get('/healthz', healthzRoute());
-    app.get('/readyz', readyzRoute(this.readiness));
+    app.get('/healthz', healthzRoute(this.probes));
+    app.get('/readyz', readyzRoute(this.probes));
     app.get('/metrics', (_req: Request, res: Response, next: NextFunction) => {
       this.metrics.registry
         .metrics()

@@ -1,7 +1,7 @@
 /** `start`: runs the Planwright manager (what `npm start` runs). */
 import { Command, Option } from 'commander';
 import type { CliContext } from '../context.ts';
-import { CliError } from '../errors.ts';
+import { CliError, ManagerExitError } from '../errors.ts';
 import { globals } from '../options.ts';
 import { runStart, type StartOptions } from '../start.ts';
 
@@ -136,6 +136,6 @@ export function startCommand(ctx: CliContext): Command {
         err: (line: string) => ctx.term.err(line),
       };
       const code = await runStart(options, io, ctx.signal);
-      if (code !== 0) throw new CliError(`Planwright stopped with exit code ${code}`);
+      if (code !== 0) throw new ManagerExitError(code);
     });
 }

@@ -6,5 +6,6 @@ export {
   DEFAULT_OWNED_KINDS,
   FIELD_MANAGER,
   type InstanceControllerOptions,
+  type InstanceControllerSettings,
   type RemoteSettings,
 } from './instance-controller.ts';

@@ -54,10 +54,10 @@ export const DEFAULT_OWNED_KINDS: readonly GroupVersionKind[] = [
 export const FIELD_MANAGER = 'planwright';
 
 /** Spec changes (generation), deletion start, finalizer changes; never our own status writes. */
-export const instanceChanged: EventFilter = (event) => {
+export const instanceChanged: EventFilter<Instance> = (event) => {
   if (event.type !== 'update' || !event.old) return true;
-  const a = (event.old as unknown as Instance).metadata;
-  const b = (event.object as unknown as Instance).metadata;
+  const a = event.old.metadata;
+  const b = event.object.metadata;
   return (
     a?.generation !== b?.generation ||
     a?.deletionTimestamp !== b?.deletionTimestamp ||
@@ -68,24 +68,30 @@ export const instanceChanged: EventFilter = (event) => {
   );
 };
 
-export interface InstanceControllerOptions extends Pick<
+/** The controller's tunables, as the App's settings carry them (passed through unchanged). */
+export interface InstanceControllerSettings extends Pick<
   InstanceReconcilerOptions,
   | 'waitMinMs'
   | 'waitMaxMs'
   | 'stepTimeoutMs'
   | 'stepRetryLimit'
   | 'filter'
-  | 'templates'
   | 'pipeWaiterImage'
   | 'podExec'
 > {
-  readonly manager: Manager;
-  readonly logger: Logger;
-  readonly operatorVersions: OperatorVersionSource;
+  /** Parallel reconciles. Default 4. */
   readonly workers?: number;
+  /** Kinds whose events wake their Instance. Default {@link DEFAULT_OWNED_KINDS}. */
   readonly ownedKinds?: readonly GroupVersionKind[];
   /** Target clusters (spec.kubeConfig). */
   readonly remote?: RemoteSettings;
+}
+
+export interface InstanceControllerOptions extends InstanceControllerSettings {
+  readonly manager: Manager;
+  readonly logger: Logger;
+  readonly operatorVersions: OperatorVersionSource;
+  readonly templates?: InstanceReconcilerOptions['templates'];
   /** Where the drift metric is registered. */
   readonly registry?: Registry;
 }
@@ -133,82 +139,70 @@ class CachedWorkloadSource implements WorkloadSource {
   }
 }
 
-export function registerInstanceController(options: InstanceControllerOptions): Controller {
-  const { manager } = options;
+export function registerInstanceController(
+  options: InstanceControllerOptions,
+): Controller<Instance> {
+  const { manager, logger, operatorVersions, workers, ownedKinds, remote, registry, ...tuning } =
+    options;
   const ssa = new ServerSideApply({
     client: manager.client,
     mapper: manager.caches.mapper(),
     fieldManager: FIELD_MANAGER,
   });
-  const remote = options.remote ?? {};
+  const builder = manager
+    .controller()
+    .named('instances')
+    .for<Instance>(INSTANCE_GVK, instanceChanged)
+    .withIndex(INSTANCES_BY_OPERATOR_VERSION, instanceOperatorVersionKeys)
+    .watches(OPERATOR_VERSION_GVK, (ov, instances) =>
+      instances.byIndex(INSTANCES_BY_OPERATOR_VERSION, objectKey(ov)).map(objectKey),
+    )
+    .workers(workers ?? 4);
+  // The readiness kinds are always watched: the Ready condition reads their caches.
+  const watched = new Map(
+    [...READINESS_KINDS, ...(ownedKinds ?? DEFAULT_OWNED_KINDS)].map((g) => [gvkKey(g), g]),
+  );
+  for (const gvk of watched.values()) builder.watches(gvk, instanceKeysOf);
+  // Child Instances (operator in operator) wake their parent.
+  builder.watches<Instance>(INSTANCE_GVK, (child) =>
+    instanceKeysOf(child).filter((key) => key !== objectKey(child)),
+  );
   const watches = new InstanceWatches({
     caches: manager.caches,
-    logger: options.logger,
+    logger,
     enqueue: (key) => controller.enqueue(key),
   });
   const targets = new TargetClusters({
+    ...remote,
     home: ssa,
     caches: manager.caches,
     fieldManager: FIELD_MANAGER,
-    logger: options.logger,
-    ...(remote.allowUnsafeKubeconfig !== undefined
-      ? { allowUnsafeKubeconfig: remote.allowUnsafeKubeconfig }
-      : {}),
-    ...(remote.requestTimeoutMs !== undefined ? { requestTimeoutMs: remote.requestTimeoutMs } : {}),
-    ...(remote.maxConcurrentPerCluster !== undefined
-      ? { maxConcurrentPerCluster: remote.maxConcurrentPerCluster }
-      : {}),
+    logger,
     onClusterReplaced: (cluster) => watches.clusterReplaced(cluster),
   });
   const drift = new DriftKeeper(
-    options.registry
+    registry
       ? new Counter({
           name: 'planwright_drift_detected_total',
           help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
           labelNames: ['cluster', 'kind', 'mode'] as const,
-          registers: [options.registry],
+          registers: [registry],
         })
       : undefined,
   );
   const reconciler = new InstanceReconciler({
+    ...tuning,
     targets,
     watches,
     drift,
-    instances: { get: (key) => controller.primary.get(key) as Instance | undefined },
-    operatorVersions: options.operatorVersions,
+    instances: { get: (key) => controller.primary.get(key) },
+    operatorVersions,
     client: manager.client,
     ssa,
     events: manager.events,
-    logger: options.logger,
-    ...(options.templates ? { templates: options.templates } : {}),
+    logger,
     workloads: new CachedWorkloadSource(manager.caches),
-    ...(options.waitMinMs !== undefined ? { waitMinMs: options.waitMinMs } : {}),
-    ...(options.waitMaxMs !== undefined ? { waitMaxMs: options.waitMaxMs } : {}),
-    ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
-    ...(options.stepRetryLimit !== undefined ? { stepRetryLimit: options.stepRetryLimit } : {}),
-    ...(options.filter ? { filter: options.filter } : {}),
-    ...(options.pipeWaiterImage ? { pipeWaiterImage: options.pipeWaiterImage } : {}),
-    ...(options.podExec ? { podExec: options.podExec } : {}),
   });
-  let builder = manager
-    .controller()
-    .named('instances')
-    .for(INSTANCE_GVK, instanceChanged)
-    .watches(OPERATOR_VERSION_GVK, (ov) => {
-      const primary = controller.primary;
-      primary.addIndex(INSTANCES_BY_OPERATOR_VERSION, instanceOperatorVersionKeys);
-      return primary.byIndex(INSTANCES_BY_OPERATOR_VERSION, objectKey(ov)).map(objectKey);
-    })
-    .workers(options.workers ?? 4);
-  // The readiness kinds are always watched: the Ready condition reads their caches.
-  const watched = new Map(
-    [...READINESS_KINDS, ...(options.ownedKinds ?? DEFAULT_OWNED_KINDS)].map((g) => [gvkKey(g), g]),
-  );
-  for (const gvk of watched.values()) builder = builder.watches(gvk, instanceKeysOf);
-  // Child Instances (operator in operator) wake their parent.
-  builder = builder.watches(INSTANCE_GVK, (child) =>
-    instanceKeysOf(child).filter((key) => key !== objectKey(child)),
-  );
-  const controller: Controller = builder.complete(reconciler.reconcile);
+  const controller = builder.complete(reconciler.reconcile);
   return controller;
 }

@@ -17,7 +17,7 @@ import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { certificateNotAfter } from '../../pki/index.ts';
 import { ServerConfigError, TlsError } from '../errors.ts';
-import type { ReadinessCheck } from '../routes/health.ts';
+import type { ProbeCheck } from '../../runtime/index.ts';
 import type { CertificateSource, ServingCertificate } from './source.ts';
 
 export interface FileCertificateSourceOptions {
@@ -98,7 +98,7 @@ export class FileCertificateSource implements CertificateSource {
     this.listeners.push(listener);
   }
 
-  readinessChecks(): Readonly<Record<string, ReadinessCheck>> {
+  readinessChecks(): Readonly<Record<string, ProbeCheck>> {
     return { 'tls-certificate-loaded': () => this.certificate !== undefined };
   }
 

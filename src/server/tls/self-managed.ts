@@ -21,7 +21,7 @@ import type * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { certificateNotAfter } from '../../pki/index.ts';
 import { ServerConfigError, TlsError } from '../errors.ts';
-import type { ReadinessCheck } from '../routes/health.ts';
+import type { ProbeCheck } from '../../runtime/index.ts';
 import {
   ApiCaBundleInjector,
   WatchConfigurationChangeFeed,
@@ -150,7 +150,7 @@ export class SelfManagedTls implements CertificateSource {
     this.listeners.push(listener);
   }
 
-  readinessChecks(): Readonly<Record<string, ReadinessCheck>> {
+  readinessChecks(): Readonly<Record<string, ProbeCheck>> {
     return {
       'tls-certificate-loaded': () => this.certificate !== undefined,
       'tls-ca-bundle-injected': () =>

@@ -3,7 +3,7 @@
  * certificate, to hear about a new one, and readiness inputs; how it is made (self-managed
  * Secret, cert-manager files, a fixed pair in tests) is the source's business.
  */
-import type { ReadinessCheck } from '../routes/health.ts';
+import type { ProbeCheck } from '../../runtime/index.ts';
 
 export interface ServingCertificate {
   readonly certPem: string;
@@ -19,5 +19,5 @@ export interface CertificateSource {
   /** Called with every new certificate after it replaced the previous one. */
   onCertificate(listener: (certificate: ServingCertificate) => void): void;
   /** Named readiness inputs, e.g. `tls-certificate-loaded`, `tls-ca-bundle-injected`. */
-  readinessChecks(): Readonly<Record<string, ReadinessCheck>>;
+  readinessChecks(): Readonly<Record<string, ProbeCheck>>;
 }

@@ -12,7 +12,7 @@ import {
   createCertificateAuthority,
   issueCertificate,
 } from '../../pki/index.ts';
-import type { ReadinessCheck } from '../routes/health.ts';
+import type { ProbeCheck } from '../../runtime/index.ts';
 import type { CertificateSource, ServingCertificate } from './source.ts';
 
 export class StaticCertificateSource implements CertificateSource {
@@ -46,7 +46,7 @@ export class StaticCertificateSource implements CertificateSource {
 
   onCertificate(_listener: (certificate: ServingCertificate) => void): void {}
 
-  readinessChecks(): Readonly<Record<string, ReadinessCheck>> {
+  readinessChecks(): Readonly<Record<string, ProbeCheck>> {
     return { 'tls-certificate-loaded': () => true };
   }
 }

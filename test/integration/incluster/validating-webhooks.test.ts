@@ -37,6 +37,7 @@ describe('validating webhooks through the real apiserver and kubectl', () => {
   let ns: string;
   let app: App;
   let running: Promise<number>;
+  const appStop = new AbortController();
   let port: number;
   const loopback = StaticCertificateSource.forLoopback('validating-test');
   const injectorTls = StaticCertificateSource.forLoopback('injector-test');
@@ -75,15 +76,14 @@ describe('validating webhooks through the real apiserver and kubectl', () => {
       kubeConfig: kc,
       logger: pino({ level: process.env['PW_TEST_LOG'] ?? 'silent' }),
       registry: new Registry(),
+      manager: { leaderElection: false, shutdownTimeoutMs: 10_000 },
       webhook: { port: 0, host: '127.0.0.1', tls: loopback.source },
-      leaderElection: false,
-      controllerUsers: [],
+      admission: { controllerUsers: [] },
       // Admission only: the test writes plan status itself.
-      instanceFilter: () => false,
-      shutdownTimeoutMs: 10_000,
+      controller: { filter: () => false },
     });
-    port = (await app.startServer()) ?? 0;
-    running = app.run();
+    running = app.start(appStop.signal);
+    port = await app.listening;
     // Exactly what manifests/webhook holds, at our URL, for this namespace only.
     for (const manifest of await webhookConfigurations()) {
       await register(
@@ -165,7 +165,7 @@ describe('validating webhooks through the real apiserver and kubectl', () => {
     }
     injectorStop.abort();
     await injector.stop();
-    app.stop();
+    appStop.abort();
     await running;
     client.close();
   });

@@ -53,35 +53,37 @@ export async function startPlanwright(options: {
     kubeConfig: options.kubeConfig,
     logger,
     registry,
+    manager: { leaderElection: false, shutdownTimeoutMs: 10_000 },
     webhook: withWebhook ? { port: 0, host: '127.0.0.1', tls: loopback.source } : false,
-    leaderElection: false,
-    controllerUsers: [],
-    instanceFilter: (i) => inScope(i.metadata.namespace ?? ''),
-    waitMinMs: 200,
-    waitMaxMs: options.waitMaxMs ?? 3_000,
-    shutdownTimeoutMs: 10_000,
-    ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
-    ...(options.pipeWaiterImage ? { pipeWaiterImage: options.pipeWaiterImage } : {}),
+    admission: { controllerUsers: [] },
+    controller: {
+      filter: (i) => inScope(i.metadata.namespace ?? ''),
+      waitMinMs: 200,
+      waitMaxMs: options.waitMaxMs ?? 3_000,
+      stepTimeoutMs: options.stepTimeoutMs,
+      pipeWaiterImage: options.pipeWaiterImage,
+    },
   });
   const client = new KubeClient(options.kubeConfig);
+  const stop = new AbortController();
+  const running = app.start(stop.signal);
   let configName: string | undefined;
   if (withWebhook) {
-    const port = await app.startServer();
+    const port = await app.listening;
     configName = await registerLocalWebhook(client, {
-      url: `https://127.0.0.1:${port ?? 0}/mutate/instances`,
+      url: `https://127.0.0.1:${port}/mutate/instances`,
       caPem: loopback.caPem,
       name: uniqueName('pw-engine'),
       ...(prefix === undefined ? { namespaces: options.namespaces } : { namespacePrefix: prefix }),
     });
   }
-  const running = app.run();
   return {
     app,
     registry,
     logLines: lines,
     stop: async () => {
       if (configName) await unregisterWebhook(client, configName).catch(() => undefined);
-      app.stop();
+      stop.abort();
       await running;
       client.close();
     },

@@ -40,7 +40,7 @@ describe('controller on a real apiserver', () => {
   const running: Promise<void>[] = [];
   let namespace: string;
 
-  const start = (controller: Controller): void => void running.push(controller.run(root.signal));
+  const start = (controller: Controller): void => void running.push(controller.start(root.signal));
   const builder = (): ControllerBuilder => new ControllerBuilder({ caches, logger, metrics });
   const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 

@@ -55,8 +55,10 @@ describe('leader election', () => {
     const lease = uniqueName('lease');
     const a = manager(namespace, lease, 'a');
     const b = manager(namespace, lease, 'b');
-    const runA = a.start();
-    const runB = b.start();
+    const stopA = new AbortController();
+    const stopB = new AbortController();
+    const runA = a.start(stopA.signal);
+    const runB = b.start(stopB.signal);
     await waitFor('a leader', () => a.isLeader || b.isLeader);
     let both = 0;
     let none = 0;
@@ -68,9 +70,11 @@ describe('leader election', () => {
     expect(both).toBe(0);
     expect(none).toBe(0);
 
-    const [leader, standby, leaderRun] = a.isLeader ? [a, b, runA] : [b, a, runB];
+    const [leaderStop, standby, standbyStop, leaderRun] = a.isLeader
+      ? [stopA, b, stopB, runA]
+      : [stopB, a, stopA, runB];
     const stoppedAt = Date.now();
-    leader.stop();
+    leaderStop.abort();
     expect(await leaderRun).toBe(EXIT_OK);
     await waitFor('standby takes over', () => standby.isLeader, { timeoutMs: 10_000 });
     // Released (empty holder): no need to wait out the 3 s lease.
@@ -79,7 +83,7 @@ describe('leader election', () => {
       .makeApiClient(k8s.CoordinationV1Api)
       .readNamespacedLease({ namespace, name: lease });
     expect(lease2.spec?.holderIdentity).toBe(standby === a ? 'a' : 'b');
-    standby.stop();
+    standbyStop.abort();
     expect(await (standby === a ? runA : runB)).toBe(EXIT_OK);
   });
 
@@ -104,7 +108,8 @@ describe('leader election', () => {
       child.once('exit', (code) => reject(new Error(`child exited early with ${code}`)));
     });
     const standby = manager(namespace, lease, 'standby');
-    const run = standby.start();
+    const stop = new AbortController();
+    const run = standby.start(stop.signal);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(standby.isLeader).toBe(false);
 
@@ -119,7 +124,7 @@ describe('leader election', () => {
     expect(takeover).toBeLessThan(
       LEASE_TIMINGS.leaseDurationMs + 1.2 * LEASE_TIMINGS.retryPeriodMs + 2_000,
     );
-    standby.stop();
+    stop.abort();
     expect(await run).toBe(EXIT_OK);
   });
 
@@ -148,7 +153,8 @@ describe('leader election', () => {
         inFlight -= 1;
       });
     let exited = false;
-    const run = m.start().then((code) => {
+    const stop = new AbortController();
+    const run = m.start(stop.signal).then((code) => {
       exited = true;
       return code;
     });
@@ -181,7 +187,7 @@ describe('leader election', () => {
     expect(after.spec?.holderIdentity).toBe('victim');
     expect(concurrent).toBe(1);
     expect(exited).toBe(false);
-    m.stop();
+    stop.abort();
     expect(await run).toBe(EXIT_OK);
     expect(m.isLeader).toBe(false);
   });

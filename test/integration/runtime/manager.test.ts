@@ -1,13 +1,14 @@
 // Manager and cache registry on the shared control plane: shared caches and dropping unused
 // ones, readiness, Events, signals, and a shutdown that leaves no handles or timers behind.
 import { describe, expect, it } from '@jest/globals';
-import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient } from '../../../src/kube/index.ts';
 import { CacheRegistry } from '../../../src/runtime/cache-registry.ts';
-import { EXIT_OK, Manager } from '../../../src/runtime/manager.ts';
+import { EXIT_FAILED, EXIT_OK, Manager } from '../../../src/runtime/manager.ts';
+import { runnable } from '../../../src/runtime/runnable.ts';
+import { aborted } from '../../../src/runtime/time.ts';
 import { createTestNamespace, kubeConfig, uniqueName } from '../../support/cluster.ts';
 import { waitFor } from '../../support/wait.ts';
 import { LEASE_TIMINGS } from './fixtures/timings.ts';
@@ -73,7 +74,7 @@ describe('manager', () => {
       shutdownTimeoutMs: 10_000,
     });
     let tlsReady = false;
-    manager.addReadinessCheck('tls', () => tlsReady);
+    manager.probes.addReadyz('tls', () => tlsReady);
     const reconciled: string[] = [];
     const controller = manager
       .controller()
@@ -83,17 +84,18 @@ describe('manager', () => {
         if (key.startsWith(`${namespace}/`)) reconciled.push(key);
         return Promise.resolve();
       });
-    expect((await manager.readyz()).ok).toBe(false);
-    const run = manager.start();
+    expect((await manager.probes.readyz()).ok).toBe(false);
+    const stop = new AbortController();
+    const run = manager.start(stop.signal);
     await waitFor('leader', () => manager.isLeader);
     await controller.waitForSync(manager.signal);
-    expect(await manager.readyz()).toEqual({
-      ok: false,
-      checks: { started: true, caches: true, tls: false },
-    });
+    expect(await manager.probes.readyz()).toEqual({ ok: false, checks: { tls: false } });
     tlsReady = true;
-    expect((await manager.readyz()).ok).toBe(true);
-    expect(manager.healthz().ok).toBe(true);
+    expect((await manager.probes.readyz()).ok).toBe(true);
+    expect(await manager.probes.healthz()).toEqual({
+      ok: true,
+      checks: { 'event-loop': true, watches: true },
+    });
 
     const created = await manager.client.request<{ metadata: { uid: string } }>({
       method: 'POST',
@@ -120,9 +122,8 @@ describe('manager', () => {
       involvedObject: { uid: created.metadata.uid },
     });
 
-    manager.stop();
+    stop.abort();
     expect(await run).toBe(EXIT_OK);
-    expect((await manager.readyz()).ok).toBe(false);
     await sleep(50);
     const after = handles();
     for (const [type, count] of after) {
@@ -133,25 +134,32 @@ describe('manager', () => {
     }
   });
 
-  it('stops gracefully on the first signal and forces exit on the second', async () => {
+  it('runs non-leader runnables on every replica and stops everything when one fails', async () => {
     const manager = new Manager({
       kubeConfig: kubeConfig(),
       logger,
       registry: new Registry(),
       leaderElection: false,
     });
-    const proc = new EventEmitter() as unknown as NodeJS.Process;
-    const exits: number[] = [];
-    const uninstall = manager.installSignalHandlers(proc, (code) => exits.push(code));
-    const run = manager.start();
-    await waitFor('running', () => manager.isLeader);
-    proc.emit('SIGTERM', 'SIGTERM');
-    expect(manager.signal.aborted).toBe(true);
-    expect(exits).toEqual([]);
-    proc.emit('SIGINT', 'SIGINT');
-    expect(exits).toEqual([1]);
-    expect(await run).toBe(EXIT_OK);
-    uninstall();
-    expect((proc as unknown as EventEmitter).listenerCount('SIGTERM')).toBe(0);
+    const seen: string[] = [];
+    manager.add(
+      runnable('steady', false, async (signal) => {
+        seen.push('steady started');
+        await aborted(signal);
+        seen.push(`steady stopped: ${String((signal.reason as Error).message)}`);
+      }),
+    );
+    manager.add(
+      runnable('broken', false, async () => {
+        await sleep(100);
+        throw new Error('port in use');
+      }),
+    );
+    const code = await manager.start(new AbortController().signal);
+    expect(code).toBe(EXIT_FAILED);
+    expect(seen).toEqual(['steady started', 'steady stopped: port in use']);
+    expect(() => manager.add(runnable('late', false, () => Promise.resolve()))).toThrow(
+      /added after the manager started/,
+    );
   });
 });

@@ -94,7 +94,7 @@ describe('WebhookServer', () => {
           ctx.signal.addEventListener('abort', () => clearTimeout(t));
         }),
     );
-    server.addReadinessCheck('external', () => ready);
+    server.probes.addReadyz('external', () => ready);
     ({ port } = await server.start(stop.signal));
   });
 
@@ -250,7 +250,7 @@ describe('WebhookServer', () => {
     expect((await httpsRequest({ port, path: '/healthz', ca: ca.certPem })).status).toBe(200);
     const notReady = await httpsRequest({ port, path: '/readyz', ca: ca.certPem });
     expect(notReady.status).toBe(503);
-    expect(JSON.parse(notReady.text)).toMatchObject({ ready: false, checks: { external: false } });
+    expect(JSON.parse(notReady.text)).toMatchObject({ ok: false, checks: { external: false } });
     ready = true;
     const nowReady = await httpsRequest({ port, path: '/readyz', ca: ca.certPem });
     expect(nowReady.status).toBe(200);

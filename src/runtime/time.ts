@@ -1,0 +1,53 @@
+/**
+ * The code base's timing helpers: an abortable sleep and a deadline on a promise. Both clear
+ * their timer and listener on every path, so nothing keeps the process alive after a stop.
+ */
+
+/** Waits `ms`, or less when `signal` aborts first. Never rejects. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** `work` did not settle within its deadline. */
+export class DeadlineError extends Error {
+  override readonly name = 'DeadlineError';
+  constructor(
+    readonly what: string,
+    readonly deadlineMs: number,
+  ) {
+    super(`${what}: no result within ${deadlineMs / 1000} s`);
+  }
+}
+
+/**
+ * `work`'s result, or a {@link DeadlineError} after `ms`. The work itself is not cancelled:
+ * give it a signal of its own (e.g. `AbortSignal.timeout`) when it can be.
+ */
+export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(what, ms)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves when `signal` aborts (at once if it already has). */
+export function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+}
