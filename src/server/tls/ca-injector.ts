@@ -7,15 +7,14 @@
  * from a {@link ConfigurationChangeFeed}: here a client-node watch, later possibly the shared
  * runtime cache. The caller also re-checks periodically, in case a watch event was missed.
  *
- * @example
- * const injector = new ApiCaBundleInjector(kubeConfig, [{ kind: 'validating', name: 'planwright' }]);
- * await injector.inject(bundlePem);
- * new WatchConfigurationChangeFeed(kubeConfig, logger).subscribe(refs, () => wake(), signal);
+ * Both talk to the API through src/kube's KubeClient; the feed is the runtime's Watcher (list +
+ * watch, relist on 410, jittered backoff), one per configuration by name.
  */
-import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { ApiError, type KubeClient } from '../../kube/index.ts';
+import { Watcher } from '../../runtime/index.ts';
 import { CaInjectionError } from '../errors.ts';
-import { messageOf, statusOf } from './secret-store.ts';
+import { messageOf } from './secret-store.ts';
 
 export interface WebhookConfigurationRef {
   readonly kind: 'mutating' | 'validating';
@@ -37,21 +36,22 @@ export interface ConfigurationChangeFeed {
 }
 
 interface WebhookConfiguration {
-  readonly metadata?: { readonly resourceVersion?: string };
+  readonly metadata?: { readonly name?: string; readonly resourceVersion?: string };
   readonly webhooks?: ReadonlyArray<{ readonly clientConfig?: { readonly caBundle?: string } }>;
 }
 
 const MAX_ATTEMPTS = 5;
+const REQUEST_TIMEOUT_MS = 10_000;
+
+function collection(ref: WebhookConfigurationRef): string {
+  return `/apis/admissionregistration.k8s.io/v1/${ref.kind}webhookconfigurations`;
+}
 
 export class ApiCaBundleInjector implements CaBundleInjector {
-  private readonly api: k8s.AdmissionregistrationV1Api;
-
   constructor(
-    kubeConfig: k8s.KubeConfig,
+    private readonly client: KubeClient,
     private readonly refs: readonly WebhookConfigurationRef[],
-  ) {
-    this.api = kubeConfig.makeApiClient(k8s.AdmissionregistrationV1Api);
-  }
+  ) {}
 
   async inject(bundlePem: string): Promise<void> {
     const caBundle = Buffer.from(bundlePem).toString('base64');
@@ -61,15 +61,16 @@ export class ApiCaBundleInjector implements CaBundleInjector {
   private async injectOne(ref: WebhookConfigurationRef, caBundle: string): Promise<void> {
     const what = `${ref.kind === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration'} ${ref.name}`;
     for (let attempt = 1; ; attempt++) {
+      const path = `${collection(ref)}/${ref.name}`;
       let current: WebhookConfiguration;
       try {
-        current =
-          ref.kind === 'mutating'
-            ? await this.api.readMutatingWebhookConfiguration({ name: ref.name })
-            : await this.api.readValidatingWebhookConfiguration({ name: ref.name });
+        current = await this.client.request<WebhookConfiguration>({
+          path,
+          timeoutMs: REQUEST_TIMEOUT_MS,
+        });
       } catch (err) {
         throw new CaInjectionError(
-          statusOf(err) === 404
+          err instanceof ApiError && err.statusCode === 404
             ? 'does not exist; apply the webhook manifests (the CA bundle is injected into it)'
             : `cannot read: ${messageOf(err)}`,
           what,
@@ -97,12 +98,16 @@ export class ApiCaBundleInjector implements CaBundleInjector {
         ...ops,
       ];
       try {
-        if (ref.kind === 'mutating')
-          await this.api.patchMutatingWebhookConfiguration({ name: ref.name, body });
-        else await this.api.patchValidatingWebhookConfiguration({ name: ref.name, body });
+        await this.client.request({
+          method: 'PATCH',
+          path,
+          body,
+          contentType: 'application/json-patch+json',
+          timeoutMs: REQUEST_TIMEOUT_MS,
+        });
         return;
       } catch (err) {
-        const status = statusOf(err);
+        const status = err instanceof ApiError ? err.statusCode : undefined;
         // 409/422: the object moved under us (the `test` failed); read again.
         if ((status === 409 || status === 422) && attempt < MAX_ATTEMPTS) continue;
         throw new CaInjectionError(`cannot patch caBundle: ${messageOf(err)}`, what, {
@@ -113,10 +118,10 @@ export class ApiCaBundleInjector implements CaBundleInjector {
   }
 }
 
-/** Watches each configuration by name with client-node's `Watch`, restarting with backoff. */
+/** Watches each configuration by name with the runtime's {@link Watcher}. */
 export class WatchConfigurationChangeFeed implements ConfigurationChangeFeed {
   constructor(
-    private readonly kubeConfig: k8s.KubeConfig,
+    private readonly client: KubeClient,
     private readonly logger: Logger,
   ) {}
 
@@ -125,57 +130,15 @@ export class WatchConfigurationChangeFeed implements ConfigurationChangeFeed {
     onChange: () => void,
     signal: AbortSignal,
   ): void {
-    for (const ref of refs) void this.watchLoop(ref, onChange, signal);
-  }
-
-  private async watchLoop(
-    ref: WebhookConfigurationRef,
-    onChange: () => void,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const watch = new k8s.Watch(this.kubeConfig);
-    const path = `/apis/admissionregistration.k8s.io/v1/${ref.kind}webhookconfigurations`;
-    let failures = 0;
-    while (!signal.aborted) {
-      const started = Date.now();
-      await new Promise<void>((resolve) => {
-        let controller: AbortController | undefined;
-        const onAbort = (): void => controller?.abort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        const finish = (err?: unknown): void => {
-          signal.removeEventListener('abort', onAbort);
-          if (err && !signal.aborted) {
-            this.logger.debug(
-              { err: messageOf(err), configuration: ref.name },
-              'webhook configuration watch ended',
-            );
-          }
-          resolve();
-        };
-        watch
-          .watch(path, { fieldSelector: `metadata.name=${ref.name}` }, () => onChange(), finish)
-          .then((c) => {
-            controller = c;
-            if (signal.aborted) c.abort();
-          })
-          .catch(finish);
-      });
-      if (signal.aborted) return;
-      // Each new watch starts with the current state (ADDED), so a missed change is caught.
-      failures = Date.now() - started < 1000 ? failures + 1 : 0;
-      await sleep(Math.min(30_000, 200 * 2 ** Math.min(failures, 8)), signal);
+    for (const ref of refs) {
+      // Every (re)list delivers the current state too, so a change missed meanwhile is seen.
+      void new Watcher<WebhookConfiguration>({
+        client: this.client,
+        path: collection(ref),
+        fieldSelector: `metadata.name=${ref.name}`,
+        logger: this.logger.child({ configuration: ref.name }),
+        onEvent: () => onChange(),
+      }).run(signal);
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -6,7 +6,7 @@
  * Keys: `ca.crt`, `ca.key`, `tls.crt`, `tls.key`, and during a CA rollover `ca-next.crt`,
  * `ca-next.key`, `ca-previous.crt` (timestamps in annotations).
  */
-import * as k8s from '@kubernetes/client-node';
+import { ApiError, type KubeClient } from '../../kube/index.ts';
 import { TlsError } from '../errors.ts';
 import type { TlsMaterial } from './rotation.ts';
 
@@ -28,25 +28,46 @@ export interface TlsMaterialStore {
   readonly description: string;
 }
 
+/** The fields of a Secret this store reads and writes. */
+interface Secret {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly type?: string;
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly resourceVersion?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+/** Timeout of one request; the caller's loop retries with backoff. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
 export class SecretTlsStore implements TlsMaterialStore {
   readonly description: string;
-  private readonly core: k8s.CoreV1Api;
+  private readonly collection: string;
 
   constructor(
-    kubeConfig: k8s.KubeConfig,
+    private readonly client: KubeClient,
     private readonly namespace: string,
     private readonly name: string,
   ) {
-    this.core = kubeConfig.makeApiClient(k8s.CoreV1Api);
+    this.collection = `/api/v1/namespaces/${namespace}/secrets`;
     this.description = `Secret ${namespace}/${name}`;
   }
 
   async read(): Promise<StoredMaterial | undefined> {
-    let secret: k8s.V1Secret;
+    let secret: Secret;
     try {
-      secret = await this.core.readNamespacedSecret({ name: this.name, namespace: this.namespace });
+      secret = await this.client.request<Secret>({
+        path: `${this.collection}/${this.name}`,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+      });
     } catch (err) {
-      if (statusOf(err) === 404) return undefined;
+      if (err instanceof ApiError && err.statusCode === 404) return undefined;
       throw new TlsError(`cannot read: ${messageOf(err)}`, this.description, { cause: err });
     }
     return {
@@ -57,32 +78,35 @@ export class SecretTlsStore implements TlsMaterialStore {
 
   async create(material: TlsMaterial): Promise<'created' | 'exists'> {
     try {
-      await this.core.createNamespacedSecret({
-        namespace: this.namespace,
+      await this.client.request({
+        method: 'POST',
+        path: this.collection,
         body: this.encode(material),
+        timeoutMs: REQUEST_TIMEOUT_MS,
       });
       return 'created';
     } catch (err) {
-      if (statusOf(err) === 409) return 'exists';
+      if (err instanceof ApiError && err.statusCode === 409) return 'exists';
       throw new TlsError(`cannot create: ${messageOf(err)}`, this.description, { cause: err });
     }
   }
 
   async update(material: TlsMaterial, resourceVersion: string): Promise<'updated' | 'conflict'> {
     try {
-      await this.core.replaceNamespacedSecret({
-        name: this.name,
-        namespace: this.namespace,
+      await this.client.request({
+        method: 'PUT',
+        path: `${this.collection}/${this.name}`,
         body: this.encode(material, resourceVersion),
+        timeoutMs: REQUEST_TIMEOUT_MS,
       });
       return 'updated';
     } catch (err) {
-      if (statusOf(err) === 409) return 'conflict';
+      if (err instanceof ApiError && err.statusCode === 409) return 'conflict';
       throw new TlsError(`cannot update: ${messageOf(err)}`, this.description, { cause: err });
     }
   }
 
-  private encode(material: TlsMaterial, resourceVersion?: string): k8s.V1Secret {
+  private encode(material: TlsMaterial, resourceVersion?: string): Secret {
     const b64 = (s: string): string => Buffer.from(s).toString('base64');
     const data: Record<string, string> = {
       'ca.crt': b64(material.ca.certPem),
@@ -116,7 +140,7 @@ export class SecretTlsStore implements TlsMaterialStore {
   }
 }
 
-function decode(secret: k8s.V1Secret): TlsMaterial | undefined {
+function decode(secret: Secret): TlsMaterial | undefined {
   const data = secret.data ?? {};
   const get = (key: string): string | undefined => {
     const value = data[key];
@@ -149,24 +173,7 @@ function parseDate(value: string | undefined): Date | undefined {
   return Number.isNaN(d.getTime()) ? undefined : d;
 }
 
-/** HTTP status of a client-node error, if it has one. */
-export function statusOf(err: unknown): number | undefined {
-  if (err instanceof k8s.ApiException) return err.code;
-  return undefined;
-}
-
+/** The API's own message (ApiError carries verb, path, status and the Status message). */
 export function messageOf(err: unknown): string {
-  if (err instanceof k8s.ApiException) {
-    const body: unknown = err.body;
-    if (typeof body === 'string') {
-      try {
-        const parsed = JSON.parse(body) as { message?: string };
-        if (parsed.message) return `${err.code}: ${parsed.message}`;
-      } catch {
-        // Not a Status; fall through.
-      }
-    }
-    return `HTTP ${err.code}`;
-  }
   return err instanceof Error ? err.message : String(err);
 }

@@ -19,6 +19,8 @@
  */
 import type * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { KubeClient } from '../../kube/index.ts';
+import { JitteredBackoff, sleep } from '../../runtime/index.ts';
 import { certificateNotAfter } from '../../pki/index.ts';
 import { ServerConfigError, TlsError } from '../errors.ts';
 import type { ProbeCheck } from '../../runtime/index.ts';
@@ -83,9 +85,11 @@ export class SelfManagedTls implements CertificateSource {
   private certificate: ServingCertificate | undefined;
   private injectedBundle: string | undefined;
   private wantedBundle: string | undefined;
-  private wake: (() => void) | undefined;
-  private pendingWake = false;
+  /** Aborted to cut the current wait short (a configuration changed). */
+  private wake = new AbortController();
   private started = false;
+  /** The API client of the default parts (closed when the loop ends). */
+  private readonly client: KubeClient | undefined;
 
   constructor(options: SelfManagedTlsOptions) {
     for (const key of ['namespace', 'secretName', 'serviceName'] as const) {
@@ -129,10 +133,15 @@ export class SelfManagedTls implements CertificateSource {
       ipAddresses: [...(options.ipAddresses ?? [])],
     };
     this.refs = options.webhookConfigurations;
-    this.store = options.store ?? new SecretTlsStore(options.kubeConfig, ns, options.secretName);
-    this.injector = options.injector ?? new ApiCaBundleInjector(options.kubeConfig, this.refs);
-    this.changeFeed =
-      options.changeFeed ?? new WatchConfigurationChangeFeed(options.kubeConfig, this.logger);
+    const client =
+      options.store && options.injector && options.changeFeed
+        ? undefined
+        : new KubeClient(options.kubeConfig);
+    this.client = client;
+    const api = (): KubeClient => client as KubeClient;
+    this.store = options.store ?? new SecretTlsStore(api(), ns, options.secretName);
+    this.injector = options.injector ?? new ApiCaBundleInjector(api(), this.refs);
+    this.changeFeed = options.changeFeed ?? new WatchConfigurationChangeFeed(api(), this.logger);
   }
 
   start(signal: AbortSignal): void {
@@ -170,22 +179,27 @@ export class SelfManagedTls implements CertificateSource {
   }
 
   private async run(signal: AbortSignal): Promise<void> {
-    let failures = 0;
-    while (!signal.aborted) {
-      let delay: number;
-      try {
-        const material = await this.reconcile();
-        failures = 0;
-        delay = Math.max(
-          50,
-          Math.min(this.checkIntervalMs, nextDue(material, this.policy).getTime() - Date.now()),
-        );
-      } catch (err) {
-        failures++;
-        delay = Math.min(this.maxRetryDelayMs, 250 * 2 ** Math.min(failures, 10));
-        this.logger.error({ err, retryInMs: delay }, 'self-managed TLS check failed');
+    const backoff = new JitteredBackoff({ initialMs: 250, maxMs: this.maxRetryDelayMs });
+    try {
+      while (!signal.aborted) {
+        let delay: number;
+        try {
+          const material = await this.reconcile();
+          backoff.reset();
+          delay = Math.max(
+            50,
+            Math.min(this.checkIntervalMs, nextDue(material, this.policy).getTime() - Date.now()),
+          );
+        } catch (err) {
+          delay = backoff.next();
+          this.logger.error({ err, retryInMs: Math.round(delay) }, 'self-managed TLS check failed');
+        }
+        const wake = this.wake;
+        if (!wake.signal.aborted) await sleep(delay, AbortSignal.any([signal, wake.signal]));
+        this.wake = new AbortController();
       }
-      await this.sleep(delay, signal);
+    } finally {
+      this.client?.close();
     }
   }
 
@@ -223,26 +237,6 @@ export class SelfManagedTls implements CertificateSource {
   }
 
   private trigger(): void {
-    this.pendingWake = true;
-    this.wake?.();
-  }
-
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
-    if (this.pendingWake) {
-      this.pendingWake = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.wake = undefined;
-        this.pendingWake = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-      signal.addEventListener('abort', done, { once: true });
-    });
+    this.wake.abort();
   }
 }
