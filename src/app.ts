@@ -84,8 +84,10 @@ export class App {
   readonly renderPool: RenderPool;
   /** Decodes array/map parameter values for the webhook: its own workers, never queued behind renders. */
   readonly admissionPool: RenderPool;
-  /** Resolves with the webhook server's port once it listens. */
+  /** Resolves with the webhook server's port once it listens; rejects if the App stops first. */
   readonly listening: Promise<number>;
+  private listened: ((port: number) => void) | undefined;
+  private notListening: ((reason: Error) => void) | undefined;
   private readonly logger: Logger;
   /** The shared caches admission reads, once acquired (the leader's controller shares them). */
   private operatorVersionCache: Cache<OperatorVersion> | undefined;
@@ -123,6 +125,12 @@ export class App {
       cache: { get: (key) => this.operatorVersionCache?.get(key) },
       live,
     });
+    this.listening = new Promise<number>((resolve, reject) => {
+      this.listened = resolve;
+      this.notListening = reject;
+    });
+    // Callers that do not wait for the port must not see an unhandled rejection.
+    this.listening.catch(() => undefined);
     const manager = this.manager;
     manager.add(pool('render-pool', this.renderPool));
     if (settings.webhook) {
@@ -165,17 +173,15 @@ export class App {
       );
       manager.probes.addReadyz(INSTANCE_CACHE_CHECK, () => this.instanceCache?.isSynced === true);
       manager.add(pool('admission-pool', this.admissionPool));
-      let listening!: (port: number) => void;
-      this.listening = new Promise<number>((resolve) => (listening = resolve));
       manager.add(
         runnable('webhook-server', false, async (signal) => {
-          listening((await server.start(signal)).port);
+          this.listened?.((await server.start(signal)).port);
           await aborted(signal);
           await server.stop();
         }),
       );
     } else {
-      this.listening = new Promise<number>(() => undefined);
+      this.notListening?.(new Error('the App has no webhook server (webhook: false)'));
     }
     registerInstanceController({
       ...settings.controller,
@@ -188,8 +194,12 @@ export class App {
   }
 
   /** Runs everything until `signal` aborts; resolves with the exit code (see Manager). */
-  start(signal: AbortSignal): Promise<number> {
-    return this.manager.start(signal);
+  async start(signal: AbortSignal): Promise<number> {
+    try {
+      return await this.manager.start(signal);
+    } finally {
+      this.notListening?.(new Error('the App stopped before its webhook server listened'));
+    }
   }
 
   /**

@@ -106,7 +106,7 @@ export async function runPlanwright(
       io.err(`Installed CRDs: ${crds.join(', ')}.`);
     }
     const running = app.start(stop.signal);
-    const port = await Promise.race([app.listening, running.then(() => undefined)]);
+    const port = await app.listening.catch(() => undefined);
     if (port === undefined) return await running;
     io.err(
       `Webhook server listening on https://${options.inCluster ? '0.0.0.0' : '127.0.0.1'}:${port}.`,

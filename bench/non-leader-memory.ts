@@ -1,0 +1,172 @@
+// Memory of a non-leader replica with 1,000 Deployments in the cluster, for two checkouts side
+// by side in the same run: `planwright start` from BENCH_BASELINE_ROOT (e.g. an extracted
+// older commit with node_modules) and from this checkout, alternating, each as a child process
+// against one local control plane whose leader Lease is held by someone else. After /readyz
+// answers 200 and a settle time (a replica that warms more caches finishes listing them), the
+// child's RSS (/proc) and V8 heap (its /metrics) are sampled.
+// Run: BENCH_BASELINE_ROOT=/tmp/base node --import ./scripts/register-ts.mjs bench/non-leader-memory.ts [deployments=1000] [rounds=2]
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import { installCrds } from '../src/cli/install.ts';
+import { KubeClient } from '../src/kube/index.ts';
+import { startLocalCluster } from '../src/localcluster/index.ts';
+import { sleep } from '../src/runtime/time.ts';
+import { pool } from './pool.ts';
+
+const total = Number(process.argv[2] ?? 1_000);
+const rounds = Number(process.argv[3] ?? 2);
+const settleMs = Number(process.env['BENCH_SETTLE_MS'] ?? 20_000);
+const baseline = process.env['BENCH_BASELINE_ROOT'];
+const variants: { name: string; root: string }[] = [
+  ...(baseline ? [{ name: `baseline (${baseline})`, root: baseline }] : []),
+  { name: 'this checkout', root: process.cwd() },
+];
+const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(0);
+
+function get(port: number, path: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      { host: '127.0.0.1', port, path, rejectUnauthorized: false, timeout: 2_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+  });
+}
+
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return Number(kb ?? 0) * 1024;
+}
+
+function metric(text: string, name: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(' ')[1] ?? NaN);
+}
+
+async function measure(root: string, kubeconfig: string, port: number): Promise<number[]> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      './scripts/register-ts.mjs',
+      'src/main.ts',
+      'start',
+      '--kubeconfig',
+      kubeconfig,
+      '--webhook-port',
+      String(port),
+      '--namespace',
+      'default',
+    ],
+    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`replica not ready in 120 s:\n${stderr}`);
+      const ready = await get(port, '/readyz').catch(() => undefined);
+      if (ready?.status === 200) break;
+      await sleep(250);
+    }
+    await sleep(settleMs);
+    let rss = 0;
+    let heap = 0;
+    for (let i = 0; i < 5; i++) {
+      rss = Math.max(rss, rssOf(child.pid ?? 0));
+      const text = (await get(port, '/metrics')).text;
+      heap = Math.max(heap, metric(text, 'nodejs_heap_size_used_bytes'));
+      await sleep(1_000);
+    }
+    return [rss, heap];
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const cluster = await startLocalCluster({ mode: 'bare', onProgress: (l) => console.error(l) });
+try {
+  const kc = new KubeConfig();
+  kc.loadFromFile(cluster.kubeconfigPath);
+  const client = new KubeClient(kc);
+  await installCrds(client);
+  await client.request({
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: { metadata: { name: 'bench' } },
+  });
+  // Someone else leads for the whole run: every replica started here is a non-leader.
+  await client.request({
+    method: 'POST',
+    path: '/apis/coordination.k8s.io/v1/namespaces/default/leases',
+    body: {
+      metadata: { name: 'planwright-leader' },
+      spec: {
+        holderIdentity: 'bench-leader',
+        leaseDurationSeconds: 3600,
+        renewTime: new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'),
+      },
+    },
+  });
+  const t = performance.now();
+  await pool(total, 32, (i) =>
+    client.request({
+      method: 'POST',
+      path: '/apis/apps/v1/namespaces/bench/deployments',
+      body: {
+        metadata: { name: `web-${i}`, labels: { app: 'web', shard: String(i % 10) } },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: `web-${i}` } },
+          template: {
+            metadata: { labels: { app: `web-${i}` } },
+            spec: {
+              containers: [
+                {
+                  name: 'web',
+                  image: 'nginx:1.27',
+                  ports: [{ containerPort: 80 }],
+                  env: [{ name: 'GREETING', value: 'hello '.repeat(20) }],
+                  resources: { requests: { cpu: '10m', memory: '16Mi' } },
+                },
+              ],
+            },
+          },
+        },
+      },
+    }),
+  );
+  client.close();
+  console.error(`created ${total} Deployments in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const results = new Map<string, number[][]>();
+  let port = 19_443;
+  for (let round = 0; round < rounds; round++) {
+    for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
+      const sample = await measure(v.root, cluster.kubeconfigPath, port++);
+      console.error(`round ${round + 1} ${v.name}: RSS ${mib(sample[0] ?? 0)} MiB`);
+      results.set(v.name, [...(results.get(v.name) ?? []), sample]);
+    }
+  }
+  console.log(
+    `non-leader replica, ${total} Deployments in the cluster, settle ${settleMs / 1000} s:`,
+  );
+  for (const [name, samples] of results) {
+    const rss = samples.map((s) => mib(s[0] ?? 0)).join(', ');
+    const heap = samples.map((s) => mib(s[1] ?? 0)).join(', ');
+    console.log(`  ${name}: RSS ${rss} MiB; V8 heap used ${heap} MiB`);
+  }
+} finally {
+  await cluster.stop();
+}
