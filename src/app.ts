@@ -14,12 +14,15 @@ import {
   CachedOperatorVersionSource,
   LiveOperatorSource,
   LiveOperatorVersionSource,
-  OPERATOR_VERSION_GVK,
   registerAdmissionWebhooks,
 } from './kudo/admission/index.ts';
-import type { Instance, OperatorVersion } from './kudo/api/types.ts';
 import {
   INSTANCE_GVK,
+  OPERATOR_VERSION_GVK,
+  type Instance,
+  type OperatorVersion,
+} from './kudo/api/index.ts';
+import {
   registerInstanceController,
   type InstanceControllerSettings,
 } from './kudo/controller/index.ts';

@@ -8,7 +8,7 @@ import { operatorVersionRef } from '../api/read.ts';
 import type { Instance, OperatorVersion } from '../api/types.ts';
 import type { ParameterDecoder, ParameterValidator } from '../params/validator.ts';
 import { instanceShapeProblems, withoutNullFields } from './shape.ts';
-import type { OperatorVersionSource } from './source.ts';
+import type { OperatorVersionSource } from '../api/contracts.ts';
 import type { DecisionInput } from './types.ts';
 
 export interface GatherOptions {

@@ -10,18 +10,11 @@
  * const ov = await source.get('default', 'zookeeper-3.6.2-0.3.3', signal);
  */
 import { ApiError, type KubeClient } from '../../kube/index.ts';
+import { OPERATOR_VERSION_GVK, type OperatorVersionSource } from '../api/contracts.ts';
 import { KUDO_GROUP, KUDO_VERSION, type Operator, type OperatorVersion } from '../api/types.ts';
 
-export const OPERATOR_VERSION_GVK = {
-  group: KUDO_GROUP,
-  version: KUDO_VERSION,
-  kind: 'OperatorVersion',
-} as const;
-
-export interface OperatorVersionSource {
-  /** The OperatorVersion, or undefined when it does not exist. Other failures throw. */
-  get(namespace: string, name: string, signal?: AbortSignal): Promise<OperatorVersion | undefined>;
-}
+// The contracts live in kudo/api; re-exported where admission's users have always found them.
+export { OPERATOR_VERSION_GVK, type OperatorVersionSource };
 
 export class OperatorVersionLookupError extends Error {
   override readonly name = 'OperatorVersionLookupError';

@@ -1,3 +1,4 @@
 /** The kudo.dev/v1beta1 API: types, constants and small readers. */
 export * from './types.ts';
 export * from './read.ts';
+export * from './contracts.ts';

@@ -15,10 +15,13 @@ import {
   type KubeObject,
   type Manager,
 } from '../../runtime/index.ts';
-import type { OperatorVersionSource } from '../admission/index.ts';
-import { OPERATOR_VERSION_GVK } from '../admission/index.ts';
+import {
+  INSTANCE_GVK,
+  OPERATOR_VERSION_GVK,
+  type OperatorVersionSource,
+} from '../api/contracts.ts';
 import { instanceOperatorVersionKeys, INSTANCES_BY_OPERATOR_VERSION } from '../api/read.ts';
-import { KUDO_GROUP, KUDO_VERSION, type Instance } from '../api/types.ts';
+import { KUDO_GROUP, type Instance } from '../api/types.ts';
 import { Counter, type Registry } from 'prom-client';
 import {
   ANNOTATION_DRIFT,
@@ -33,11 +36,7 @@ import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
 import { READINESS_KINDS } from '../health/readiness.ts';
 import { HERITAGE_KUDO, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
 
-export const INSTANCE_GVK: GroupVersionKind = {
-  group: KUDO_GROUP,
-  version: KUDO_VERSION,
-  kind: 'Instance',
-};
+export { INSTANCE_GVK };
 
 /**
  * Kinds whose changes decide health over time; their events wake the Instance that owns them

@@ -11,7 +11,7 @@ import type { ServerSideApply } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { ApiError } from '../../kube/errors.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
-import type { OperatorVersionSource } from '../admission/index.ts';
+import type { OperatorVersionSource } from '../api/contracts.ts';
 import { isTerminal, operatorVersionRef } from '../api/read.ts';
 import {
   CLEANUP_FINALIZER,
