@@ -4,11 +4,7 @@
  * we would send?), and `remove`. Objects are plain JSON; the REST mapping comes from the
  * {@link ResourceMapper}. Status and managedFields are never sent.
  *
- * @example
- * const ssa = new ServerSideApply({ client, mapper, fieldManager: 'planwright' });
- * const live = await ssa.get(obj);
- * if (!live || !isUnchanged(desired, live)) await ssa.apply(desired);
- * await ssa.remove(obj); // true when gone or going
+ * See examples/api/kube.ts.
  */
 import type { KubeClient } from './client.ts';
 import { ApiError } from './errors.ts';

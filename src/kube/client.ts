@@ -4,12 +4,7 @@
  * hide: raw status codes, Retry-After, streaming watches with an inactivity timeout, and one
  * keep-alive connection pool per cluster that is closed on shutdown (no open handles).
  *
- * @example
- * const client = new KubeClient(kc, 'local');
- * const cms = await client.request<{ items: unknown[] }>({ path: '/api/v1/configmaps', query: { limit: 500 } });
- * await client.watch({ path: '/api/v1/configmaps', query: { resourceVersion: rv }, inactivityMs: 180_000, signal,
- *   onEvent: (event) => console.log(event) });
- * client.close();
+ * See examples/api/kube.ts.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';

@@ -3,9 +3,7 @@
  * then `KUBECONFIG`, then `~/.kube/config`); in a pod, the service-account files. Problems are
  * reported naming what is missing and where it was looked for.
  *
- * @example
- * const { kubeConfig, source } = loadKubeConfig({ kubeconfig: args.kubeconfig });
- * logger.info({ source }, 'API configuration loaded');
+ * See examples/api/kube.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';

@@ -13,11 +13,7 @@ export interface StatusBody {
 /**
  * A non-2xx answer from the apiserver (or a watch ERROR event).
  *
- * @example
- * try { await client.request({ path }) } catch (err) {
- *   if (err instanceof ApiError && err.statusCode === 404) return undefined;
- *   throw err;
- * }
+ * See examples/api/kube.ts.
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';

@@ -2,11 +2,7 @@
  * Group/version/kind ↔ REST resource mapping, learned from API discovery and remembered per
  * client. Built-in core kinds and custom resources are handled the same way.
  *
- * @example
- * const mapper = new ResourceMapper(client);
- * const cm = await mapper.resolve({ group: '', version: 'v1', kind: 'ConfigMap' });
- * cm.plural;                       // 'configmaps'
- * collectionPath(cm, 'default');   // '/api/v1/namespaces/default/configmaps'
+ * See examples/api/kube.ts.
  */
 import type { KubeClient } from './client.ts';
 import { ApiError, UnknownKindError } from './errors.ts';

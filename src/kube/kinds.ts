@@ -5,9 +5,7 @@
  * the package author can fix). Discovery is asked afresh on every miss: a kind that a CRD
  * applied by an earlier step provides is found as soon as the server serves it.
  *
- * @example
- * const r = await resolveKind(mapper, client, obj.apiVersion, obj.kind, signal);
- * if (r.state === 'converted') obj = r.removed.convert(obj);
+ * See examples/api/kube.ts.
  */
 import type { KubeClient } from './client.ts';
 import { ApiError, UnknownKindError } from './errors.ts';

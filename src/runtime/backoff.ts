@@ -1,9 +1,7 @@
 /**
  * Backoff policies. Both are pure bookkeeping (no timers): callers sleep on their own signal.
  *
- * @example
- * const backoff = new JitteredBackoff();            // 0.8 s → 30 s, jittered, reset after 2 min healthy
- * for (;;) { try { await once(); backoff.succeeded(); } catch { await sleep(backoff.next(), undefined, { signal }); } }
+ * See examples/api/runtime.ts.
  */
 
 export interface JitteredBackoffOptions {

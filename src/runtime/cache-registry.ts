@@ -7,12 +7,7 @@
  * The cluster key is part of every cache key from the start: `local` is the home cluster;
  * remote clusters are added with `addCluster(key, client)`.
  *
- * @example
- * const registry = new CacheRegistry({ clients: new Map([['local', client]]), logger, signal });
- * const lease = await registry.acquire<ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap' }, 'admission');
- * await lease.cache.synced;
- * lease.cache.get('default/x');
- * lease.release(); // the cache stays while others use it
+ * See examples/api/runtime.ts.
  */
 import type { Logger } from 'pino';
 import type { KubeClient } from '../kube/index.ts';

@@ -7,12 +7,7 @@
  * (`structuredClone`) before mutating. A relist swaps in a complete new store atomically and
  * reports the differences (including deletions that happened during the gap) to handlers.
  *
- * @example
- * const cache = registry.get<ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap' });
- * await cache.synced;
- * cache.get('default/my-config');
- * cache.byIndex(NAMESPACE_INDEX, 'default');
- * const unsubscribe = cache.subscribe({ onAdd: (cm) => queue.add(objectKey(cm)) });
+ * See examples/api/runtime.ts.
  */
 import type { Logger } from 'pino';
 import { collectionPath, type KubeClient, type ResourceMapping } from '../kube/index.ts';

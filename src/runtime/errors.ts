@@ -4,8 +4,7 @@
  * Thrown from `reconcile` when retrying cannot help (invalid spec, missing dependency that a
  * person must fix). Counted, logged, and not retried until the next event for the key.
  *
- * @example
- * if (!spec.version) throw new TerminalError(`Instance ${key}: spec.version is empty; set it`);
+ * See examples/api/runtime.ts.
  */
 export class TerminalError extends Error {
   override readonly name = 'TerminalError';

@@ -3,9 +3,7 @@
  * the same (object, type, reason, message) bump `count` instead of creating new Events.
  * Recording never throws and never blocks the caller; failures are logged.
  *
- * @example
- * recorder.record(instance, 'Normal', 'PlanStarted', 'plan "deploy" started');
- * await recorder.flush(); // on shutdown
+ * See examples/api/runtime.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';

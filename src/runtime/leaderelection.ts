@@ -11,14 +11,7 @@
  * leader steps down at the renew deadline, before its lease can expire for anyone else, two
  * terms never overlap.
  *
- * @example
- * const elector = new LeaderElector({ client, namespace: 'kudo-system', name: 'planwright', logger });
- * while (await elector.acquire(signal)) {
- *   const term = elector.lost;            // this term's signal
- *   … run controllers until term or signal aborts …
- *   if (signal.aborted) break;            // else: lost, rejoin
- * }
- * await elector.release();
+ * See examples/api/runtime.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';

@@ -2,10 +2,7 @@
  * Prometheus metrics under the names controller-runtime uses, so existing dashboards work.
  * Registered on the `Registry` passed in — never the global default registry.
  *
- * @example
- * const registry = new Registry();
- * const metrics = new RuntimeMetrics(registry);
- * // …after work: await registry.metrics()
+ * See examples/api/runtime.ts.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 

@@ -4,9 +4,7 @@
  * object must copy it first (`structuredClone(obj)`); the store never copies on read, which is
  * what keeps a cache of 10,000 objects cheap.
  *
- * @example
- * const store = Store.from(items, new Map([['namespace', byNamespace]]));
- * store.byIndex('namespace', 'default');
+ * See examples/api/runtime.ts.
  */
 import { objectKey, type KubeObject, type ObjectKey } from './types.ts';
 

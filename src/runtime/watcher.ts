@@ -9,10 +9,7 @@
  * synchronously and in order. A relist is delivered as ONE `relisted` event carrying the
  * complete new list, so the consumer can build a fresh store and swap it in atomically.
  *
- * @example
- * const watcher = new Watcher({ client, path: '/api/v1/configmaps', logger,
- *   onEvent: (e) => { if (e.type === 'relisted') replaceAll(e.items); else apply(e); } });
- * await watcher.run(signal); // resolves after signal aborts
+ * See examples/api/runtime.ts.
  */
 import type { Logger } from 'pino';
 import {

@@ -4,12 +4,7 @@
  * re-queue it once `done` is called; delayed adds keep the earliest requested time; failures
  * back off per key (5 ms doubling to 1000 s) until `forget`.
  *
- * @example
- * const queue = new WorkQueue({ name: 'instances' });
- * queue.add('default/zk');
- * const key = await queue.get();     // undefined once shut down
- * try { await work(key); queue.forget(key); } catch { queue.addRateLimited(key); } finally { queue.done(key); }
- * await queue.shutDownWithDrain(10_000);
+ * See examples/api/runtime.ts.
  */
 import type { BucketRateLimiter } from './backoff.ts';
 import { ItemExponentialBackoff } from './backoff.ts';

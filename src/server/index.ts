@@ -3,13 +3,7 @@
  * readiness and metrics, with a certificate it manages itself (or reads from cert-manager's
  * files). Knows nothing of KUDO: handlers are registered by the domain layer.
  *
- * @example
- * const tls = new SelfManagedTls({ kubeConfig, namespace: 'planwright-system',
- *   secretName: 'planwright-webhook-tls', serviceName: 'planwright-webhook',
- *   mutatingConfigurations: ['planwright'], validatingConfigurations: ['planwright'], logger });
- * const server = new WebhookServer({ port: 9443, tls, logger, registry });
- * server.registerValidating('instances', (request) => allow());
- * await server.start(signal);
+ * See examples/api/server.ts.
  */
 export { WebhookServer, type WebhookServerOptions } from './server.ts';
 export {

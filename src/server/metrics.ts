@@ -2,10 +2,7 @@
  * Prometheus metrics of the webhook server, registered on the `Registry` passed in (never
  * prom-client's global one, so two servers in one process — tests — do not collide).
  *
- * @example
- * const metrics = new ServerMetrics(new Registry());
- * const done = metrics.begin('instances', 'mutating');
- * done('allowed');
+ * See examples/api/server.ts.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { WebhookType } from './admission/handler.ts';

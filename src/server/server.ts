@@ -3,11 +3,7 @@
  * `/readyz`, `/metrics`. Handlers and readiness checks are registered from outside; the
  * certificate comes from a {@link CertificateSource} and is swapped in place when it changes.
  *
- * @example
- * const server = new WebhookServer({ port: 9443, tls, logger, registry: new Registry() });
- * server.registerMutating('instances', instanceMutator);
- * server.registerValidating('instances', instanceValidator);
- * const { port } = await server.start(rootSignal); // stops when rootSignal aborts
+ * See examples/api/server.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';

@@ -4,9 +4,7 @@
  * the old version's defaults). Generic Kubernetes knowledge: callers decide when to use it
  * (only when discovery says the old version is not served) and tell the user.
  *
- * @example
- * const removed = removedApi('policy/v1beta1', 'PodDisruptionBudget');
- * if (removed) apply(removed.convert(pdb)); // a policy/v1 PodDisruptionBudget
+ * See examples/api/kube.ts.
  */
 import { convertCustomResourceDefinition } from './crd.ts';
 import type { Json } from './json.ts';

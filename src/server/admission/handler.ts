@@ -2,9 +2,7 @@
  * The handler contract and the guarded call around it: a deadline, exceptions turned into a
  * 500 denial naming the webhook, and the rule that a validating webhook never patches.
  *
- * @example
- * const handler: AdmissionHandler = async (request, { signal, dryRun }) =>
- *   request.object?.['metadata'] ? allow() : denyForbidden('no metadata');
+ * See examples/api/server.ts.
  */
 import type { Logger } from 'pino';
 import { HandlerTimeoutError } from '../errors.ts';

@@ -2,12 +2,7 @@
  * What a handler returns, and how it becomes an AdmissionReview response. Handlers build
  * small results with the helpers below instead of AdmissionReview JSON.
  *
- * @example
- * return allow();
- * return denyInvalid('spec.size cannot change while plan "deploy" runs',
- *   [{ field: 'spec.size', message: 'plan "deploy" is running since 12:03' }]);
- * return denyForbidden('deletion is refused while plan "upgrade" runs');
- * return patch([{ op: 'add', path: '/metadata/labels/x', value: 'y' }], { warnings: ['…'] });
+ * See examples/api/server.ts.
  */
 import type { AdmissionResponse, AdmissionStatus, StatusCause } from './review.ts';
 

@@ -2,8 +2,7 @@
  * AdmissionReview v1 types (only the fields Planwright reads or writes) and the parser that
  * turns an untrusted request body into a typed request or an {@link AdmissionInputError}.
  *
- * @example
- * const request = parseAdmissionReview(JSON.parse(body)); // throws AdmissionInputError (400)
+ * See examples/api/server.ts.
  */
 import { AdmissionInputError } from '../errors.ts';
 

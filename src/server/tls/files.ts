@@ -6,9 +6,7 @@
  * matching pair, and handed to the server for a hot swap. A broken pair is logged and the
  * previous certificate kept.
  *
- * @example
- * const tls = new FileCertificateSource({ directory: '/tmp/k8s-webhook-server/serving-certs', logger });
- * const server = new WebhookServer({ port: 9443, tls, logger, registry });
+ * See examples/api/server.ts.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';

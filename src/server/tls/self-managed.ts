@@ -9,13 +9,7 @@
  * configuration changes. Because every replica re-reads the Secret before injecting, a stale
  * replica cannot put an old bundle back.
  *
- * @example
- * const tls = new SelfManagedTls({
- *   kubeConfig, logger, namespace: 'planwright-system', secretName: 'planwright-webhook-tls',
- *   serviceName: 'planwright-webhook',
- *   webhookConfigurations: [{ kind: 'mutating', name: 'planwright' }, { kind: 'validating', name: 'planwright' }],
- * });
- * const server = new WebhookServer({ port: 9443, tls, logger, registry });
+ * See examples/api/server.ts.
  */
 import type * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';

@@ -2,10 +2,7 @@
  * A fixed certificate: for tests, benchmarks and local runs where something else made the
  * pair. No rotation.
  *
- * @example
- * const tls = new StaticCertificateSource({ certPem, keyPem });
- * // or, for a webhook the local apiserver calls at https://127.0.0.1:<port>/…:
- * const { source, caPem } = StaticCertificateSource.forLoopback('planwright-local');
+ * See examples/api/server.ts.
  */
 import {
   certificateNotAfter,
