@@ -75,7 +75,8 @@ async function measure(root: string, kubeconfig: string, port: number): Promise<
   try {
     const deadline = Date.now() + 120_000;
     for (;;) {
-      if (Date.now() > deadline) throw new Error(`replica not ready in 120 s:\n${stderr}`);
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`replica not ready (exit ${child.exitCode}):\n${stderr}`);
       const ready = await get(port, '/readyz').catch(() => undefined);
       if (ready?.status === 200) break;
       await sleep(250);

@@ -25,6 +25,7 @@ import { httpsRequest } from '../../support/https.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { waitFor } from '../../support/wait.ts';
+import { createInstance, createOperatorVersion } from './objects.ts';
 
 interface Probe {
   readonly status: number;
@@ -243,21 +244,8 @@ describe('liveness', () => {
     // Objects of both kinds admission caches, changed every 200 ms so a healthy watch always
     // has bytes to deliver (the stall limit below is far shorter than the bookmark period).
     const ovName = uniqueName('ov');
-    await admin.request({
-      method: 'POST',
-      path: `/apis/kudo.dev/v1beta1/namespaces/${namespace}/operatorversions`,
-      body: validOperatorVersion(ovName, namespace),
-    });
-    await admin.request({
-      method: 'POST',
-      path: `/apis/kudo.dev/v1beta1/namespaces/${namespace}/instances`,
-      body: {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'Instance',
-        metadata: { name: 'tick', namespace },
-        spec: { operatorVersion: { name: ovName } },
-      },
-    });
+    await createOperatorVersion(admin, validOperatorVersion(ovName, namespace));
+    await createInstance(admin, namespace, 'tick', ovName);
     let tick = 0;
     const churn = setInterval(() => {
       tick++;

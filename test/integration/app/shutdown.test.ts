@@ -11,9 +11,11 @@ import { createInterface } from 'node:readline';
 import { KubeClient } from '../../../src/kube/index.ts';
 import { createTestNamespace, kubeConfig, testCluster, uniqueName } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
+import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { waitFor } from '../../support/wait.ts';
 import { call, startPlanwrightChild } from '../kudo-engine/fixtures/child.ts';
 import type { ChildSettings } from '../kudo-engine/fixtures/planwright-child.ts';
+import { createInstance, createOperatorVersion } from './objects.ts';
 
 const admin = new KubeClient(kubeConfig());
 const children: ChildProcess[] = [];
@@ -81,43 +83,17 @@ describe('shutdown', () => {
     children.push(child.proc);
     // A template whose render runs far longer than the test: the reconcile stays in flight.
     const ov = 'slow-0.1.0';
-    await admin.request({
-      method: 'POST',
-      path: `/apis/kudo.dev/v1beta1/namespaces/${namespace}/operatorversions`,
-      body: {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'OperatorVersion',
-        metadata: { name: ov, namespace },
-        spec: {
-          operator: { name: 'slow', kind: 'Operator' },
-          version: '0.1.0',
-          templates: {
-            'cm.yaml':
-              '{{ range until 1000 }}{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}{{ end }}' +
-              'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: slow\n',
-          },
-          tasks: [{ name: 'cm', kind: 'Apply', spec: { resources: ['cm.yaml'] } }],
-          plans: {
-            deploy: {
-              strategy: 'serial',
-              phases: [
-                { name: 'main', strategy: 'serial', steps: [{ name: 'cm', tasks: ['cm'] }] },
-              ],
-            },
-          },
-        },
+    const valid = validOperatorVersion(ov, namespace);
+    const loop =
+      '{{ range until 1000 }}{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}{{ end }}';
+    await createOperatorVersion(admin, {
+      ...valid,
+      spec: {
+        ...valid.spec,
+        templates: { 'config.yaml': loop + (valid.spec?.templates?.['config.yaml'] ?? '') },
       },
     });
-    await admin.request({
-      method: 'POST',
-      path: `/apis/kudo.dev/v1beta1/namespaces/${namespace}/instances`,
-      body: {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'Instance',
-        metadata: { name: 'slow', namespace },
-        spec: { operatorVersion: { name: ov } },
-      },
-    });
+    await createInstance(admin, namespace, 'slow', ov);
     const agent = new https.Agent({ ca: child.caPem });
     await waitFor(
       'a reconcile in flight',
