@@ -161,14 +161,14 @@ export class WebhookServer {
     server.keepAliveTimeout = this.options.keepAliveTimeoutMs;
     server.on('request', this.requestListener());
     server.on('tlsClientError', (err) => {
-      this.options.logger.debug({ err: err.message }, 'TLS handshake failed');
+      this.options.logger.debug({ err }, 'TLS handshake failed');
     });
     server.on('clientError', (err: Error & { code?: string }, socket) => {
       // Malformed or too slow HTTP: answer if the socket is still writable, never crash.
       const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request';
       if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
       else socket.destroy();
-      this.options.logger.debug({ err: err.message, code: err.code }, 'malformed HTTP request');
+      this.options.logger.debug({ err, code: err.code }, 'malformed HTTP request');
     });
     tls.onCertificate((certificate) => {
       try {

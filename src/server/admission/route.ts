@@ -62,10 +62,7 @@ export function admissionRoute(
     } catch (err) {
       if (err instanceof AdmissionInputError) {
         done('bad_request');
-        logger.warn(
-          { webhook: name, status: err.status, err: err.message },
-          'rejected admission input',
-        );
+        logger.warn({ webhook: name, status: err.status, err }, 'rejected admission input');
         const unread = err.status === 413 || err.status === 415;
         if (unread) res.setHeader('Connection', 'close');
         send(

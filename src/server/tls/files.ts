@@ -59,7 +59,7 @@ export class FileCertificateSource implements CertificateSource {
         watcher = watch(this.directory, { persistent: false }, () => this.reload());
         watcher.on('error', (err) => {
           this.logger.warn(
-            { err: err.message },
+            { err },
             'directory watch failed; polling until it can be re-established',
           );
           watcher?.close();
