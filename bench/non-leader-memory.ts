@@ -3,7 +3,8 @@
 // older commit with node_modules) and from this checkout, alternating, each as a child process
 // against one local control plane whose leader Lease is held by someone else. After /readyz
 // answers 200 and a settle time (a replica that warms more caches finishes listing them), the
-// child's RSS (/proc) and V8 heap (its /metrics) are sampled.
+// child's RSS (/proc) and V8 heap (its /metrics) are sampled, and the LIST and WATCH requests
+// for Deployments it made (the apiserver's apiserver_request_total).
 // Run: BENCH_BASELINE_ROOT=/tmp/base node --import ./scripts/register-ts.mjs bench/non-leader-memory.ts [deployments=1000] [rounds=2]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -47,12 +48,49 @@ function rssOf(pid: number): number {
   return Number(kb ?? 0) * 1024;
 }
 
+/** LIST + WATCH requests for Deployments the apiserver has served so far (its own metrics). */
+async function deploymentReads(kc: KubeConfig): Promise<number> {
+  const server = new URL(kc.getCurrentCluster()?.server ?? '');
+  const options: https.RequestOptions = {
+    host: server.hostname,
+    port: server.port,
+    path: '/metrics',
+  };
+  await kc.applyToHTTPSOptions(options);
+  const text = await new Promise<string>((resolve, reject) =>
+    https
+      .get(options, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject),
+  );
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (
+      line.startsWith('apiserver_request_total{') &&
+      line.includes('resource="deployments"') &&
+      (line.includes('verb="LIST"') || line.includes('verb="WATCH"'))
+    )
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
 function metric(text: string, name: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return Number(line?.split(' ')[1] ?? NaN);
 }
 
-async function measure(root: string, kubeconfig: string, port: number): Promise<number[]> {
+async function measure(
+  root: string,
+  kubeconfig: string,
+  port: number,
+  kc: KubeConfig,
+): Promise<number[]> {
+  const readsBefore = await deploymentReads(kc);
   const child = spawn(
     process.execPath,
     [
@@ -90,7 +128,7 @@ async function measure(root: string, kubeconfig: string, port: number): Promise<
       heap = Math.max(heap, metric(text, 'nodejs_heap_size_used_bytes'));
       await sleep(1_000);
     }
-    return [rss, heap];
+    return [rss, heap, (await deploymentReads(kc)) - readsBefore];
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -155,7 +193,7 @@ try {
   let port = 19_443;
   for (let round = 0; round < rounds; round++) {
     for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
-      const sample = await measure(v.root, cluster.kubeconfigPath, port++);
+      const sample = await measure(v.root, cluster.kubeconfigPath, port++, kc);
       console.error(`round ${round + 1} ${v.name}: RSS ${mib(sample[0] ?? 0)} MiB`);
       results.set(v.name, [...(results.get(v.name) ?? []), sample]);
     }
@@ -166,7 +204,10 @@ try {
   for (const [name, samples] of results) {
     const rss = samples.map((s) => mib(s[0] ?? 0)).join(', ');
     const heap = samples.map((s) => mib(s[1] ?? 0)).join(', ');
-    console.log(`  ${name}: RSS ${rss} MiB; V8 heap used ${heap} MiB`);
+    const reads = samples.map((s) => s[2] ?? 0).join(', ');
+    console.log(
+      `  ${name}: RSS ${rss} MiB; V8 heap used ${heap} MiB; Deployment LIST+WATCH requests ${reads}`,
+    );
   }
 } finally {
   await cluster.stop();
