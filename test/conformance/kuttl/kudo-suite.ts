@@ -15,10 +15,7 @@ import { kubeConfig, testCluster, uniqueName } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { KUDO_CASES_DIR } from '../../support/shared.ts';
 import { ensureBuiltCli, KUBECTL_KUDO } from '../../integration/cli/built-cli.ts';
-import {
-  startPlanwright,
-  type RunningPlanwright,
-} from '../../integration/kudo-engine/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
 import { ensureKuttl } from './build.ts';
 import { startContainerOutcomes, type ContainerOutcomes } from './container-outcomes.ts';
 import { caseLog, runKuttlSuite, type KuttlRun } from './suite.ts';

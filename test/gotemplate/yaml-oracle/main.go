@@ -2,7 +2,7 @@
 // gopkg.in/yaml.v2 (v2.3.0, KUDO's version) marshalling an unstructured object — a struct
 // whose only field `Object` holds the JSON-decoded map, hence the top-level key `object`.
 // Planwright's TypeScript serializer (src/kudo/tasks/dependencies-hash/) is compared against
-// it by test/unit/kudo/dependencies-hash-oracle.test.ts.
+// it by test/gotemplate/yaml-differential.test.ts.
 //
 // stdin: a JSON array of objects. stdout: a JSON array of {yaml, md5} (md5 in lower-case hex),
 // or {error} for an object go-yaml refuses.

@@ -13,8 +13,8 @@ import { createTestNamespace, kubeConfig, testCluster, uniqueName } from '../../
 import { installKudoCrds } from '../../support/kudo.ts';
 import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { waitFor } from '../../support/wait.ts';
-import { call, startPlanwrightChild } from '../kudo-engine/fixtures/child.ts';
-import type { ChildSettings } from '../kudo-engine/fixtures/planwright-child.ts';
+import { call, startPlanwrightChild } from '../../support/planwright-child.ts';
+import type { ChildSettings } from '../../support/planwright-child-main.ts';
 import { createInstance, createOperatorVersion } from './objects.ts';
 
 const admin = new KubeClient(kubeConfig());
@@ -58,7 +58,7 @@ describe('shutdown', () => {
       [
         '--import',
         './scripts/register-ts.mjs',
-        'test/integration/kudo-engine/fixtures/planwright-child.ts',
+        'test/support/planwright-child-main.ts',
         testCluster().kubeconfigPath,
         JSON.stringify(settings),
       ],

@@ -18,7 +18,7 @@ import {
   startPlanwright,
   waitForWebhook,
   type RunningPlanwright,
-} from '../kudo-engine/planwright.ts';
+} from '../../support/planwright.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 
 const FIXTURES = join(repositoryRoot(), 'test', 'fixtures', 'packages');

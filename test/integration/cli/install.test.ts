@@ -19,7 +19,7 @@ import {
   startPlanwright,
   waitForWebhook,
   type RunningPlanwright,
-} from '../kudo-engine/planwright.ts';
+} from '../../support/planwright.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 
 const ROOT = repositoryRoot();

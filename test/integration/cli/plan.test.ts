@@ -13,7 +13,7 @@ import {
   startPlanwright,
   waitForWebhook,
   type RunningPlanwright,
-} from '../kudo-engine/planwright.ts';
+} from '../../support/planwright.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 import { createDemo, createDemoInstance, DEMO_OV } from './fixtures.ts';
 

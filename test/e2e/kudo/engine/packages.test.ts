@@ -1,0 +1,243 @@
+// Real KUDO packages on a cluster where workloads run (kube-controller-manager, scheduler, kwok
+// nodes): every shared package but cowsay (its Pipe task needs simulated pod files: pipe.test.ts) installs and its deploy plan
+// reaches COMPLETE on real controller-written status with the Instance Ready=True; a Job that
+// fails ends the plan in FATAL_ERROR with the Job's reason; a Deployment edited so that it
+// cannot become ready turns Ready False naming it; deleting an Instance's namespace finishes.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import type { Condition, PlanStatus } from '../../../../src/kudo/api/types.ts';
+import { loadPackage } from '../../../../src/kudo/package/index.ts';
+import { POD_FAIL_LABEL, POD_NOT_READY_LABEL } from '../../../../src/localcluster/index.ts';
+import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
+import { installKudoCrds, KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
+import { waitFor } from '../../../support/wait.ts';
+import {
+  startPlanwright,
+  waitForWebhook,
+  type RunningPlanwright,
+} from '../../../support/planwright.ts';
+
+// cowsay's pipe pod must be given the files its init container would write: pipe.test.ts.
+const PACKAGES = readdirSync(KUDO_PACKAGES)
+  .filter((p) => p !== 'cowsay')
+  .sort();
+const PLAN_TIMEOUT_MS = 300_000;
+
+describe('real KUDO packages on a workloads cluster', () => {
+  let planwright: RunningPlanwright;
+  const kc = kubeConfig();
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const namespaces = new Map<string, string>();
+  let failing = '';
+
+  const { create, getInstance } = kudoObjects(custom);
+  const ready = async (namespace: string, name: string): Promise<Condition | undefined> =>
+    (await getInstance(namespace, name))?.status?.conditions?.find((c) => c.type === 'Ready');
+  const terminal = (namespace: string, name: string): Promise<PlanStatus> =>
+    waitFor(
+      `${namespace}/${name} deploy plan terminal`,
+      async () => {
+        const ps = (await getInstance(namespace, name))?.status?.planStatus?.['deploy'];
+        return ps?.status === 'COMPLETE' || ps?.status === 'FATAL_ERROR' ? ps : undefined;
+      },
+      { timeoutMs: PLAN_TIMEOUT_MS, intervalMs: 500 },
+    ).catch(async (err: unknown) => {
+      const i = await getInstance(namespace, name);
+      throw new Error(
+        `${(err as Error).message}; plan status: ${JSON.stringify(i?.status?.planStatus?.['deploy'])}`,
+      );
+    });
+
+  beforeAll(async () => {
+    await installKudoCrds();
+    for (const p of PACKAGES) namespaces.set(p, await createTestNamespace(`kudo-${p}`));
+    failing = await createTestNamespace('kudo-failjob');
+    planwright = await startPlanwright({
+      kubeConfig: kc,
+      namespaces: [...namespaces.values(), failing],
+    });
+    for (const ns of [...namespaces.values(), failing]) await waitForWebhook(kc, ns);
+  }, 180_000);
+
+  afterAll(async () => {
+    await planwright?.stop();
+  });
+
+  it.each(PACKAGES)(
+    '%s: deploy reaches COMPLETE and the Instance is Ready',
+    async (name) => {
+      const namespace = namespaces.get(name) ?? '';
+      const pkg = await loadPackage(join(KUDO_PACKAGES, name), { namespace });
+      await create(namespace, 'operators', pkg.operator);
+      await create(namespace, 'operatorversions', pkg.operatorVersion);
+      await create(namespace, 'instances', pkg.instance);
+      const instanceName = pkg.instance.metadata.name ?? '';
+      const ps = await terminal(namespace, instanceName);
+      expect(`${ps.status} ${ps.message ?? ''}`).toBe('COMPLETE ');
+      for (const phase of ps.phases ?? []) {
+        expect({ phase: phase.name, status: phase.status }).toEqual({
+          phase: phase.name,
+          status: 'COMPLETE',
+        });
+      }
+      const condition = await waitFor(`${name} Ready=True`, async () => {
+        const c = await ready(namespace, instanceName);
+        return c?.status === 'True' ? c : undefined;
+      });
+      expect(condition.reason).toBe('ResourcesReady');
+      // COMPLETE means rolled out, on the controllers' own status.
+      const selector = `heritage=kudo,kudo.dev/instance=${instanceName}`;
+      const sets = [
+        ...(await apps.listNamespacedDeployment({ namespace, labelSelector: selector })).items,
+        ...(await apps.listNamespacedStatefulSet({ namespace, labelSelector: selector })).items,
+      ];
+      expect(sets.length).toBeGreaterThan(0);
+      for (const set of sets) {
+        expect({ name: set.metadata?.name, ready: set.status?.readyReplicas }).toEqual({
+          name: set.metadata?.name,
+          ready: set.spec?.replicas ?? 1,
+        });
+      }
+      // Their pods carry the Instance's labels (readiness selects by them).
+      const pods = await core.listNamespacedPod({ namespace, labelSelector: selector });
+      expect(pods.items.length).toBeGreaterThan(0);
+      // Packages written for policy/v1beta1 got a policy/v1 PodDisruptionBudget, and a warning.
+      const events = await core.listNamespacedEvent({
+        namespace,
+        fieldSelector: `involvedObject.name=${instanceName},reason=ConvertedRemovedAPI`,
+      });
+      const converted = events.items.map((e) => e.message ?? '');
+      if (name === 'redis' || name === 'zookeeper') {
+        expect(converted).toHaveLength(1);
+        expect(converted[0]).toMatch(/^template pdb\.yaml: .*applied it as policy\/v1/);
+      } else {
+        expect(converted).toEqual([]);
+      }
+    },
+    PLAN_TIMEOUT_MS + 60_000,
+  );
+
+  it('a Deployment edited so that it cannot become ready turns Ready False, naming it', async () => {
+    const namespace = namespaces.get('first-operator') ?? '';
+    const instanceName = 'first-operator-instance';
+    expect((await ready(namespace, instanceName))?.status).toBe('True');
+    await apps.patchNamespacedDeployment(
+      {
+        namespace,
+        name: 'nginx-deployment',
+        body: { spec: { template: { metadata: { labels: { [POD_NOT_READY_LABEL]: 'true' } } } } },
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
+    );
+    // Once the Deployment controller has rolled out what it can: one new pod that never
+    // becomes ready, the old ones kept.
+    const condition = await waitFor(
+      'Ready=False after the rollout stalled',
+      async () => {
+        const c = await ready(namespace, instanceName);
+        return c?.status === 'False' && c.message?.includes('1 updated') ? c : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
+    expect(condition.reason).toBe('ResourceNotReady');
+    expect(condition.message).toContain(
+      `Deployment ${namespace}/nginx-deployment 2/2 replicas ready, 1 updated, 2 available, 2 replicas of an older revision remain`,
+    );
+    expect(condition.message).toMatch(/Pod [^ ]+\/nginx-deployment-[^ ]+ is Running and not Ready/);
+    // The edit was not undone: no plan runs, and changes by others stay (kudo-compat.md).
+    const deployment = await apps.readNamespacedDeployment({
+      namespace,
+      name: 'nginx-deployment',
+    });
+    expect(deployment.spec?.template.metadata?.labels?.[POD_NOT_READY_LABEL]).toBe('true');
+  }, 180_000);
+
+  it(
+    'a Job that fails ends the plan in FATAL_ERROR with the Job’s reason',
+    async () => {
+      await create(failing, 'operatorversions', {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'OperatorVersion',
+        metadata: { name: 'failjob-0.1.0' },
+        spec: {
+          operator: { name: 'failjob' },
+          version: '0.1.0',
+          templates: {
+            'job.yaml': [
+              'apiVersion: batch/v1',
+              'kind: Job',
+              'metadata:',
+              '  name: failing-job',
+              'spec:',
+              '  backoffLimit: 0',
+              '  template:',
+              '    metadata:',
+              `      labels: {${POD_FAIL_LABEL}: "true"}`,
+              '    spec:',
+              '      restartPolicy: Never',
+              '      containers: [{name: main, image: alpine, command: ["false"]}]',
+            ].join('\n'),
+          },
+          tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['job.yaml'] } }],
+          plans: {
+            deploy: {
+              strategy: 'serial',
+              phases: [
+                {
+                  name: 'main',
+                  strategy: 'parallel',
+                  steps: [{ name: 'everything', tasks: ['app'] }],
+                },
+              ],
+            },
+          },
+        },
+      });
+      await create(failing, 'instances', {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'Instance',
+        metadata: { name: 'failjob', labels: { 'kudo.dev/operator': 'failjob' } },
+        spec: { operatorVersion: { name: 'failjob-0.1.0' } },
+      });
+      const ps = await terminal(failing, 'failjob');
+      expect(ps.status).toBe('FATAL_ERROR');
+      const step = ps.phases?.[0]?.steps?.[0];
+      expect(step?.status).toBe('FATAL_ERROR');
+      expect(step?.message).toContain(
+        `Job ${failing}/failing-job failed: BackoffLimitExceeded: Job has reached the specified backoff limit`,
+      );
+      expect(await ready(failing, 'failjob')).toMatchObject({
+        status: 'Unknown',
+        reason: 'PlanInFatalError',
+      });
+    },
+    PLAN_TIMEOUT_MS,
+  );
+
+  it('deleting an Instance’s namespace finishes', async () => {
+    const namespace = namespaces.get('mysql') ?? '';
+    await core.deleteNamespace({ name: namespace });
+    await waitFor(
+      `namespace ${namespace} gone`,
+      async () => {
+        try {
+          await core.readNamespace({ name: namespace });
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { timeoutMs: 240_000, intervalMs: 1_000 },
+    ).catch(async (err: unknown) => {
+      const left = await getInstance(namespace, 'mysql-instance');
+      const ns = await core.readNamespace({ name: namespace }).catch(() => undefined);
+      throw new Error(
+        `${(err as Error).message}; namespace status: ${JSON.stringify(ns?.status)}; Instance: ${JSON.stringify(left?.metadata)}`,
+      );
+    });
+  }, 300_000);
+});

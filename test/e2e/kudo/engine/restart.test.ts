@@ -1,0 +1,360 @@
+// Restart safety of Pipe and KudoOperator tasks: the manager (the real entry point, `src/main.ts
+// start --install`, webhooks included) runs as a child process on a dedicated workloads cluster
+// and is killed with SIGKILL at the two moments that matter, caught there on purpose:
+// * during a pipe copy — kwok's exec simulation (test/support/simulated-exec.ts) holds `tar`
+//   open while a marker file lies in the pod's simulated root;
+// * during a child Instance's creation — either while the CREATE is in flight (a validating
+//   webhook of this test holds it inside the apiserver and refuses it once the manager is dead;
+//   the apiserver drops a write whose client went away anyway), or the moment the child exists
+//   (created, but the dead manager may not have heard so).
+// After a restart each plan finishes once, with one artifact, one child, no second copy of a
+// COMPLETE step, and a further restart writes nothing.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import type { Instance, PlanStatus } from '../../../../src/kudo/api/types.ts';
+import type { InventoryEntry } from '../../../../src/kudo/inventory/index.ts';
+import {
+  loadPackage,
+  packageResolver,
+  resolveDependencies,
+} from '../../../../src/kudo/package/index.ts';
+import { startLocalCluster, type LocalCluster } from '../../../../src/localcluster/index.ts';
+import { repositoryRoot } from '../../../../src/localcluster/paths.ts';
+import {
+  allow,
+  denyForbidden,
+  StaticCertificateSource,
+  WebhookServer,
+  type AdmissionResult,
+} from '../../../../src/server/index.ts';
+import { kubeConfig, testCluster } from '../../../support/cluster.ts';
+import { capturingLogger } from '../../../support/https.ts';
+import { KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
+import {
+  apiserverWriteCounts,
+  startManagerProcess,
+  waitForManagerCaughtUp,
+  type ManagerProcess,
+} from '../../../support/manager-process.ts';
+import { HOLD_TAR, simulatePodFiles, TAR_HELD, TAR_RUNS } from '../../../support/simulated-exec.ts';
+import { waitFor } from '../../../support/wait.ts';
+
+const PAGE = '<html><body><pre>moo, once</pre></body></html>\n';
+const FIXTURE_PACKAGES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
+const noRepository = (): Promise<never> => Promise.reject(new Error('no repository in tests'));
+
+/** A child CREATE the test's webhook holds until the test says how it ends. */
+interface Gate {
+  readonly namespace: string;
+  readonly name: string;
+  /** Hold the first CREATE (else only count). */
+  readonly hold: boolean;
+  calls: number;
+  held: boolean;
+  release?: (result: AdmissionResult) => void;
+}
+
+describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads cluster, manager as a child process)', () => {
+  const stop = new AbortController();
+  const managers: ManagerProcess[] = [];
+  const gates = new Map<string, Gate>();
+  let cluster: LocalCluster;
+  let kc: k8s.KubeConfig;
+  let core: k8s.CoreV1Api;
+  let custom: k8s.CustomObjectsApi;
+  let objects: ReturnType<typeof kudoObjects>;
+
+  beforeAll(async () => {
+    cluster = await startLocalCluster({
+      mode: 'workloads',
+      binaries: testCluster().binaries,
+      nodes: 1,
+    });
+    kc = kubeConfig(cluster.kubeconfigPath);
+    core = kc.makeApiClient(k8s.CoreV1Api);
+    custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    objects = kudoObjects(custom);
+
+    // The holding webhook: validating, so it runs after Planwright's mutating webhook has
+    // scheduled the child's deploy plan; it answers within the apiserver's 30 s at most.
+    const loopback = StaticCertificateSource.forLoopback('restart-test-hold');
+    const server = new WebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      tls: loopback.source,
+      logger: capturingLogger().logger,
+      registry: new Registry(),
+      handlerTimeoutMs: 28_000,
+    });
+    server.registerValidating('instances', async (request) => {
+      const gate = gates.get(request.namespace ?? '');
+      const name = (request.object?.['metadata'] as { name?: string } | undefined)?.name;
+      if (!gate || name !== gate.name || request.operation !== 'CREATE') return allow();
+      gate.calls += 1;
+      if (!gate.hold || gate.calls > 1) return allow();
+      return new Promise<AdmissionResult>((resolve) => {
+        gate.release = resolve;
+        gate.held = true;
+      });
+    });
+    const { port } = await server.start(stop.signal);
+    await kc.makeApiClient(k8s.AdmissionregistrationV1Api).createValidatingWebhookConfiguration({
+      body: {
+        metadata: { name: 'restart-test-hold' },
+        webhooks: [
+          {
+            name: 'hold.restart-test.planwright.dev',
+            admissionReviewVersions: ['v1'],
+            sideEffects: 'None',
+            failurePolicy: 'Fail',
+            timeoutSeconds: 30,
+            namespaceSelector: {
+              matchExpressions: [
+                { key: 'planwright.dev/restart-test', operator: 'In', values: ['hold'] },
+              ],
+            },
+            rules: [
+              {
+                apiGroups: ['kudo.dev'],
+                apiVersions: ['v1beta1'],
+                resources: ['instances'],
+                operations: ['CREATE'],
+                scope: 'Namespaced',
+              },
+            ],
+            clientConfig: {
+              url: `https://127.0.0.1:${port}/validate/instances`,
+              caBundle: Buffer.from(loopback.caPem).toString('base64'),
+            },
+          },
+        ],
+      },
+    });
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const m of managers) if (m.proc.exitCode === null) m.proc.kill('SIGKILL');
+    stop.abort();
+    await cluster?.stop();
+  });
+
+  async function startManager(): Promise<ManagerProcess> {
+    const manager = startManagerProcess(cluster.kubeconfigPath, ['--install']);
+    managers.push(manager);
+    await waitFor(
+      'the manager to start its controller',
+      () => manager.log.includes('controller started'),
+      { timeoutMs: 90_000 },
+    ).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}; its log:\n${manager.log.slice(-4000)}`);
+    });
+    return manager;
+  }
+
+  async function kill9(manager: ManagerProcess): Promise<void> {
+    manager.proc.kill('SIGKILL');
+    await manager.exited;
+  }
+
+  async function namespace(name: string, labels: Record<string, string> = {}): Promise<string> {
+    await core.createNamespace({ body: { metadata: { name, labels } } });
+    return name;
+  }
+
+  const terminal = (ns: string, name: string): Promise<PlanStatus> =>
+    waitFor(
+      `${ns}/${name} deploy terminal`,
+      async () => {
+        const i = await objects.getInstance(ns, name);
+        const pe = i?.spec?.planExecution;
+        const ps = i?.status?.planStatus?.['deploy'];
+        return ps && ps.uid === pe?.uid && ['COMPLETE', 'FATAL_ERROR'].includes(ps.status ?? '')
+          ? ps
+          : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
+
+  /** PlanFinished Events of one Instance, counted (an Event may carry a count). */
+  async function planFinished(ns: string, name: string): Promise<number> {
+    const events = await core.listNamespacedEvent({
+      namespace: ns,
+      fieldSelector: `involvedObject.name=${name},reason=PlanFinished`,
+    });
+    return events.items.reduce((n, e) => n + (e.count ?? 1), 0);
+  }
+
+  /** Inventory entries as `kind namespace/name`, duplicates kept. */
+  const inventoryOf = (i: Instance | undefined): string[] =>
+    ((i?.status?.inventory ?? []) as unknown as InventoryEntry[]).map(
+      (e) => `${e.kind} ${e.namespace ?? ''}/${e.name}`,
+    );
+
+  async function allInstances(): Promise<Instance[]> {
+    const list = (await custom.listClusterCustomObject({
+      group: 'kudo.dev',
+      version: 'v1beta1',
+      plural: 'instances',
+    })) as { items: Instance[] };
+    return list.items;
+  }
+
+  it('SIGKILL during a pipe copy: after a restart the file is copied again, the plan completes once, and a COMPLETE step never runs again', async () => {
+    const ns = await namespace('pipe-restart');
+    const pod = 'cowsayinstance.deploy.main.genfiles.genwww.pipepod';
+    const artifact = 'cowsayinstance.deploy.main.genfiles.genwww.indexhtml';
+    // What cowsay's init container would have written; tar waits while HOLD_TAR lies there.
+    const root = await simulatePodFiles(
+      ns,
+      pod,
+      { '/tmp/index.html': PAGE, [`/${HOLD_TAR}`]: '' },
+      cluster,
+    );
+    const tarRuns = async (): Promise<number> =>
+      (await readFile(join(root, TAR_RUNS), 'utf8').catch(() => '')).split('\n').filter(Boolean)
+        .length;
+
+    const first = await startManager();
+    const pkg = await loadPackage(join(KUDO_PACKAGES, 'cowsay'), { namespace: ns });
+    await objects.create(ns, 'operators', pkg.operator);
+    await objects.create(ns, 'operatorversions', pkg.operatorVersion);
+    await objects.create(ns, 'instances', pkg.instance);
+    await waitFor(
+      'the copy under way (tar started in the pipe pod)',
+      () => existsSync(join(root, TAR_HELD)),
+      { timeoutMs: 120_000 },
+    );
+    await kill9(first);
+    await rm(join(root, HOLD_TAR));
+    expect(await tarRuns()).toBe(1);
+    const none = await core.listNamespacedConfigMap({
+      namespace: ns,
+      fieldSelector: `metadata.name=${artifact}`,
+    });
+    expect(none.items).toEqual([]);
+
+    const second = await startManager();
+    const ps = await terminal(ns, 'cowsay-instance');
+    expect(`${ps.status} ${ps.message ?? ''}`).toBe('COMPLETE ');
+    const cm = await core.readNamespacedConfigMap({ namespace: ns, name: artifact });
+    expect(cm.binaryData).toEqual({ 'index.html': Buffer.from(PAGE).toString('base64') });
+    // Copied twice in all: the interrupted run and the one after the restart.
+    expect(await tarRuns()).toBe(2);
+    const instance = await objects.getInstance(ns, 'cowsay-instance');
+    const inventory = inventoryOf(instance);
+    expect(new Set(inventory).size).toBe(inventory.length);
+    expect(inventory.filter((e) => e === `ConfigMap ${ns}/${artifact}`)).toHaveLength(1);
+    await waitFor('the pipe pod deleted', async () => {
+      const left = await core.listNamespacedPod({
+        namespace: ns,
+        fieldSelector: `metadata.name=${pod}`,
+      });
+      return left.items.length === 0;
+    });
+    expect(await planFinished(ns, 'cowsay-instance')).toBe(1);
+
+    // Restarted with everything COMPLETE: no pipe pod again, no copy, no write.
+    second.proc.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    // Pod status is kwok's to write; everything else on these kinds would be Planwright's.
+    const writes = async (): Promise<Record<string, number>> =>
+      Object.fromEntries(
+        Object.entries(
+          await apiserverWriteCounts(cluster.kubeconfigPath, [
+            'pods',
+            'configmaps',
+            'secrets',
+            'instances',
+          ]),
+        ).filter(([key]) => !key.endsWith(' pods/status')),
+      );
+    const before = await writes();
+    const third = await startManager();
+    const count = (await allInstances()).length;
+    await waitForManagerCaughtUp(third, count, 60_000);
+    const after = await writes();
+    third.proc.kill('SIGTERM');
+    expect(await third.exited).toBe(0);
+    expect(after).toEqual(before);
+    expect(await tarRuns()).toBe(2);
+    expect(await planFinished(ns, 'cowsay-instance')).toBe(1);
+  }, 400_000);
+
+  it.each(['in flight', 'just created'] as const)(
+    'SIGKILL during a child Instance’s creation (%s): one child, each plan finishes once',
+    async (moment) => {
+      const inFlight = moment === 'in flight';
+      const ns = await namespace(`children-${inFlight ? 'in-flight' : 'created'}`, {
+        'planwright.dev/restart-test': 'hold',
+      });
+      const child = 'web-dependency-child';
+      const gate: Gate = { namespace: ns, name: child, hold: inFlight, calls: 0, held: false };
+      gates.set(ns, gate);
+      // First: Planwright's webhooks (on a port of this process) admit the packages too.
+      const first = await startManager();
+      const resolver = packageResolver({ cwd: FIXTURE_PACKAGES, repository: noRepository });
+      const resolved = await resolveDependencies(await resolver.resolve('./dependency-parent'));
+      for (const pkg of resolved.creationOrder) {
+        const { operator, operatorVersion } = pkg.resources;
+        await objects.create(ns, 'operators', { ...operator, metadata: { ...operator.metadata } });
+        await objects.create(ns, 'operatorversions', {
+          ...operatorVersion,
+          metadata: { ...operatorVersion.metadata },
+        });
+      }
+
+      await objects.create(ns, 'instances', {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'Instance',
+        metadata: { name: 'web', labels: { 'kudo.dev/operator': 'dependency-parent' } },
+        spec: { operatorVersion: { name: 'dependency-parent-1.0.0-0.1.0' } },
+      });
+      if (inFlight) {
+        await waitFor('the child’s CREATE held in the apiserver', () => gate.held, {
+          timeoutMs: 90_000,
+        });
+        await kill9(first);
+        gate.release?.(denyForbidden('refused by the restart test: its client was killed'));
+        expect(await objects.getInstance(ns, child)).toBeUndefined();
+      } else {
+        await waitFor(
+          'the child created',
+          async () => ((await objects.getInstance(ns, child)) ? true : undefined),
+          { timeoutMs: 90_000, intervalMs: 5 },
+        );
+        await kill9(first);
+      }
+
+      const second = await startManager();
+      const parentPlan = await terminal(ns, 'web');
+      expect(`${parentPlan.status} ${parentPlan.message ?? ''}`).toBe('COMPLETE ');
+      const childPlan = await terminal(ns, child);
+      expect(childPlan.status).toBe('COMPLETE');
+      const names = (await allInstances())
+        .filter((i) => i.metadata.namespace === ns)
+        .map((i) => i.metadata.name)
+        .sort();
+      expect(names).toEqual(['web', child]);
+      // Created once: a second CREATE reached the apiserver only when the first was dropped.
+      expect(gate.calls).toBe(inFlight ? 2 : 1);
+      const inventory = inventoryOf(await objects.getInstance(ns, 'web'));
+      expect(new Set(inventory).size).toBe(inventory.length);
+      expect(inventory.filter((e) => e.startsWith('Instance '))).toEqual([
+        `Instance ${ns}/${child}`,
+      ]);
+      expect((await objects.getInstance(ns, child))?.spec?.parameters).toEqual({
+        MESSAGE: 'hello from web',
+        REPLICAS: '2',
+      });
+      expect(await planFinished(ns, 'web')).toBe(1);
+      expect(await planFinished(ns, child)).toBe(1);
+      second.proc.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    },
+    300_000,
+  );
+});

@@ -1,0 +1,216 @@
+// Disruptive: the kube-apiserver of a dedicated control plane is paused (SIGSTOP) for longer
+// than the lease while plans run. Planwright (a child process, leader election on) loses the
+// Lease: its controllers stop, yet its webhook keeps answering reviews sent to it directly and
+// the process does not exit. After SIGCONT it leads again and every plan finishes, once.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import https from 'node:https';
+import * as k8s from '@kubernetes/client-node';
+import { installCrds } from '../../../src/cli/install.ts';
+import { KubeClient } from '../../../src/kube/index.ts';
+import type { Instance } from '../../../src/kudo/api/types.ts';
+import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
+import { testCluster } from '../../support/cluster.ts';
+import { waitFor } from '../../support/wait.ts';
+import {
+  leaderStatus,
+  startPlanwrightChild,
+  WebhookProbe,
+  type PlanwrightChild,
+} from '../../support/planwright-child.ts';
+
+const NS = 'default';
+const INSTANCES = 16;
+const STEPS = 6;
+const LEASE = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
+/** Longer than the lease: the leader must step down while the apiserver is gone. */
+const PAUSE_MS = 10_000;
+const GROUP = { group: 'kudo.dev', version: 'v1beta1' } as const;
+
+function operatorVersion(): Record<string, unknown> {
+  const templates: Record<string, string> = {};
+  const tasks: unknown[] = [];
+  const steps: unknown[] = [];
+  for (let i = 0; i < STEPS; i++) {
+    templates[`cm${i}.yaml`] =
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-cm${i}\ndata:\n  step: "${i}"\n`;
+    tasks.push({ name: `t${i}`, kind: 'Apply', spec: { resources: [`cm${i}.yaml`] } });
+    steps.push({ name: `s${i}`, tasks: [`t${i}`] });
+  }
+  return {
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'OperatorVersion',
+    metadata: { name: 'paused', namespace: NS },
+    spec: {
+      operator: { name: 'paused', kind: 'Operator' },
+      version: '1.0',
+      templates,
+      tasks,
+      plans: {
+        deploy: { strategy: 'serial', phases: [{ name: 'main', strategy: 'serial', steps }] },
+      },
+    },
+  };
+}
+
+describe('apiserver paused longer than the lease (dedicated control plane, child process)', () => {
+  let cluster: LocalCluster;
+  let client: KubeClient;
+  let custom: k8s.CustomObjectsApi;
+  let child: PlanwrightChild | undefined;
+  let paused = false;
+  // Stopped in afterAll too: a failed assertion must not leave the probe's interval (or the
+  // agent's sockets) keeping jest alive after the run.
+  let probe: WebhookProbe | undefined;
+  let metricsAgent: https.Agent | undefined;
+
+  beforeAll(async () => {
+    cluster = await startLocalCluster({ binaries: testCluster().binaries });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(cluster.kubeconfigPath);
+    client = new KubeClient(kc);
+    custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    await installCrds(client);
+  }, 180_000);
+
+  afterAll(async () => {
+    probe?.stop();
+    metricsAgent?.destroy();
+    if (paused) process.kill(cluster.pids.kubeApiServer, 'SIGCONT');
+    if (child && child.proc.exitCode === null) {
+      child.proc.kill('SIGTERM');
+      await child.exited;
+    }
+    client?.close();
+    await cluster?.stop();
+  });
+
+  it('keeps the webhook answering, stops the controllers, then leads again and finishes every plan once', async () => {
+    child = await startPlanwrightChild(cluster.kubeconfigPath, {
+      namespaces: [NS],
+      webhookName: 'planwright-paused',
+      lease: { namespace: NS, name: 'planwright-leader', ...LEASE },
+      inactivityMs: 5_000,
+      render: { workers: 2, deadlineMs: 10_000, maxHeapMb: 128 },
+    });
+    const running = child;
+    metricsAgent = new https.Agent({ keepAlive: false, ca: running.caPem });
+    const agent = metricsAgent;
+    await waitFor('leader', async () => (await leaderStatus(running, agent)) === 1, {
+      timeoutMs: 30_000,
+    });
+    await custom.createNamespacedCustomObject({
+      ...GROUP,
+      namespace: NS,
+      plural: 'operatorversions',
+      body: operatorVersion(),
+    });
+    const names = Array.from({ length: INSTANCES }, (_, i) => `paused-${i}`);
+    await Promise.all(
+      names.map((name) =>
+        custom.createNamespacedCustomObject({
+          ...GROUP,
+          namespace: NS,
+          plural: 'instances',
+          body: {
+            apiVersion: 'kudo.dev/v1beta1',
+            kind: 'Instance',
+            metadata: { name },
+            spec: { operatorVersion: { name: 'paused' } },
+          },
+        }),
+      ),
+    );
+    const list = async (): Promise<Instance[]> =>
+      (
+        (await custom.listNamespacedCustomObject({
+          ...GROUP,
+          namespace: NS,
+          plural: 'instances',
+        })) as {
+          items: Instance[];
+        }
+      ).items;
+    // Pause while plans are under way.
+    await waitFor('a plan in progress', async () =>
+      (await list()).some((i) => i.status?.planStatus?.['deploy']?.status === 'IN_PROGRESS'),
+    );
+    const scheduled = new Map(
+      (await list()).map((i) => [i.metadata.name ?? '', i.spec?.planExecution?.uid]),
+    );
+    const webhookProbe = new WebhookProbe(running, NS, 'paused');
+    probe = webhookProbe;
+    webhookProbe.start(50);
+    process.kill(cluster.pids.kubeApiServer, 'SIGSTOP');
+    paused = true;
+    const pausedAt = Date.now();
+    // The leader steps down at its renew deadline; its metric says so while the apiserver is
+    // still gone (the webhook server, which serves /metrics, is up all along).
+    await waitFor('leadership given up', async () => (await leaderStatus(running, agent)) === 0, {
+      timeoutMs: PAUSE_MS,
+      intervalMs: 100,
+    }).catch((err: unknown) => {
+      // What the manager said is the only way to tell why it kept the lease.
+      throw new Error(`${String(err)}\nmanager log (tail):\n${running.log().slice(-4000)}`);
+    });
+    const steppedDownAfterMs = Date.now() - pausedAt;
+    const duringPause = webhookProbe.latenciesMs.length;
+    await new Promise((r) => setTimeout(r, Math.max(0, PAUSE_MS - (Date.now() - pausedAt))));
+    const answeredWhilePaused = webhookProbe.latenciesMs.length - duringPause;
+    const pauseLatency = webhookProbe.summary();
+    process.kill(cluster.pids.kubeApiServer, 'SIGCONT');
+    paused = false;
+    const resumedAt = Date.now();
+    expect(running.proc.exitCode).toBeNull();
+    expect(webhookProbe.failures).toEqual([]);
+    expect(answeredWhilePaused).toBeGreaterThan(10);
+
+    await waitFor('leader again', async () => (await leaderStatus(running, agent)) === 1, {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    const leadsAgainAfterMs = Date.now() - resumedAt;
+    await waitFor(
+      'every plan COMPLETE',
+      async () =>
+        (await list()).filter((i) => i.status?.planStatus?.['deploy']?.status === 'COMPLETE')
+          .length === INSTANCES,
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
+    webhookProbe.stop();
+    agent.destroy();
+    // Each plan ran once: the run the webhook scheduled (same uid), every step COMPLETE, and at
+    // most one PlanFinished event per Instance.
+    for (const instance of await list()) {
+      const name = instance.metadata.name ?? '';
+      const ps = instance.status?.planStatus?.['deploy'];
+      expect({ name, uid: ps?.uid, status: ps?.status }).toEqual({
+        name,
+        uid: scheduled.get(name),
+        status: 'COMPLETE',
+      });
+      expect(ps?.phases?.[0]?.steps?.map((s) => s.status)).toEqual(Array(STEPS).fill('COMPLETE'));
+    }
+    const events = (await kcCore(cluster).listNamespacedEvent({ namespace: NS })).items.filter(
+      (e) => e.reason === 'PlanFinished' && e.involvedObject.kind === 'Instance',
+    );
+    const finished = new Map<string, number>();
+    for (const e of events) {
+      const key = e.involvedObject.name ?? '';
+      finished.set(key, (finished.get(key) ?? 0) + (e.count ?? 1));
+    }
+    // Never twice (an Event lost while the apiserver was gone would make it 0, not 2).
+    expect(Math.max(...names.map((n) => finished.get(n) ?? 0))).toBeLessThanOrEqual(1);
+    expect(running.log()).toMatch(/leadership lost; controllers stopped, rejoining the election/);
+    console.log(
+      `apiserver paused ${PAUSE_MS} ms: leader stepped down after ${steppedDownAfterMs} ms; webhook answered ${answeredWhilePaused} reviews while paused (p50 ${pauseLatency.p50.toFixed(1)} ms, p99 ${pauseLatency.p99.toFixed(1)} ms, max ${pauseLatency.max.toFixed(1)} ms); led again ${leadsAgainAfterMs} ms after SIGCONT; PlanFinished events per Instance: ${names.map((n) => finished.get(n) ?? 0).join(',')}`,
+    );
+    running.proc.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+  }, 300_000);
+});
+
+function kcCore(cluster: LocalCluster): k8s.CoreV1Api {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(cluster.kubeconfigPath);
+  return kc.makeApiClient(k8s.CoreV1Api);
+}

@@ -1,0 +1,109 @@
+// With the webhook process gone but its registration (failurePolicy Fail) in place, Instance
+// spec writes fail with a clear "failed calling webhook" error naming the webhook, while status
+// writes — not covered by the registration — still succeed.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import { createTestNamespace, kubectl } from '../../../support/cluster.ts';
+import {
+  INSTANCE_WEBHOOK_NAME,
+  installKudoCrds,
+  startInstanceWebhook,
+  type InstanceWebhook,
+} from '../../../support/kudo.ts';
+import { waitFor } from '../../../support/wait.ts';
+
+describe('Instance writes with the webhook process stopped', () => {
+  let ns: string;
+  let webhook: InstanceWebhook;
+
+  beforeAll(async () => {
+    await installKudoCrds();
+    ns = await createTestNamespace('kudo-webhook-down');
+    const objects = [
+      {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'OperatorVersion',
+        metadata: { name: 'app-1' },
+        spec: { operator: { name: 'app' }, plans: { deploy: {} }, parameters: [{ name: 'A' }] },
+      },
+      {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'Instance',
+        metadata: { name: 'app' },
+        spec: { operatorVersion: { name: 'app-1' } },
+      },
+    ];
+    const [operatorVersion, instance] = objects.map((o) => stringify(o));
+    expect(
+      (await kubectl(['create', '-n', ns, '-f', '-'], { input: operatorVersion })).stderr,
+    ).toBe('');
+    webhook = await startInstanceWebhook({ namespaces: [ns] });
+    await waitFor('instance webhook schedules deploy', async () => {
+      const r = await kubectl(['create', '--dry-run=server', '-o', 'json', '-n', ns, '-f', '-'], {
+        input: instance,
+      });
+      return r.stdout.includes('"planName": "deploy"');
+    });
+    const created = await kubectl(['create', '-n', ns, '-f', '-'], { input: instance });
+    expect(created.stderr).toBe('');
+    await webhook.stop();
+  });
+
+  afterAll(async () => {
+    await webhook?.unregister();
+    await webhook?.stop();
+  });
+
+  it('spec writes fail naming the webhook that could not be called', async () => {
+    const res = await kubectl([
+      'patch',
+      'instance',
+      'app',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"spec":{"parameters":{"A":"x"}}}',
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      `Error from server (InternalError): Internal error occurred: failed calling webhook "${INSTANCE_WEBHOOK_NAME}": failed to call webhook: Post "https://127.0.0.1:`,
+    );
+    expect(res.stderr).toContain('connect: connection refused');
+    const stored = await kubectl([
+      'get',
+      'instance',
+      'app',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.spec.parameters}',
+    ]);
+    expect(stored.stdout).toBe('');
+  });
+
+  it('status writes still succeed', async () => {
+    const res = await kubectl([
+      'patch',
+      'instance',
+      'app',
+      '-n',
+      ns,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"planExecution":{"planName":"deploy","status":"IN_PROGRESS"}}}',
+    ]);
+    expect(res.stderr).toBe('');
+    const stored = await kubectl([
+      'get',
+      'instance',
+      'app',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.status.planExecution.status}',
+    ]);
+    expect(stored.stdout).toBe('IN_PROGRESS');
+  });
+});

@@ -1,0 +1,377 @@
+// One Instance must never take the operator down (issue 19). Planwright runs as a child
+// process against the shared control plane, with its webhook registered for this test's
+// namespace. Hostile OperatorVersions (a backtracking regex check, a template that loops, one
+// that eats memory, one with a huge output, one nested 10,000 deep) and hostile parameter
+// values (deep YAML, alias cycles and bombs, a number for a string, a value over the limit)
+// are thrown at it while bystander Instances run their plans and a probe calls the webhook
+// 40 times a second. Asserted: every hostile Instance ends FATAL_ERROR or is denied, with a
+// message naming the template or field and the limit; every bystander completes; the process
+// never exits or restarts; its memory (with its render workers) stays under a stated bound.
+// Measured and printed (not asserted: timing belongs to reports): webhook p50/p99/max and how
+// long the bystanders took.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import * as k8s from '@kubernetes/client-node';
+import type { Instance } from '../../../../src/kudo/api/types.ts';
+import {
+  createTestNamespace,
+  kubeConfig,
+  testCluster,
+  uniqueName,
+} from '../../../support/cluster.ts';
+import { billionLaughs, deepSequence } from '../../../support/hostile-yaml.ts';
+import { installKudoCrds } from '../../../support/kudo.ts';
+import { waitFor } from '../../../support/wait.ts';
+import https from 'node:https';
+import {
+  readyRenderWorkers,
+  startPlanwrightChild,
+  treeRss,
+  WebhookProbe,
+  type PlanwrightChild,
+} from '../../../support/planwright-child.ts';
+
+/** Render limits for the test: a short deadline keeps it quick. */
+const RENDER = { workers: 2, deadlineMs: 5_000, maxHeapMb: 128, decodeDeadlineMs: 4_000 };
+/**
+ * Stated bound on resident memory of Planwright and its worker processes: the main process
+ * (~200 MiB with TypeScript compiled at load in tests) + 2 render workers and 1 admission
+ * worker, each bounded by its heap limit plus the runtime (~100 MiB).
+ */
+const RSS_BOUND = 200 * 2 ** 20 + 2 * (128 + 100) * 2 ** 20 + (128 + 100) * 2 ** 20;
+
+const GROUP = { group: 'kudo.dev', version: 'v1beta1' } as const;
+
+function operatorVersion(
+  name: string,
+  templates: Record<string, string>,
+  parameters: Array<Record<string, unknown>> = [],
+): Record<string, unknown> {
+  const names = Object.keys(templates);
+  return {
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'OperatorVersion',
+    metadata: { name },
+    spec: {
+      operator: { name, kind: 'Operator' },
+      version: '1.0',
+      parameters,
+      templates,
+      tasks: names.map((t, i) => ({ name: `t${i}`, kind: 'Apply', spec: { resources: [t] } })),
+      plans: {
+        deploy: {
+          strategy: 'serial',
+          phases: [
+            {
+              name: 'main',
+              strategy: 'serial',
+              steps: names.map((_, i) => ({ name: `s${i}`, tasks: [`t${i}`] })),
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+const configMap = (name: string, data = ''): string =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-${name}\ndata:\n  plan: {{ .PlanName }}\n${data}`;
+
+/** Plan-time hostiles: OperatorVersion name → its templates and what the step must say. */
+const HOSTILE_PLANS: Record<
+  string,
+  {
+    templates: Record<string, string>;
+    parameters?: Array<Record<string, unknown>>;
+    values?: Record<string, string>;
+    message: RegExp;
+  }
+> = {
+  regex: {
+    // The issue's crash loop: a hostname check that backtracks for tens of seconds in JS.
+    templates: {
+      'host.yaml': `{{ if not (regexMatch "^([a-z0-9]+-?)+$" .Params.HOST) }}{{ fail (printf "HOST %q is not a valid hostname" .Params.HOST) }}{{ end }}${configMap('host')}`,
+    },
+    parameters: [{ name: 'HOST', default: 'ok' }],
+    values: { HOST: `${'a'.repeat(31)}!` },
+    message: /template host\.yaml line 1: .*HOST "a{31}!" is not a valid hostname/,
+  },
+  loop: {
+    templates: {
+      'loop.yaml': `{{ range until 1000 }}{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}{{ end }}${configMap('loop')}`,
+    },
+    message: /template loop\.yaml: did not finish within 5000 ms \(the render deadline\)/,
+  },
+  memory: {
+    templates: {
+      // Each step keeps another million-element list alive.
+      'grow.yaml': `{{ $x := list }}{{ range until 1000 }}{{ $x = append $x (until 1000000) }}{{ end }}${configMap('grow')}`,
+    },
+    // Whichever limit it reaches first: near its heap limit V8 collects garbage for a long
+    // time before it gives up, so on a busy machine the deadline may come first.
+    message:
+      /template grow\.yaml: (ran out of memory \(the limit is 128 MiB per render worker\)|did not finish within 5000 ms)/,
+  },
+  output: {
+    templates: {
+      'big.yaml': `${configMap('big', '  big: |\n')}{{ range until 600000 }}    xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n{{ end }}`,
+    },
+    message: /output exceeds the limit of 4194304 characters/,
+  },
+  nesting: {
+    templates: {
+      'deep.yaml': `${'{{ if true }}'.repeat(10_000)}${'{{ end }}'.repeat(10_000)}${configMap('deep')}`,
+    },
+    message: /template deep\.yaml: .*nested too deeply to parse/,
+  },
+};
+
+describe('hostile Instances and OperatorVersions, with bystanders (child process)', () => {
+  let ns: string;
+  let child: PlanwrightChild;
+  let custom: k8s.CustomObjectsApi;
+  let probe: WebhookProbe;
+  let peakRss = 0;
+  let rssTimer: NodeJS.Timeout | undefined;
+  const bystanderMs: number[] = [];
+
+  const create = (plural: string, body: object): Promise<unknown> =>
+    custom.createNamespacedCustomObject({ ...GROUP, namespace: ns, plural, body });
+  const instance = (name: string, ov: string, parameters: Record<string, unknown> = {}) => ({
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'Instance',
+    metadata: { name },
+    spec: { operatorVersion: { name: ov }, parameters },
+  });
+  const get = async (name: string): Promise<Instance | undefined> =>
+    (await custom
+      .getNamespacedCustomObject({ ...GROUP, namespace: ns, plural: 'instances', name })
+      .catch(() => undefined)) as Instance | undefined;
+  const deploy = async (name: string) => (await get(name))?.status?.planStatus?.['deploy'];
+  /** Waits for the deploy plan to end; COMPLETE, or the failure with its message. */
+  const completes = async (name: string): Promise<void> => {
+    const ps = await waitFor(
+      `${name} done`,
+      async () => {
+        const p = await deploy(name);
+        return p && ['COMPLETE', 'FATAL_ERROR', 'ABORTED'].includes(p.status ?? '') ? p : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 100 },
+    );
+    expect({ name, status: ps.status, message: ps.message }).toEqual({
+      name,
+      status: 'COMPLETE',
+      message: ps.message,
+    });
+  };
+  /** The apiserver's (or our webhook's) refusal text for creating this Instance. */
+  const refusal = async (body: object): Promise<string> => {
+    try {
+      await create('instances', body);
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+    return 'accepted';
+  };
+
+  /** Creates a bystander and waits for its deploy plan: how long a normal plan takes now. */
+  const bystander = async (): Promise<void> => {
+    const name = uniqueName('bystander');
+    const started = Date.now();
+    await create('instances', instance(name, 'bystander'));
+    await completes(name);
+    bystanderMs.push(Date.now() - started);
+  };
+
+  beforeAll(async () => {
+    await installKudoCrds();
+    const kc = kubeConfig();
+    custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    ns = await createTestNamespace('hostile');
+    child = await startPlanwrightChild(testCluster().kubeconfigPath, {
+      namespaces: [ns],
+      webhookName: uniqueName('pw-hostile'),
+      render: RENDER,
+    });
+    rssTimer = setInterval(() => {
+      if (child.proc.pid) peakRss = Math.max(peakRss, treeRss(child.proc.pid).total);
+    }, 200);
+    await create(
+      'operatorversions',
+      operatorVersion('bystander', { 'a.yaml': configMap('a'), 'b.yaml': configMap('b') }),
+    );
+    for (const [name, h] of Object.entries(HOSTILE_PLANS)) {
+      await create(
+        'operatorversions',
+        operatorVersion(`hostile-${name}`, h.templates, h.parameters),
+      );
+    }
+    await create(
+      'operatorversions',
+      operatorVersion(
+        'typed',
+        {
+          'typed.yaml': configMap(
+            'typed',
+            [
+              '  size: {{ .Params.SIZE | quote }}',
+              '  keys: {{ len .Params.MAP | quote }}',
+              '  proto: {{ index .Params "__proto__" | quote }}',
+              '  ctor: {{ .Params.constructor | quote }}',
+              '  tostring: {{ .Params.toString | quote }}',
+              '',
+            ].join('\n'),
+          ),
+        },
+        [
+          { name: 'SIZE', 'value-type': 'integer', default: '1' },
+          { name: 'MAP', 'value-type': 'map', default: '{}' },
+          { name: '__proto__', default: 'p' },
+          { name: 'constructor', default: 'c' },
+          { name: 'toString', default: 't' },
+        ],
+      ),
+    );
+    // The webhook answers (a first bystander goes through it end to end).
+    await bystander();
+    probe = new WebhookProbe(child, ns, 'bystander');
+    probe.start(25);
+  }, 180_000);
+
+  afterAll(async () => {
+    probe?.stop();
+    clearInterval(rssTimer);
+    if (child && child.proc.exitCode === null) {
+      child.proc.kill('SIGTERM');
+      await child.exited;
+    }
+  });
+
+  it('ends every hostile plan FATAL_ERROR naming the template and the limit, while a bystander completes beside each', async () => {
+    const firstSample = probe.latenciesMs.length;
+    const report: string[] = [];
+    const agent = new https.Agent({ keepAlive: false, ca: child.caPem });
+    for (const [name, h] of Object.entries(HOSTILE_PLANS)) {
+      // Each case starts with the pool at its steady state: a worker ended by the previous
+      // case is replaced at once, but starting one from TypeScript sources under jest takes
+      // seconds (from dist/ about half a second), which is not what is measured here.
+      await waitFor(
+        'both render workers ready',
+        async () => (await readyRenderWorkers(child, agent)) === 2,
+        {
+          timeoutMs: 60_000,
+          intervalMs: 100,
+        },
+      );
+      const from = probe.latenciesMs.length;
+      await create('instances', instance(`hostile-${name}`, `hostile-${name}`, h.values ?? {}));
+      // The bystander starts while the hostile render runs.
+      const [done] = await Promise.all([
+        waitFor(
+          `hostile-${name} FATAL_ERROR`,
+          async () => {
+            const ps = await deploy(`hostile-${name}`);
+            return ps?.status === 'FATAL_ERROR' ? ps : undefined;
+          },
+          { timeoutMs: 60_000, intervalMs: 100 },
+        ),
+        bystander(),
+      ]);
+      expect(done.message).toMatch(h.message);
+      // Short enough for a person to read: no megabytes of echoed input.
+      expect((done.message ?? '').length).toBeLessThan(2_000);
+      const latency = probe.summary(from);
+      report.push(
+        `${name}: bystander ${bystanderMs[bystanderMs.length - 1]} ms, webhook p99 ${latency.p99.toFixed(1)} ms`,
+      );
+    }
+    agent.destroy();
+    const latency = probe.summary(firstSample);
+    console.log(
+      `hostile plans (one at a time, a bystander beside each): ${report.join('; ')}. Overall webhook ${latency.count} calls p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; first (unloaded) bystander ${bystanderMs[0]} ms; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (bound ${(RSS_BOUND / 2 ** 20).toFixed(0)} MiB)`,
+    );
+    expect(probe.failures).toEqual([]);
+    expect(child.proc.exitCode).toBeNull();
+  }, 300_000);
+
+  it('denies hostile parameter values at admission, naming the field and the limit', async () => {
+    const firstSample = probe.latenciesMs.length;
+    const typed = (parameters: Record<string, unknown>) =>
+      instance(uniqueName('typed'), 'typed', parameters);
+    const deep = deepSequence(9_000);
+    const cycle = 'a: &x\n  b: *x';
+    const laughs = billionLaughs();
+    const huge = `k: ${'v'.repeat(600 * 1024)}`;
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['deep', { MAP: deep }, /spec\.parameters\.MAP: .*nests deeper than the limit of 64 levels/],
+      ['cycle', { MAP: cycle }, /spec\.parameters\.MAP: .*refers to itself through an alias/],
+      ['laughs', { MAP: laughs }, /expands more than 100 aliases \(the limit per value\)/],
+      ['number', { SIZE: 5 }, /spec\.parameters\.SIZE.*string/i],
+      // Mutating webhooks run before the schema's maxLength: ours answers first.
+      [
+        'huge',
+        { MAP: huge },
+        /spec\.parameters\.MAP: .*\(614403 bytes\) is 614403 bytes, more than the limit of 524288 bytes per value/,
+      ],
+      ['out of int64', { SIZE: '9223372036854775808' }, /out of range for a 64-bit integer/],
+    ];
+    for (const [what, parameters, expected] of cases) {
+      const message = await refusal(typed(parameters));
+      expect({ what, message }).toEqual({ what, message: expect.stringMatching(expected) });
+      // Quotes excerpts, not the value (the huge one is 600 KiB).
+      expect(message.length).toBeLessThan(4_000);
+    }
+    // Bystanders are unaffected meanwhile.
+    await bystander();
+    const latency = probe.summary(firstSample);
+    console.log(
+      `hostile parameters: webhook ${latency.count} calls p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms`,
+    );
+    expect(probe.failures).toEqual([]);
+    expect(child.proc.exitCode).toBeNull();
+  }, 120_000);
+
+  it('accepts and renders what is valid however unusual: int64 max, a 20,000-key map, prototype names', async () => {
+    const map = Array.from({ length: 20_000 }, (_, i) => `key${i}: v${i}`).join('\n');
+    const name = uniqueName('typed');
+    await create(
+      'instances',
+      instance(name, 'typed', {
+        SIZE: '9223372036854775807',
+        MAP: map,
+        ['__proto__']: 'P',
+        constructor: 'C',
+        toString: 'T',
+      }),
+    );
+    await completes(name);
+    const cm = await kubeConfig()
+      .makeApiClient(k8s.CoreV1Api)
+      .readNamespacedConfigMap({ namespace: ns, name: `${name}-typed` });
+    expect(cm.data).toEqual({
+      plan: 'deploy',
+      size: '9223372036854775807',
+      keys: '20000',
+      proto: 'P',
+      ctor: 'C',
+      tostring: 'T',
+    });
+    // And with no values set, the defaults of such names (not Object.prototype's) apply.
+    const defaults = uniqueName('typed');
+    await create('instances', instance(defaults, 'typed'));
+    await waitFor(
+      `${defaults} COMPLETE`,
+      async () => (await deploy(defaults))?.status === 'COMPLETE',
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      },
+    );
+  }, 120_000);
+
+  it('stayed up throughout, within its memory bound', () => {
+    expect(child.proc.exitCode).toBeNull();
+    expect(child.log()).not.toMatch(/FATAL ERROR|Reached heap limit.*main/);
+    expect(peakRss).toBeGreaterThan(0);
+    expect(peakRss).toBeLessThan(RSS_BOUND);
+  });
+});

@@ -1,0 +1,198 @@
+// Test-side helpers for Planwright running as a child process (planwright-child.ts): start it,
+// probe its webhook directly over HTTPS (latency, even while the apiserver is paused), read
+// its metrics, and sum the resident memory of it and its render workers.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { createInterface } from 'node:readline';
+import type { ChildSettings } from './planwright-child-main.ts';
+
+export interface PlanwrightChild {
+  readonly proc: ChildProcess;
+  readonly port: number;
+  readonly caPem: string;
+  /** stderr (the JSON log), bounded. */
+  log(): string;
+  readonly exited: Promise<number | null>;
+}
+
+export async function startPlanwrightChild(
+  kubeconfig: string,
+  settings: ChildSettings,
+): Promise<PlanwrightChild> {
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      './scripts/register-ts.mjs',
+      'test/support/planwright-child-main.ts',
+      kubeconfig,
+      JSON.stringify(settings),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  proc.stderr?.on('data', (c: Buffer) => {
+    log = (log + c.toString()).slice(-2_000_000);
+  });
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const ready = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout }).on('line', (line) => {
+      if (line.startsWith('READY ')) resolve(line);
+    });
+    void exited.then((code) =>
+      reject(
+        new Error(`planwright child exited (${code}) before it was ready:\n${log.slice(-4000)}`),
+      ),
+    );
+  });
+  const [, port = '0', ca = ''] = ready.split(' ');
+  return {
+    proc,
+    port: Number(port),
+    caPem: Buffer.from(ca, 'base64').toString('utf8'),
+    log: () => log,
+    exited,
+  };
+}
+
+/** Resident memory (bytes) of `pid` and all its descendants (render workers). */
+export function treeRss(pid: number): { total: number; processes: number } {
+  let total = 0;
+  let processes = 0;
+  const visit = (p: number): void => {
+    try {
+      const status = readFileSync(`/proc/${p}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      total += kb * 1024;
+      processes += 1;
+      const children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
+      for (const c of children ? children.split(/\s+/) : []) visit(Number(c));
+    } catch {
+      // The process ended meanwhile.
+    }
+  };
+  visit(pid);
+  return { total, processes };
+}
+
+/** One HTTPS request to the child's server. */
+export function call(
+  child: PlanwrightChild,
+  agent: https.Agent,
+  path: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port: child.port,
+        path,
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        agent,
+        timeout: 15_000,
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${path} within 15 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `leader_election_master_status` from the child's /metrics (1 leader, 0 not). */
+export async function leaderStatus(child: PlanwrightChild, agent: https.Agent): Promise<number> {
+  const { text } = await call(child, agent, '/metrics');
+  const m = /^leader_election_master_status\{[^}]*\} (\d)/m.exec(text);
+  return Number(m?.[1] ?? -1);
+}
+
+/** Ready workers of the render pool, from the child's /metrics. */
+export async function readyRenderWorkers(
+  child: PlanwrightChild,
+  agent: https.Agent,
+): Promise<number> {
+  const { text } = await call(child, agent, '/metrics');
+  const m = /^planwright_render_workers\{pool="render",state="ready"\} (\d+)/m.exec(text);
+  return Number(m?.[1] ?? -1);
+}
+
+/**
+ * Sends an Instance CREATE review to the webhook every `intervalMs` until stopped and keeps
+ * the latencies: what the apiserver (and so every user) would wait for.
+ */
+export class WebhookProbe {
+  readonly latenciesMs: number[] = [];
+  readonly failures: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private n = 0;
+  private readonly agent: https.Agent;
+
+  constructor(
+    private readonly child: PlanwrightChild,
+    private readonly namespace: string,
+    private readonly operatorVersion: string,
+  ) {
+    this.agent = new https.Agent({ keepAlive: true, ca: child.caPem, maxSockets: 4 });
+  }
+
+  start(intervalMs = 25): void {
+    const tick = (): void => {
+      const uid = `probe-${this.n++}`;
+      const body = JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: {
+          uid,
+          kind: { group: 'kudo.dev', version: 'v1beta1', kind: 'Instance' },
+          resource: { group: 'kudo.dev', version: 'v1beta1', resource: 'instances' },
+          namespace: this.namespace,
+          operation: 'CREATE',
+          userInfo: { username: 'probe' },
+          object: {
+            metadata: { name: uid, namespace: this.namespace },
+            spec: { operatorVersion: { name: this.operatorVersion }, parameters: {} },
+          },
+          dryRun: true,
+        },
+      });
+      const started = performance.now();
+      call(this.child, this.agent, '/mutate/instances', body).then(
+        (res) => {
+          this.latenciesMs.push(performance.now() - started);
+          const answer = JSON.parse(res.text) as { response?: { allowed?: boolean; uid?: string } };
+          if (res.status !== 200 || answer.response?.uid !== uid || !answer.response.allowed) {
+            this.failures.push(`${res.status} ${res.text.slice(0, 300)}`);
+          }
+        },
+        (err: Error) => this.failures.push(err.message),
+      );
+      this.timer = setTimeout(tick, intervalMs);
+    };
+    tick();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.agent.destroy();
+  }
+
+  /** p50, p99 and max in ms over the latencies so far (after `from` samples). */
+  summary(from = 0): { count: number; p50: number; p99: number; max: number } {
+    const sorted = this.latenciesMs.slice(from).sort((a, b) => a - b);
+    const at = (q: number): number =>
+      sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+    return {
+      count: sorted.length,
+      p50: at(0.5),
+      p99: at(0.99),
+      max: sorted[sorted.length - 1] ?? 0,
+    };
+  }
+}

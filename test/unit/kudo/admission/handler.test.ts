@@ -1,0 +1,205 @@
+// The /mutate/instances handler around the pure decision: what it looks up, what it lets
+// through untouched, and how a decision becomes an admission result.
+import { describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import {
+  instanceMutator,
+  type OperatorVersionSource,
+} from '../../../../src/kudo/admission/index.ts';
+import type { Instance, PlanExecution } from '../../../../src/kudo/api/index.ts';
+import { ParameterValidator } from '../../../../src/kudo/params/index.ts';
+import type { AdmissionRequest } from '../../../../src/server/index.ts';
+import { edit, idle, inProgress, instance, ov, ov2, typedOv } from '../fixtures.ts';
+
+function source(): OperatorVersionSource & { asked: string[] } {
+  const asked: string[] = [];
+  const known = new Map([
+    ['test/foo-operator', ov],
+    ['test/foo-operator-2.0', ov2],
+  ]);
+  return {
+    asked,
+    get: (namespace, name) => {
+      asked.push(`${namespace}/${name}`);
+      return Promise.resolve(known.get(`${namespace}/${name}`));
+    },
+  };
+}
+
+function request(
+  operation: AdmissionRequest['operation'],
+  object: Instance | null,
+  oldObject: Instance | null = null,
+  subResource?: string,
+): AdmissionRequest {
+  return {
+    uid: 'r1',
+    kind: { group: 'kudo.dev', version: 'v1beta1', kind: 'Instance' },
+    resource: { group: 'kudo.dev', version: 'v1beta1', resource: 'instances' },
+    ...(subResource ? { subResource } : {}),
+    name: 'test',
+    namespace: 'test',
+    operation,
+    userInfo: { username: 'alice', groups: [] },
+    object: object as unknown as AdmissionRequest['object'],
+    oldObject: oldObject as unknown as AdmissionRequest['oldObject'],
+    dryRun: false,
+  };
+}
+
+const context = {
+  signal: new AbortController().signal,
+  dryRun: false,
+  logger: pino({ level: 'silent' }),
+};
+
+function handler(operatorVersions: OperatorVersionSource): ReturnType<typeof instanceMutator> {
+  return instanceMutator({
+    operatorVersions,
+    validator: new ParameterValidator({ maxCachedOperatorVersions: 4 }),
+    controllerUsers: new Set(),
+    newUid: () => 'uid-new',
+  });
+}
+
+describe('instanceMutator', () => {
+  it('CREATE answers a JSON patch scheduling deploy', async () => {
+    const ovs = source();
+    expect(await handler(ovs)(request('CREATE', idle), context)).toEqual({
+      kind: 'patch',
+      patch: [
+        { op: 'add', path: '/spec/planExecution', value: { planName: 'deploy', uid: 'uid-new' } },
+      ],
+      warnings: [],
+    });
+    expect(ovs.asked).toEqual(['test/foo-operator']);
+  });
+
+  it('a refusal is a 422 Invalid with the causes', async () => {
+    const next = edit(inProgress, (i) => (i.spec!.parameters = { foo: 'foo', bar: 'x' }));
+    const result = await handler(source())(request('UPDATE', next, inProgress), context);
+    expect(result.kind).toBe('deny');
+    if (result.kind !== 'deny') return;
+    expect(result.status.code).toBe(422);
+    expect(result.status.reason).toBe('Invalid');
+    expect(result.status.details?.causes.map((c) => c.field)).toEqual(['spec.parameters.bar']);
+  });
+
+  it('an upgrade looks up both OperatorVersions', async () => {
+    const ovs = source();
+    const next = edit(idle, (i) => (i.spec!.operatorVersion = { name: 'foo-operator-2.0' }));
+    const result = await handler(ovs)(request('UPDATE', next, idle), context);
+    expect(result.kind).toBe('patch');
+    expect(ovs.asked).toEqual(['test/foo-operator-2.0', 'test/foo-operator']);
+  });
+
+  it('lets status-subresource writes and DELETE through without looking anything up', async () => {
+    const ovs = source();
+    const next = edit(inProgress, (i) => (i.spec!.parameters = { bar: 'x' }));
+    expect(await handler(ovs)(request('UPDATE', next, inProgress, 'status'), context)).toEqual({
+      kind: 'allow',
+      warnings: [],
+    });
+    expect(await handler(ovs)(request('DELETE', null, inProgress), context)).toEqual({
+      kind: 'allow',
+      warnings: [],
+    });
+    expect(ovs.asked).toEqual([]);
+  });
+
+  it('reads a null optional field as absent (null spec.planExecution: the stored record is kept)', async () => {
+    // JSON spells an absent optional field as null; a fuzzed review with
+    // spec.planExecution: null once reached code that asked only `!== undefined` (a 500).
+    const cleared = edit(
+      inProgress,
+      (i) => (i.spec!.planExecution = null as unknown as PlanExecution),
+    );
+    const same = await handler(source())(request('UPDATE', cleared, inProgress), context);
+    expect(same).toEqual({
+      kind: 'patch',
+      patch: [{ op: 'add', path: '/spec/planExecution', value: inProgress.spec!.planExecution }],
+      warnings: [],
+    });
+    const changed = edit(cleared, (i) => (i.spec!.parameters = { foo: 'foo', bar: 'x' }));
+    const refused = await handler(source())(request('UPDATE', changed, inProgress), context);
+    expect(refused.kind).toBe('deny');
+    if (refused.kind !== 'deny') return;
+    expect(refused.status.code).toBe(422);
+    expect(refused.status.details?.causes.map((c) => c.field)).toEqual(['spec.parameters.bar']);
+  });
+
+  it('refuses a request without an object', async () => {
+    const result = await handler(source())(request('CREATE', null), context);
+    expect(result.kind).toBe('deny');
+  });
+
+  it.each([
+    ['spec.parameters.foo', { parameters: { foo: 5 } }, 'must be a string, got a number'],
+    ['spec.parameters', { parameters: ['a'] }, 'must be a map, got a list'],
+    ['spec.operatorVersion.name', { operatorVersion: { name: 7 } }, 'must be a string'],
+    ['spec.planExecution.abort', { planExecution: { abort: 'yes' } }, 'must be a boolean'],
+    ['spec', 'nope', 'must be a map, got a string'],
+  ])('refuses an Instance whose %s has the wrong shape, naming it', async (field, spec, why) => {
+    const object = { metadata: { name: 'test', namespace: 'test' }, spec };
+    const result = await handler(source())(
+      request('CREATE', object as unknown as Instance),
+      context,
+    );
+    expect(result.kind).toBe('deny');
+    if (result.kind !== 'deny') return;
+    expect(result.status.code).toBe(422);
+    expect(result.status.details?.causes).toEqual([
+      {
+        field,
+        message: expect.stringContaining(why) as unknown as string,
+        reason: 'FieldValueInvalid',
+      },
+    ]);
+  });
+
+  it('refuses an UPDATE whose stored Instance (oldObject) has the wrong shape', async () => {
+    const broken = { ...inProgress, status: { planStatus: { deploy: { phases: 'x' } } } };
+    const result = await handler(source())(
+      request('UPDATE', idle, broken as unknown as Instance),
+      context,
+    );
+    expect(result.kind === 'deny' && result.status.details?.causes[0]?.field).toBe(
+      'oldObject.status.planStatus.deploy.phases',
+    );
+  });
+
+  it('decodes array/map values with the decoder it was given', async () => {
+    const asked: string[] = [];
+    const mutator = instanceMutator({
+      operatorVersions: { get: () => Promise.resolve(typedOv) },
+      validator: new ParameterValidator({ maxCachedOperatorVersions: 4 }),
+      controllerUsers: new Set(),
+      newUid: () => 'uid-new',
+      decoder: (raw) => {
+        asked.push(raw);
+        return Promise.resolve({ problem: 'was refused by the worker' });
+      },
+    });
+    const object = instance({
+      spec: { operatorVersion: { name: 'typed' }, parameters: { PASSWORD: 'p', MAP: 'a: 1' } },
+    });
+    const result = await mutator(request('CREATE', object), context);
+    expect(asked).toEqual(['a: 1']);
+    expect(result.kind === 'deny' && result.status.details?.causes).toEqual([
+      {
+        field: 'spec.parameters.MAP',
+        message: '"a: 1" was refused by the worker (value-type map)',
+        reason: 'FieldValueInvalid',
+      },
+    ]);
+  });
+
+  it('propagates a lookup failure (the server turns it into a 500 naming the webhook)', async () => {
+    const failing: OperatorVersionSource = {
+      get: () => Promise.reject(new Error('apiserver gone')),
+    };
+    await expect(handler(failing)(request('CREATE', idle), context)).rejects.toThrow(
+      'apiserver gone',
+    );
+  });
+});

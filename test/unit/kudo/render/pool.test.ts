@@ -1,0 +1,232 @@
+// The render pool with real worker processes (started from the TypeScript sources): renders
+// come back as objects, a job's own failures come back typed, and a job past its deadline or
+// its memory limit fails naming the template and the limit while the pool keeps serving.
+// renderTask turns every such failure into a FatalTaskError, never a retried error.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import type { Instance, OperatorVersion } from '../../../../src/kudo/api/types.ts';
+import {
+  ParameterValueError,
+  RenderBudget,
+  RenderError,
+  type RenderJob,
+} from '../../../../src/kudo/render/index.ts';
+import {
+  RenderLimitError,
+  RenderPool,
+  RenderPoolBusyError,
+  RenderPoolStoppedError,
+} from '../../../../src/kudo/render/pool/index.ts';
+import { renderTask } from '../../../../src/kudo/tasks/objects.ts';
+import { FatalTaskError, type TaskContext } from '../../../../src/kudo/tasks/types.ts';
+
+const logger = pino({ level: 'silent' });
+const scalars = {
+  Name: 'inst',
+  Namespace: 'ns',
+  OperatorName: 'op',
+  OperatorVersion: '1.0',
+  AppVersion: '1',
+  PlanName: 'deploy',
+  PhaseName: 'main',
+  StepName: 'all',
+};
+
+function job(template: string, text: string, parameters: RenderJob['parameters'] = []): RenderJob {
+  return {
+    key: `test/${template}`,
+    template,
+    text,
+    parameters,
+    scalars,
+    maxOutputChars: 1 << 20,
+  };
+}
+
+const CONFIGMAP =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}\ndata:\n  first: {{ index .Params.LIST 0 | quote }}\n';
+// Spins for a very long time without growing memory: only the deadline ends it.
+const SPIN =
+  '{{ range until 1000 }}{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}{{ end }}';
+// Grows one list until the heap limit ends it.
+const GROW =
+  '{{ $x := list }}{{ range until 100000000 }}{{ $x = append $x "aaaaaaaaaaaaaaaa" }}{{ end }}';
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('RenderPool', () => {
+  const pools: RenderPool[] = [];
+  const pool = (
+    deadlineMs = 20_000,
+    size = 1,
+    maxQueued?: number,
+    registry?: Registry,
+  ): RenderPool => {
+    const p = new RenderPool({
+      name: 'test',
+      size,
+      deadlineMs,
+      maxHeapMb: 64,
+      ...(maxQueued !== undefined ? { maxQueued } : {}),
+      ...(registry ? { registry } : {}),
+      logger,
+    });
+    pools.push(p);
+    return p;
+  };
+
+  afterAll(async () => {
+    await Promise.all(pools.map((p) => p.stop()));
+  });
+
+  it('renders in a worker process, decoding array/map parameters there', async () => {
+    const p = pool();
+    const out = await p.render(
+      job('cm.yaml', CONFIGMAP, [{ name: 'LIST', type: 'array', raw: '[a, b]' }]),
+    );
+    expect(out.objects).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inst' }, data: { first: 'a' } },
+    ]);
+    expect(out.outputChars).toBeGreaterThan(50);
+    expect(await p.decode('a: [1, 2]', 'map')).toEqual({ value: { a: [1, 2] } });
+    expect(await p.decode('&a [*a]', 'array')).toEqual({
+      problem: 'refers to itself through an alias (a cycle)',
+    });
+  });
+
+  it("returns a job's own failures typed: template, output and parameter problems", async () => {
+    const p = pool();
+    const bad = await failure(p.render(job('bad.yaml', 'a: 1\nb: {{ .Params.NOPE }}\n')));
+    expect(bad).toBeInstanceOf(RenderError);
+    expect(bad.message).toMatch(/^template bad.yaml line 2: .*map has no entry for key "NOPE"/);
+    const dup = await failure(p.render(job('dup.yaml', 'a: 1\na: 2\n')));
+    expect(dup.message).toMatch(/rendered output is not valid YAML: map key "a" appears twice/);
+    const deep = await failure(
+      p.render(job('deep.yaml', `${'{{ if true }}'.repeat(10_000)}${'{{ end }}'.repeat(10_000)}`)),
+    );
+    expect(deep).toBeInstanceOf(RenderError);
+    expect(deep.message).toMatch(/template deep.yaml: .*nested too deeply to parse/);
+    const param = await failure(
+      p.render(job('p.yaml', 'a: 1', [{ name: 'MAP', type: 'map', raw: `${'- '.repeat(9000)}x` }])),
+    );
+    expect(param).toBeInstanceOf(ParameterValueError);
+    expect(param.message).toBe(
+      'parameter MAP nests deeper than the limit of 64 levels; fix spec.parameters.MAP',
+    );
+    const big = await failure(
+      p.render({
+        ...job('big.yaml', '{{ range until 100000 }}xxxxxxxxxx{{ end }}'),
+        maxOutputChars: 1000,
+      }),
+    );
+    expect(big.message).toMatch(/output exceeds the limit of 1000 characters/);
+  });
+
+  it('stops a render at its deadline, naming the template and the limit, and keeps serving', async () => {
+    const registry = new Registry();
+    const p = pool(1_500, 1, undefined, registry);
+    const spin = await failure(p.render(job('spin.yaml', SPIN)));
+    expect(spin).toBeInstanceOf(RenderLimitError);
+    expect((spin as RenderLimitError).limit).toBe('deadline');
+    expect(spin.message).toBe(
+      'template spin.yaml: did not finish within 1500 ms (the render deadline); the render was stopped',
+    );
+    const out = await p.render(job('ok.yaml', '# nothing\n'));
+    expect(out.objects).toEqual([]);
+    expect(p.workers).toBe(1);
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('planwright_render_limited_total{pool="test",limit="deadline"} 1');
+    expect(metrics).toContain('planwright_render_workers{pool="test",state="ready"} 1');
+  });
+
+  it('ends a render that outgrows the heap limit, and keeps serving', async () => {
+    const p = pool();
+    const grow = await failure(p.render(job('grow.yaml', GROW)));
+    expect(grow).toBeInstanceOf(RenderLimitError);
+    expect((grow as RenderLimitError).limit).toBe('memory');
+    expect(grow.message).toBe(
+      'template grow.yaml: ran out of memory (the limit is 64 MiB per render worker)',
+    );
+    expect((await p.render(job('ok.yaml', '# nothing\n'))).objects).toEqual([]);
+  });
+
+  it('gives up a job whose signal aborts, and refuses work beyond its queue', async () => {
+    const p = pool(20_000, 1, 1);
+    await p.render(job('warm.yaml', '# started\n'));
+    const abort = new AbortController();
+    const running = failure(p.render(job('spin.yaml', SPIN), abort.signal));
+    const queued = p.render(job('queued.yaml', '# nothing\n'));
+    expect(await failure(p.render(job('third.yaml', '# nothing\n')))).toBeInstanceOf(
+      RenderPoolBusyError,
+    );
+    setTimeout(() => abort.abort(new Error('reconcile aborted')), 500);
+    expect((await running).message).toBe('reconcile aborted');
+    expect((await queued).objects).toEqual([]);
+  });
+
+  it('fails waiting and running jobs when stopped, and ends its workers', async () => {
+    const p = pool();
+    const running = failure(p.render(job('spin.yaml', SPIN)));
+    await new Promise((r) => setTimeout(r, 300));
+    await p.stop();
+    expect(await running).toBeInstanceOf(RenderPoolStoppedError);
+    expect(p.workers).toBe(0);
+    expect(await failure(p.render(job('late.yaml', 'a: 1')))).toBeInstanceOf(
+      RenderPoolStoppedError,
+    );
+  });
+
+  it('makes renderTask fail FATAL for limits and budgets, naming the template', async () => {
+    const p = pool(1_500);
+    const ov: OperatorVersion = {
+      metadata: { name: 'op-1.0', namespace: 'ns', uid: 'ov', resourceVersion: '1' },
+      spec: {
+        parameters: [{ name: 'HOST', default: 'ok' }],
+        templates: {
+          'spin.yaml': SPIN,
+          'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Params.HOST }}\n',
+        },
+      },
+    };
+    const instance: Instance = { metadata: { name: 'inst', namespace: 'ns', uid: 'i' } };
+    const ctx = (budget?: RenderBudget): TaskContext =>
+      ({
+        instance,
+        operatorVersion: ov,
+        at: { plan: 'deploy', phase: 'main', step: 'all' },
+        params: Object.assign(Object.create(null) as object, { HOST: 'h' }),
+        templates: p,
+        ...(budget ? { renderBudget: budget } : {}),
+        signal: new AbortController().signal,
+      }) as unknown as TaskContext;
+    const spin = await failure(renderTask('app', ['spin.yaml'], ctx()));
+    expect(spin).toBeInstanceOf(FatalTaskError);
+    expect(spin.message).toBe(
+      'task app: template spin.yaml: did not finish within 1500 ms (the render deadline); the render was stopped',
+    );
+    const over = await failure(renderTask('app', ['cm.yaml'], ctx(new RenderBudget(10))));
+    expect(over).toBeInstanceOf(FatalTaskError);
+    expect(over.message).toMatch(
+      /^task app: template cm.yaml: the plan's templates rendered more than 10 characters in one pass/,
+    );
+    const missing = await failure(renderTask('app', ['nope.yaml'], ctx()));
+    expect(missing).toBeInstanceOf(FatalTaskError);
+    expect(missing.message).toMatch(
+      /template nope.yaml does not exist in OperatorVersion ns\/op-1.0/,
+    );
+    expect(await renderTask('app', ['cm.yaml'], ctx())).toEqual([
+      {
+        template: 'cm.yaml',
+        object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h' } },
+      },
+    ]);
+  });
+});
