@@ -4,8 +4,11 @@
  */
 import type { Command } from 'commander';
 import { ParameterInputError, readParameterInput } from '../kudo/package/index.ts';
+import type { CliContext, GlobalOptions } from './context.ts';
 import { CliError } from './errors.ts';
+import type { ResolveRequest } from './installer.ts';
 import { collect } from './options.ts';
+import { repositoryFor } from './repositories.ts';
 
 export interface ParameterFlags {
   readonly parameter?: string[];
@@ -40,6 +43,24 @@ export function addPackageSourceOptions(command: Command): Command {
       '--operator-version <version>',
       'A specific operator version in the repository (default: newest)',
     );
+}
+
+/**
+ * What the package-source flags put into a ResolveRequest: the same for install, upgrade and
+ * `package list`, so one flag means one thing in all three.
+ */
+export function packageSource(
+  ctx: CliContext,
+  global: GlobalOptions,
+  flags: PackageSourceFlags,
+): Pick<ResolveRequest, 'appVersion' | 'operatorVersion' | 'cwd' | 'repository' | 'signal'> {
+  return {
+    ...(flags.appVersion ? { appVersion: flags.appVersion } : {}),
+    ...(flags.operatorVersion ? { operatorVersion: flags.operatorVersion } : {}),
+    cwd: ctx.cwd,
+    repository: () => repositoryFor(ctx, global, flags.repo),
+    signal: ctx.signal,
+  };
 }
 
 /** -P files merged in order, then -p; KUDO's `could not parse parameters: …` on errors. */

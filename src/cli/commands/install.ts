@@ -14,11 +14,11 @@ import { addWaitOptions, globals, type WaitFlags } from '../options.ts';
 import {
   addPackageSourceOptions,
   addParameterOptions,
+  packageSource,
   parameterValues,
   type PackageSourceFlags,
   type ParameterFlags,
 } from '../package-flags.ts';
-import { repositoryFor } from '../repositories.ts';
 import { waitForScheduledPlan } from '../wait.ts';
 
 interface InstallFlags extends WaitFlags, ParameterFlags, PackageSourceFlags {
@@ -62,13 +62,9 @@ export function installCommand(ctx: CliContext): Command {
     const name = args[0] ?? '';
     const resolved = await resolvePackage(api, {
       name,
-      ...(flags.appVersion ? { appVersion: flags.appVersion } : {}),
-      ...(flags.operatorVersion ? { operatorVersion: flags.operatorVersion } : {}),
-      cwd: ctx.cwd,
+      ...packageSource(ctx, global, flags),
       namespace,
       inCluster: flags.inCluster ?? false,
-      repository: () => repositoryFor(ctx, global, flags.repo),
-      signal: ctx.signal,
     });
     const root = resolved.root;
     const instance = root.resources.instance;

@@ -20,8 +20,11 @@ import { formatObject, outputFormat, type OutputFormat } from '../output/objects
 import { renderTable } from '../output/table.ts';
 import { renderTree } from '../output/tree.ts';
 import { collect, globals } from '../options.ts';
-import { addPackageSourceOptions, type PackageSourceFlags } from '../package-flags.ts';
-import { repositoryFor } from '../repositories.ts';
+import {
+  addPackageSourceOptions,
+  packageSource,
+  type PackageSourceFlags,
+} from '../package-flags.ts';
 
 const ONE_FOLDER = 'expecting exactly one argument - directory of the operator or name of package';
 
@@ -149,12 +152,8 @@ function listCommand(ctx: CliContext): Command {
       const global = globals(cmd);
       const resolved = await resolvePackage(undefined, {
         name: args[0] ?? '',
-        ...(flags.appVersion ? { appVersion: flags.appVersion } : {}),
-        ...(flags.operatorVersion ? { operatorVersion: flags.operatorVersion } : {}),
-        cwd: ctx.cwd,
+        ...packageSource(ctx, global, flags),
         namespace: global.namespace ?? 'default',
-        repository: () => repositoryFor(ctx, global, flags.repo),
-        signal: ctx.signal,
         dependencies: false,
       });
       const ov = resolved.root.resources.operatorVersion;

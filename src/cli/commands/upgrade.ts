@@ -11,11 +11,11 @@ import { addWaitOptions, globals, type WaitFlags } from '../options.ts';
 import {
   addPackageSourceOptions,
   addParameterOptions,
+  packageSource,
   parameterValues,
   type PackageSourceFlags,
   type ParameterFlags,
 } from '../package-flags.ts';
-import { repositoryFor } from '../repositories.ts';
 import { waitForScheduledPlan } from '../wait.ts';
 
 interface UpgradeFlags extends WaitFlags, ParameterFlags, PackageSourceFlags {
@@ -53,12 +53,8 @@ export function upgradeCommand(ctx: CliContext): Command {
     const name = flags.instance;
     const resolved = await resolvePackage(api, {
       name: args[0] ?? '',
-      ...(flags.appVersion ? { appVersion: flags.appVersion } : {}),
-      ...(flags.operatorVersion ? { operatorVersion: flags.operatorVersion } : {}),
-      cwd: ctx.cwd,
+      ...packageSource(ctx, global, flags),
       namespace,
-      repository: () => repositoryFor(ctx, global, flags.repo),
-      signal: ctx.signal,
     });
     const instance = await api.getInstance(namespace, name);
     if (!instance) {

@@ -3,7 +3,12 @@
  * the stored one (shape-checked: nothing below trusts a field it did not check), the
  * OperatorVersions they name, and the array/map parameter values decoded off the event loop.
  */
-import { denyInvalid, type AdmissionRequest, type AdmissionResult } from '../../server/index.ts';
+import {
+  allow,
+  denyInvalid,
+  type AdmissionRequest,
+  type AdmissionResult,
+} from '../../server/index.ts';
 import { operatorVersionRef } from '../api/read.ts';
 import type { Instance, OperatorVersion } from '../api/types.ts';
 import type { ParameterDecoder, ParameterValidator } from '../params/validator.ts';
@@ -39,15 +44,17 @@ async function lookup(
 }
 
 /**
- * The decision input of a CREATE or UPDATE of an Instance, or the denial when the request
- * carries no usable Instance. Callers pass only CREATE/UPDATE of the main resource.
+ * The decision input of a CREATE or UPDATE of an Instance; `allow()` for what neither webhook
+ * judges (a subresource write, which a misconfigured registration may still send, or another
+ * operation); or the denial when the request carries no usable Instance.
  */
 export async function gatherDecisionInput(
   request: AdmissionRequest,
-  operation: 'CREATE' | 'UPDATE',
   options: GatherOptions,
   signal: AbortSignal,
 ): Promise<DecisionInput | AdmissionResult> {
+  const operation = request.operation;
+  if (request.subResource || (operation !== 'CREATE' && operation !== 'UPDATE')) return allow();
   if (!request.object) {
     return denyInvalid('the request carries no Instance object', [
       { field: 'metadata', message: 'missing', reason: 'FieldValueRequired' },

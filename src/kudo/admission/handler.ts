@@ -45,11 +45,9 @@ export function instanceMutator(options: InstanceMutatorOptions): AdmissionHandl
     now: options.now ?? ((): Date => new Date()),
   };
   return async (request, { signal, logger }) => {
-    // The webhook is registered for the main resource only; a status write that still
-    // arrives (a misconfigured registration) must never be blocked.
-    if (request.subResource) return allow();
-    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
-    const input = await gatherDecisionInput(request, request.operation, options, signal);
+    // A status write that still arrives (a misconfigured registration) is allowed by gather:
+    // it must never be blocked.
+    const input = await gatherDecisionInput(request, options, signal);
     if (!isDecisionInput(input)) return input;
     const { instance } = input;
     const decision = decide(input, deps);

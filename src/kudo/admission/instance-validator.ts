@@ -29,9 +29,7 @@ export function instanceValidator(options: InstanceValidatorOptions): AdmissionH
     now: options.now ?? ((): Date => new Date()),
   };
   return async (request, { signal, logger }) => {
-    if (request.subResource) return allow();
-    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
-    const input = await gatherDecisionInput(request, request.operation, options, signal);
+    const input = await gatherDecisionInput(request, options, signal);
     if (!isDecisionInput(input)) return input;
     const decision = finalGuard(input, deps);
     if (decision.kind === 'deny') {

@@ -1,36 +1,13 @@
 /** Runs the tasks of one step and folds their outcomes into a {@link StepOutcome}. */
-import type { Instance, OperatorVersion, Phase, Step } from '../api/types.ts';
-import {
-  FatalTaskError,
-  runTask,
-  type InventoryRecorder,
-  type PodExec,
-  type TaskContext,
-} from '../tasks/index.ts';
-import type { ServerSideApply } from '../../kube/apply.ts';
-import type { RenderBudget, Renderer } from '../render/index.ts';
+import type { Phase, Step } from '../api/types.ts';
+import { FatalTaskError, runTask, type TaskContext } from '../tasks/index.ts';
 import type { StepOutcome } from './plan.ts';
 
-export interface StepRunnerDeps {
-  readonly instance: Instance;
-  readonly operatorVersion: OperatorVersion;
+/** What a step's tasks share: their TaskContext but for where they stand in the plan. */
+export interface StepRunnerDeps extends Omit<TaskContext, 'at'> {
   readonly planName: string;
   /** The run's uid (annotated on every applied object). */
   readonly planUid: string;
-  readonly params: Readonly<Record<string, unknown>>;
-  /** `.Pipes` of the plan (see planPipes). */
-  readonly pipes: Readonly<Record<string, string>>;
-  readonly ssa: ServerSideApply;
-  /** The target cluster's key; undefined for the home cluster. */
-  readonly cluster?: string;
-  readonly onApplied?: TaskContext['onApplied'];
-  readonly templates: Renderer;
-  readonly renderBudget?: RenderBudget;
-  readonly inventory: InventoryRecorder;
-  readonly signal: AbortSignal;
-  readonly warn?: (reason: string, message: string) => void;
-  readonly pipeWaiterImage?: string;
-  readonly podExec?: PodExec;
 }
 
 function messageOf(err: unknown): string {
@@ -55,27 +32,10 @@ export async function runStepTasks(
   phase: Phase,
   step: Step,
 ): Promise<StepOutcome> {
+  const { planName, planUid, ...shared } = deps;
   const ctx: TaskContext = {
-    instance: deps.instance,
-    operatorVersion: deps.operatorVersion,
-    at: {
-      plan: deps.planName,
-      phase: phase.name ?? '',
-      step: step.name ?? '',
-      planUid: deps.planUid,
-    },
-    params: deps.params,
-    pipes: deps.pipes,
-    ssa: deps.ssa,
-    ...(deps.cluster !== undefined ? { cluster: deps.cluster } : {}),
-    ...(deps.onApplied ? { onApplied: deps.onApplied } : {}),
-    templates: deps.templates,
-    ...(deps.renderBudget ? { renderBudget: deps.renderBudget } : {}),
-    inventory: deps.inventory,
-    signal: deps.signal,
-    ...(deps.warn ? { warn: deps.warn } : {}),
-    ...(deps.pipeWaiterImage ? { pipeWaiterImage: deps.pipeWaiterImage } : {}),
-    ...(deps.podExec ? { podExec: deps.podExec } : {}),
+    ...shared,
+    at: { plan: planName, phase: phase.name ?? '', step: step.name ?? '', planUid },
   };
   const fatal: string[] = [];
   const errors: string[] = [];

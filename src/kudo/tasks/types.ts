@@ -67,9 +67,8 @@ export interface TaskOutcome {
 
 export type TaskRunner = (task: Task, ctx: TaskContext) => Promise<TaskOutcome>;
 
-/** A failure that retrying cannot fix: the step becomes FATAL_ERROR. */
-export class FatalTaskError extends Error {
-  override readonly name = 'FatalTaskError';
+/** A task's failure, its message prefixed with the task's name; the subclass says what it means. */
+abstract class TaskFailure extends Error {
   constructor(
     readonly task: string,
     detail: string,
@@ -79,14 +78,12 @@ export class FatalTaskError extends Error {
   }
 }
 
+/** A failure that retrying cannot fix: the step becomes FATAL_ERROR. */
+export class FatalTaskError extends TaskFailure {
+  override readonly name = 'FatalTaskError';
+}
+
 /** A failure that may pass (API errors, a kind not served yet): the step becomes ERROR and is retried. */
-export class TransientTaskError extends Error {
+export class TransientTaskError extends TaskFailure {
   override readonly name = 'TransientTaskError';
-  constructor(
-    readonly task: string,
-    detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`task ${task}: ${detail}`, options);
-  }
 }
