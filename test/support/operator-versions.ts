@@ -3,6 +3,7 @@
 // issue 15's example (a template syntax error, a step naming an unknown task, a default
 // outside its enum).
 import type { OperatorVersion } from '../../src/kudo/api/index.ts';
+import { serialPlan } from './kudo-objects.ts';
 
 export function validOperatorVersion(
   name: string,
@@ -23,8 +24,8 @@ export function validOperatorVersion(
       },
       tasks: [{ name: 'config', kind: 'Apply', spec: { resources: ['config.yaml'] } }],
       plans: {
-        deploy: { strategy: 'serial', phases: [{ name: 'main', strategy: 'serial', steps }] },
-        update: { strategy: 'serial', phases: [{ name: 'main', strategy: 'serial', steps }] },
+        deploy: serialPlan(steps),
+        update: serialPlan(steps),
       },
       parameters: [
         { name: 'foo', default: 'a', trigger: 'deploy' },
@@ -48,16 +49,7 @@ export function brokenOperatorVersion(name: string, namespace: string): Operator
       },
       tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['config.yaml'] } }],
       plans: {
-        deploy: {
-          strategy: 'serial',
-          phases: [
-            {
-              name: 'main',
-              strategy: 'serial',
-              steps: [{ name: 'everything', tasks: ['app', 'migrate'] }],
-            },
-          ],
-        },
+        deploy: serialPlan([{ name: 'everything', tasks: ['app', 'migrate'] }]),
       },
       parameters: [{ name: 'MODE', default: 'turbo', enum: ['fast', 'safe'], trigger: 'deploy' }],
     },

@@ -2,6 +2,7 @@
 // an OperatorVersion whose plans finish, never finish, or fail fatally on demand (Dummy tasks).
 import type { KubeClient } from '../../../src/kube/index.ts';
 import type { Operator, OperatorVersion } from '../../../src/kudo/api/types.ts';
+import { serialPlan } from '../../support/kudo-objects.ts';
 
 export const DEMO_OPERATOR = 'cli-demo';
 export const DEMO_OV = 'cli-demo-1.0.0';
@@ -36,16 +37,7 @@ export function demoObjects(namespace: string): [Operator, OperatorVersion] {
           { name: 'fatal', kind: 'Dummy', spec: { wantErr: true, fatal: true } },
         ],
         plans: {
-          deploy: {
-            strategy: 'serial',
-            phases: [
-              {
-                name: 'main',
-                strategy: 'serial',
-                steps: [{ name: 'config', tasks: ['apply-cm'] }],
-              },
-            ],
-          },
+          deploy: serialPlan([{ name: 'config', tasks: ['apply-cm'] }]),
           slow: {
             strategy: 'serial',
             phases: [
@@ -56,12 +48,7 @@ export function demoObjects(namespace: string): [Operator, OperatorVersion] {
               },
             ],
           },
-          broken: {
-            strategy: 'serial',
-            phases: [
-              { name: 'main', strategy: 'serial', steps: [{ name: 'explode', tasks: ['fatal'] }] },
-            ],
-          },
+          broken: serialPlan([{ name: 'explode', tasks: ['fatal'] }]),
         },
       },
     },

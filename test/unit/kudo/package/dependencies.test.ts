@@ -22,6 +22,7 @@ import {
   tempDir,
   writeTree,
 } from './helpers.ts';
+import { serialPlan } from '../../../support/kudo-objects.ts';
 
 const serveLoopback = loopbackServers();
 
@@ -38,16 +39,7 @@ function withDependencies(
     kubernetesVersion: '1.16.0',
     tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['cm.yaml'] } }, ...tasks],
     plans: {
-      deploy: {
-        strategy: 'serial',
-        phases: [
-          {
-            name: 'main',
-            strategy: 'serial',
-            steps: [{ name: 's', tasks: ['app', ...tasks.map((t) => t.name)] }],
-          },
-        ],
-      },
+      deploy: serialPlan([{ name: 's', tasks: ['app', ...tasks.map((t) => t.name)] }]),
     },
   });
   return minimalPackage(name, { operator });

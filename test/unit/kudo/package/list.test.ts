@@ -8,6 +8,7 @@ import {
   loadPackage,
 } from '../../../../src/kudo/package/index.ts';
 import { KUDO_PACKAGES_DIR } from '../../../support/shared.ts';
+import { serialPlan } from '../../../support/kudo-objects.ts';
 
 describe('package list', () => {
   it('lists parameters by name, and with requiredOnly those required without default', async () => {
@@ -42,17 +43,10 @@ describe('package list', () => {
     expect(listPlans(ov)).toEqual([
       {
         name: 'deploy',
-        strategy: 'serial',
-        phases: [
-          {
-            name: 'main',
-            strategy: 'serial',
-            steps: [
-              { name: 'genfiles', tasks: ['genwww'] },
-              { name: 'app', tasks: ['app'] },
-            ],
-          },
-        ],
+        ...serialPlan([
+          { name: 'genfiles', tasks: ['genwww'] },
+          { name: 'app', tasks: ['app'] },
+        ]),
       },
     ]);
     const { operatorVersion: zk } = await loadPackage(join(KUDO_PACKAGES_DIR, 'zookeeper'));
