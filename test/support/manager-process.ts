@@ -13,10 +13,14 @@ export interface ManagerProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** `planwright start --kubeconfig <kubeconfig> --webhook-port 0 --no-leader-election …args`. */
+/**
+ * `planwright start --kubeconfig <kubeconfig> --webhook-port 0 --no-leader-election …args`
+ * (`leaderElection: true` leaves the flag out).
+ */
 export function startManagerProcess(
   kubeconfig: string,
   args: readonly string[] = [],
+  options: { readonly leaderElection?: boolean } = {},
 ): ManagerProcess {
   const proc = spawn(
     process.execPath,
@@ -29,7 +33,7 @@ export function startManagerProcess(
       kubeconfig,
       '--webhook-port',
       '0',
-      '--no-leader-election',
+      ...(options.leaderElection ? [] : ['--no-leader-election']),
       ...args,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PLANWRIGHT_LOG_LEVEL: 'info' } },
@@ -54,9 +58,15 @@ export function sumMetric(text: string, name: string, match: string): number {
   return sum;
 }
 
+/** The webhook port the manager's log names, once it listens. */
+export function managerPort(manager: ManagerProcess): number | undefined {
+  const port = /listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(manager.log)?.[1];
+  return port ? Number(port) : undefined;
+}
+
 /** The manager's /metrics, from the webhook port its log names (development certificate). */
 export async function managerMetrics(manager: ManagerProcess): Promise<string | undefined> {
-  const port = /listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(manager.log)?.[1];
+  const port = managerPort(manager);
   if (!port) return undefined;
   return new Promise((resolve, reject) => {
     https

@@ -5,7 +5,6 @@
 //   stops moving bytes), and 200 again once they move; a non-leader holds only the caches
 //   admission reads.
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import https from 'node:https';
 import net from 'node:net';
 import { pino } from 'pino';
@@ -25,7 +24,8 @@ import { httpsRequest } from '../../support/https.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { waitFor } from '../../support/wait.ts';
-import { createInstance, createOperatorVersion } from './objects.ts';
+import { managerPort, startManagerProcess } from '../../support/manager-process.ts';
+import { createKudoObject, instanceObject } from '../../support/kudo-objects.ts';
 
 interface Probe {
   readonly status: number;
@@ -91,34 +91,18 @@ describe('readiness', () => {
     // Instances may be listed from the start; OperatorVersions only once granted below. The
     // user cannot write Leases either: this replica never leads, so it touches nothing else.
     await grant(userName, ['instances']);
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        './scripts/register-ts.mjs',
-        'src/main.ts',
-        'start',
-        '--kubeconfig',
-        user.kubeconfigPath,
-        '--webhook-port',
-        '0',
-        '--namespace',
-        namespace,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const child = startManagerProcess(user.kubeconfigPath, ['--namespace', namespace], {
+      leaderElection: true,
+    });
     cleanups.push(async () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await exited;
+      if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
+      await child.exited;
     });
     let port = 0;
     await waitFor(
       'the webhook server to listen',
       () => {
-        port = Number(/listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)?.[1] ?? 0);
+        port = managerPort(child) ?? 0;
         return port > 0;
       },
       { timeoutMs: 30_000 },
@@ -159,8 +143,8 @@ describe('readiness', () => {
       [INSTANCE_CACHE_CHECK]: true,
     });
 
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
   });
 });
 
@@ -244,8 +228,13 @@ describe('liveness', () => {
     // Objects of both kinds admission caches, changed every 200 ms so a healthy watch always
     // has bytes to deliver (the stall limit below is far shorter than the bookmark period).
     const ovName = uniqueName('ov');
-    await createOperatorVersion(admin, validOperatorVersion(ovName, namespace));
-    await createInstance(admin, namespace, 'tick', ovName);
+    await createKudoObject(
+      admin,
+      namespace,
+      'operatorversions',
+      validOperatorVersion(ovName, namespace),
+    );
+    await createKudoObject(admin, namespace, 'instances', instanceObject('tick', ovName));
     let tick = 0;
     const churn = setInterval(() => {
       tick++;

@@ -15,7 +15,7 @@ import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { waitFor } from '../../support/wait.ts';
 import { call, startPlanwrightChild } from '../../support/planwright-child.ts';
 import type { ChildSettings } from '../../support/planwright-child-main.ts';
-import { createInstance, createOperatorVersion } from './objects.ts';
+import { createKudoObject, instanceObject } from '../../support/kudo-objects.ts';
 
 const admin = new KubeClient(kubeConfig());
 const children: ChildProcess[] = [];
@@ -86,14 +86,14 @@ describe('shutdown', () => {
     const valid = validOperatorVersion(ov, namespace);
     const loop =
       '{{ range until 1000 }}{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}{{ end }}';
-    await createOperatorVersion(admin, {
+    await createKudoObject(admin, namespace, 'operatorversions', {
       ...valid,
       spec: {
         ...valid.spec,
         templates: { 'config.yaml': loop + (valid.spec?.templates?.['config.yaml'] ?? '') },
       },
     });
-    await createInstance(admin, namespace, 'slow', ov);
+    await createKudoObject(admin, namespace, 'instances', instanceObject('slow', ov));
     const agent = new https.Agent({ ca: child.caPem });
     await waitFor(
       'a reconcile in flight',

@@ -2,7 +2,7 @@
 // an OperatorVersion whose plans finish, never finish, or fail fatally on demand (Dummy tasks).
 import type { KubeClient } from '../../../src/kube/index.ts';
 import type { Operator, OperatorVersion } from '../../../src/kudo/api/types.ts';
-import { serialPlan } from '../../support/kudo-objects.ts';
+import { createKudoObject, instanceObject, serialPlan } from '../../support/kudo-objects.ts';
 
 export const DEMO_OPERATOR = 'cli-demo';
 export const DEMO_OV = 'cli-demo-1.0.0';
@@ -57,9 +57,8 @@ export function demoObjects(namespace: string): [Operator, OperatorVersion] {
 
 export async function createDemo(client: KubeClient, namespace: string): Promise<void> {
   const [operator, ov] = demoObjects(namespace);
-  const base = `/apis/kudo.dev/v1beta1/namespaces/${namespace}`;
-  await client.request({ method: 'POST', path: `${base}/operators`, body: operator });
-  await client.request({ method: 'POST', path: `${base}/operatorversions`, body: ov });
+  await createKudoObject(client, namespace, 'operators', operator);
+  await createKudoObject(client, namespace, 'operatorversions', ov);
 }
 
 export async function createDemoInstance(
@@ -67,14 +66,10 @@ export async function createDemoInstance(
   namespace: string,
   name: string,
 ): Promise<void> {
-  await client.request({
-    method: 'POST',
-    path: `/apis/kudo.dev/v1beta1/namespaces/${namespace}/instances`,
-    body: {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'Instance',
-      metadata: { name, namespace, labels: { 'kudo.dev/operator': DEMO_OPERATOR } },
-      spec: { operatorVersion: { name: DEMO_OV } },
-    },
-  });
+  await createKudoObject(
+    client,
+    namespace,
+    'instances',
+    instanceObject(name, DEMO_OV, { labels: { 'kudo.dev/operator': DEMO_OPERATOR } }),
+  );
 }
