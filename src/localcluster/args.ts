@@ -30,6 +30,12 @@ export interface ApiServerArgsInput {
   readonly etcdEndpoint: string;
   readonly port: number;
   readonly pki: Pick<ClusterPki, 'certDir' | 'files'>;
+  /**
+   * More `--name=value` flags (an audit log for a benchmark, a feature gate for a test). A flag
+   * the harness sets itself is refused: overriding ports, certificates or authorization would
+   * break the readiness checks and clients in ways that are hard to trace back.
+   */
+  readonly extraArgs?: readonly string[];
 }
 
 export function apiServerArgs(input: ApiServerArgsInput): string[] {
@@ -64,7 +70,27 @@ export function apiServerArgs(input: ApiServerArgsInput): string[] {
   // which every fake node names as its InternalDNS address; their Hostname and InternalIP
   // are not reachable.
   else args.push(`--kubelet-preferred-address-types=${KUBELET_ADDRESS_TYPE},InternalIP,Hostname`);
+  const own = new Set(args.map(flagName));
+  for (const extra of input.extraArgs ?? []) {
+    if (!extra.startsWith('--')) {
+      throw new Error(
+        `kube-apiserver extra argument "${extra}" is not a --name=value flag: give each flag ` +
+          'as one string, e.g. "--audit-log-path=/tmp/audit.log".',
+      );
+    }
+    if (own.has(flagName(extra))) {
+      throw new Error(
+        `kube-apiserver extra argument "${extra}" sets --${flagName(extra)}, which the local ` +
+          'control plane sets itself; leave it out (see apiServerArgs in src/localcluster/args.ts).',
+      );
+    }
+    args.push(extra);
+  }
   return args;
+}
+
+function flagName(arg: string): string {
+  return arg.replace(/^--/, '').split('=')[0] ?? '';
 }
 
 /**

@@ -39,6 +39,11 @@ export interface LocalClusterOptions {
   readonly readyTimeoutMs?: number;
   /** Fake nodes of the workloads mode. Default 3. */
   readonly nodes?: number;
+  /**
+   * More kube-apiserver flags, e.g. an audit log for a benchmark that counts requests per
+   * user. Flags the harness sets itself are refused (see apiServerArgs).
+   */
+  readonly apiServerExtraArgs?: readonly string[];
 }
 
 /**
@@ -170,7 +175,13 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
 
     const apiPort = await freeLoopbackPort();
     const server = `https://127.0.0.1:${apiPort}`;
-    const apiArgs = apiServerArgs({ mode, etcdEndpoint, port: apiPort, pki });
+    const apiArgs = apiServerArgs({
+      mode,
+      etcdEndpoint,
+      port: apiPort,
+      pki,
+      ...(options.apiServerExtraArgs ? { extraArgs: options.apiServerExtraArgs } : {}),
+    });
     const adminTls: ProbeTls = {
       caPem: pki.servingCa.certPem,
       certPem: pki.admin.certPem,

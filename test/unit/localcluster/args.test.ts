@@ -67,6 +67,28 @@ describe('control-plane command lines', () => {
     }
   });
 
+  it('kube-apiserver takes extra flags after its own, and refuses one it sets itself', () => {
+    const input = { mode: 'bare' as const, etcdEndpoint: 'http://127.0.0.1:2001', port: 6443, pki };
+    const args = apiServerArgs({
+      ...input,
+      extraArgs: ['--audit-log-path=/w/audit.log', '--audit-policy-file=/w/policy.yaml'],
+    });
+    expect(args.slice(-2)).toEqual([
+      '--audit-log-path=/w/audit.log',
+      '--audit-policy-file=/w/policy.yaml',
+    ]);
+    expect(flags(args).get('secure-port')).toBe('6443');
+    expect(() => apiServerArgs({ ...input, extraArgs: ['--secure-port=1'] })).toThrow(
+      /sets --secure-port, which the local control plane sets itself/,
+    );
+    expect(() =>
+      apiServerArgs({ ...input, extraArgs: ['--authorization-mode=AlwaysAllow'] }),
+    ).toThrow(/--authorization-mode/);
+    expect(() => apiServerArgs({ ...input, extraArgs: ['audit-log-path=/x'] })).toThrow(
+      /not a --name=value flag/,
+    );
+  });
+
   it('kube-controller-manager serves no port, signs tokens and runs the workload controllers', () => {
     const f = flags(controllerManagerArgs({ kubeconfig: '/w/kcm.kubeconfig', pki }));
     expect(f.get('kubeconfig')).toBe('/w/kcm.kubeconfig');
