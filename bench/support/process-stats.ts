@@ -1,0 +1,123 @@
+// CPU time and memory of a process and its descendants, from /proc (Linux). A manager is its
+// whole process tree: Planwright's render pool runs in worker processes of its own.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const CLOCK_TICKS =
+  Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+interface ProcStat {
+  readonly pid: number;
+  readonly ppid: number;
+  /** utime + stime, seconds. */
+  readonly cpu: number;
+  /** cutime + cstime, seconds: children that exited and were waited for. */
+  readonly childrenCpu: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // gone meanwhile
+  }
+  // The command name (field 2) may hold spaces and parentheses: split after its last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const n = (i: number): number => Number(fields[i - 3] ?? 0);
+  return {
+    pid,
+    ppid: n(4),
+    cpu: (n(14) + n(15)) / CLOCK_TICKS,
+    childrenCpu: (n(16) + n(17)) / CLOCK_TICKS,
+  };
+}
+
+/** Resident set size in bytes (VmRSS), 0 when the process is gone. */
+export function rssOf(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process and every live descendant. */
+function tree(root: number): ProcStat[] {
+  const all = new Map<number, ProcStat>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat) all.set(stat.pid, stat);
+  }
+  const rootStat = all.get(root);
+  if (!rootStat) return [];
+  const members = [rootStat];
+  for (let i = 0; i < members.length; i++) {
+    const parent = members[i]?.pid;
+    for (const s of all.values()) if (s.ppid === parent) members.push(s);
+  }
+  return members;
+}
+
+/** A point-in-time reading of a process tree. */
+export interface TreeSample {
+  /** CPU seconds so far: the tree's own, plus its exited (reaped) children's. */
+  readonly cpuSeconds: number;
+  /** Sum of the members' VmRSS, bytes. */
+  readonly rss: number;
+  readonly processes: number;
+}
+
+export function sampleTree(root: number): TreeSample {
+  const members = tree(root);
+  let cpu = 0;
+  let rss = 0;
+  for (const m of members) {
+    cpu += m.cpu;
+    rss += rssOf(m.pid);
+  }
+  cpu += members[0]?.childrenCpu ?? 0;
+  return { cpuSeconds: cpu, rss, processes: members.length };
+}
+
+/**
+ * Samples a process tree every `intervalMs` until stopped: peak RSS (of the sum; a sampled
+ * peak, so a spike shorter than the interval can be missed) and CPU seconds at any time.
+ */
+export class TreeSampler {
+  private peak = 0;
+  private last: TreeSample;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly pid: number,
+    intervalMs = 250,
+  ) {
+    this.last = sampleTree(pid);
+    this.peak = this.last.rss;
+    this.timer = setInterval(() => this.sample(), intervalMs);
+  }
+
+  sample(): TreeSample {
+    const s = sampleTree(this.pid);
+    // A tree that has exited reads as empty: keep the last real reading.
+    if (s.processes > 0) this.last = s;
+    this.peak = Math.max(this.peak, s.rss);
+    return this.last;
+  }
+
+  get peakRss(): number {
+    return this.peak;
+  }
+
+  /** Forgets the peak so far (e.g. before a measured phase). */
+  resetPeak(): void {
+    this.peak = this.sample().rss;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,271 @@
+// Planwright against KUDO 0.19's manager, side by side on the same workload, each on a fresh
+// local control plane, one bench client creating and polling for both:
+//  * configmaps: N Instances of a deploy plan applying 3 ConfigMaps (N=100 and N=1000);
+//  * deployments (workloads mode, kwok nodes): BENCH_WAIT_N Instances applying one Deployment
+//    with minReadySeconds, so each plan waits and KUDO's status rewriting while it waits shows.
+// For each: time until all COMPLETE, the manager's requests per Instance (from the apiserver's
+// audit log: every manager has its own client-certificate user, apart from the bench client's),
+// peak RSS and CPU of the manager's process tree (/proc), then an idle window: API writes and
+// CPU per minute. Both run without leader election (KUDO 0.19's manager has none by default).
+//
+// KUDO's manager is built from bench/kudo/go.mod once (≈ 2.5 min cold on 2 cores, cached under
+// ~/.cache/planwright/kudo) and runs out-of-cluster with KUBECONFIG and KUDO_CERT_DIR. Its
+// webhook server listens on port 443 (no setting in KUDO's main) and metrics on :8080: run the
+// bench as root (fine on a bench machine; not something the product ever needs).
+// Planwright runs as users run it: `node dist/main.js start` (tsc build, made if stale).
+//
+// Run: node --import ./scripts/register-ts.mjs bench/vs-kudo.ts [N=100]
+//   BENCH_WORKLOADS=configmaps,deployments (default both)  BENCH_WAIT_N=50
+//   BENCH_MIN_READY_S=30  BENCH_IDLE_S=60  BENCH_ONLY=planwright|kudo
+//   BENCH_N=10000 BENCH_ONLY=planwright BENCH_WORKLOADS=configmaps  (Planwright at scale)
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { installCrds } from '../src/cli/install.ts';
+import { KubeClient } from '../src/kube/index.ts';
+import { startLocalCluster, type ClusterMode } from '../src/localcluster/index.ts';
+import { ADMIN_USER } from '../src/localcluster/pki.ts';
+import { freeLoopbackPort } from '../src/localcluster/ports.ts';
+import { sleep } from '../src/runtime/time.ts';
+import { SHARED_DIR } from '../test/support/shared.ts';
+import { auditLogArgs, AuditTally, countsSince, total } from './support/audit.ts';
+import {
+  configMapTemplates,
+  createBenchOperator,
+  createInstances,
+  deploymentTemplates,
+  waitForPlans,
+} from './support/bench-operator.ts';
+import {
+  ensureKudoManager,
+  KUDO_VERSION,
+  KUDO_WEBHOOK_PORT,
+  startKudoManager,
+} from './support/kudo-manager.ts';
+import { startPlanwrightProcess, stopProcess } from './support/planwright-process.ts';
+import { TreeSampler } from './support/process-stats.ts';
+import { formatTable, mib, ratio } from './support/table.ts';
+
+const N = Number(process.env['BENCH_N'] ?? process.argv[2] ?? 100);
+const WAIT_N = Number(process.env['BENCH_WAIT_N'] ?? 50);
+const MIN_READY_S = Number(process.env['BENCH_MIN_READY_S'] ?? 30);
+const IDLE_S = Number(process.env['BENCH_IDLE_S'] ?? 60);
+/** After all COMPLETE, before the idle window: trailing status writes belong to the workload. */
+const SETTLE_S = 5;
+const NS = 'default';
+const workloads = (process.env['BENCH_WORKLOADS'] ?? 'configmaps,deployments').split(',');
+const only = process.env['BENCH_ONLY'];
+const progress = (line: string): void => console.error(line);
+
+interface Contestant {
+  readonly name: string;
+  /** The manager's client-certificate user (system:masters, so RBAC does not differ). */
+  readonly user: string;
+  start(kubeconfig: string, workDir: string, admin: KubeClient): Promise<RunningManager>;
+}
+
+interface RunningManager {
+  readonly pid: number;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+const planwright: Contestant = {
+  name: 'Planwright',
+  // Its admission webhook lets its own service account write what users may not.
+  user: `system:serviceaccount:${NS}:planwright`,
+  async start(kubeconfig) {
+    const p = await startPlanwrightProcess({ kubeconfig, webhookPort: await freeLoopbackPort() });
+    return { pid: p.pid, log: p.log, stop: () => stopProcess(p.proc, p.exited) };
+  },
+};
+
+const kudo = (binary: string): Contestant => ({
+  name: `KUDO ${KUDO_VERSION.replace(/^v/, '').replace(/\.0$/, '')}`,
+  user: 'kudo-manager',
+  async start(kubeconfig, workDir, admin) {
+    await installCrds(admin, undefined, join(SHARED_DIR, 'kudo-reference', 'crds'));
+    const k = await startKudoManager({ binary, kubeconfig, workDir });
+    const stop = (): Promise<void> => stopProcess(k.proc, k.exited);
+    try {
+      await admin.request({
+        method: 'POST',
+        path: '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+        body: k.webhookConfiguration,
+      });
+      // Ready: every controller started its workers (caches synced) and the webhook listens.
+      const deadline = Date.now() + 120_000;
+      while (!/Starting workers.*instance|instance.*Starting workers/.test(k.log())) {
+        if (k.proc.exitCode !== null)
+          throw new Error(`KUDO's manager exited (${k.proc.exitCode}):\n${k.log()}`);
+        if (Date.now() > deadline) throw new Error(`KUDO's manager not ready:\n${k.log()}`);
+        await sleep(250);
+      }
+      if (!/serving webhook server/.test(k.log())) await sleep(1_000);
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+    return { pid: k.pid, log: k.log, stop };
+  },
+});
+
+interface Workload {
+  readonly name: string;
+  readonly mode: ClusterMode;
+  readonly instances: number;
+  readonly templates: Record<string, string>;
+  readonly describe: string;
+}
+
+interface Result {
+  readonly seconds: number;
+  readonly requests: Array<[string, number]>;
+  readonly peakRss: number;
+  readonly cpuSeconds: number;
+  readonly idleWrites: Array<[string, number]>;
+  readonly idleCpuSeconds: number;
+  readonly benchRequests: number;
+}
+
+async function run(contestant: Contestant, workload: Workload): Promise<Result> {
+  const workDir = await mkdtemp(join(tmpdir(), 'bench-vs-kudo-'));
+  const audit = await auditLogArgs(workDir, [contestant.user, ADMIN_USER]);
+  const cluster = await startLocalCluster({
+    mode: workload.mode,
+    apiServerExtraArgs: audit.args,
+    onProgress: progress,
+  });
+  const kc = new KubeConfig();
+  kc.loadFromFile(cluster.kubeconfigPath);
+  const admin = new KubeClient(kc);
+  let manager: RunningManager | undefined;
+  let sampler: TreeSampler | undefined;
+  try {
+    const user = await cluster.createUser(contestant.user, ['system:masters']);
+    manager = await contestant.start(user.kubeconfigPath, workDir, admin);
+    sampler = new TreeSampler(manager.pid);
+    await createBenchOperator(admin, NS, workload.templates);
+    // Let the webhook registrations and the OperatorVersion reach every cache before timing.
+    await sleep(2_000);
+    const tally = new AuditTally(audit.logPath);
+    await tally.refresh();
+    const before = tally.snapshot(contestant.user);
+    const benchBefore = tally.snapshot(ADMIN_USER);
+    sampler.resetPeak();
+    const cpuBefore = sampler.sample().cpuSeconds;
+    progress(`${contestant.name}: creating ${workload.instances} Instances (${workload.name})`);
+    const started = performance.now();
+    await createInstances(admin, NS, workload.instances);
+    await waitForPlans(admin, NS, workload.instances, { intervalMs: 500 });
+    const seconds = (performance.now() - started) / 1000;
+    progress(`${contestant.name}: all COMPLETE after ${seconds.toFixed(1)} s`);
+    await sleep(SETTLE_S * 1000);
+    await tally.refresh();
+    const after = tally.snapshot(contestant.user);
+    const cpuAfter = sampler.sample().cpuSeconds;
+    const peakRss = sampler.peakRss;
+    progress(`${contestant.name}: idle for ${IDLE_S} s`);
+    await sleep(IDLE_S * 1000);
+    await tally.refresh();
+    const idleEnd = tally.snapshot(contestant.user);
+    const cpuIdleEnd = sampler.sample().cpuSeconds;
+    return {
+      seconds,
+      requests: countsSince(after, before),
+      peakRss,
+      cpuSeconds: cpuAfter - cpuBefore,
+      idleWrites: countsSince(idleEnd, after).filter(([k]) => total([[k, 1]], true) > 0),
+      idleCpuSeconds: cpuIdleEnd - cpuAfter,
+      benchRequests: total(countsSince(tally.snapshot(ADMIN_USER), benchBefore)),
+    };
+  } catch (err) {
+    if (manager) console.error(`${contestant.name} log (tail):\n${manager.log().slice(-5_000)}`);
+    throw err;
+  } finally {
+    sampler?.stop();
+    await manager?.stop();
+    admin.close();
+    await cluster.stop();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>): void {
+  const n = workload.instances;
+  const perMinute = IDLE_S / 60;
+  const rows: Array<[string, (r: Result) => number, (v: number) => string]> = [
+    ['all COMPLETE after', (r) => r.seconds, (v) => `${v.toFixed(1)} s`],
+    ['manager requests per Instance', (r) => total(r.requests) / n, (v) => v.toFixed(2)],
+    ['  of which writes', (r) => total(r.requests, true) / n, (v) => v.toFixed(2)],
+    ['manager peak RSS', (r) => r.peakRss, (v) => `${mib(v)} MiB`],
+    ['manager CPU', (r) => r.cpuSeconds, (v) => `${v.toFixed(1)} s`],
+    ['idle: API writes per minute', (r) => total(r.idleWrites) / perMinute, (v) => v.toFixed(1)],
+    [
+      'idle: manager CPU per minute',
+      (r) => r.idleCpuSeconds / perMinute,
+      (v) => `${v.toFixed(2)} s`,
+    ],
+  ];
+  const header = [`${workload.name}, N=${n}`, ...results.map(([c]) => c.name)];
+  if (results.length === 2) header.push(`${results[1]?.[0].name} / ${results[0]?.[0].name}`);
+  const body = rows.map(([label, get, fmt]) => {
+    const values = results.map(([, r]) => get(r));
+    const cells = [label, ...values.map(fmt)];
+    if (values.length === 2) cells.push(ratio(values[1] ?? 0, values[0] ?? 0));
+    return cells;
+  });
+  console.log(`\n${workload.describe}`);
+  console.log(formatTable(header, body));
+  for (const [c, r] of results) {
+    console.log(
+      `${c.name} requests by verb/resource (${n} Instances; the bench client made ${r.benchRequests}: creates + polls):`,
+    );
+    for (const [k, v] of r.requests) console.log(`  ${k.padEnd(44)} ${v}`);
+    if (r.idleWrites.length > 0)
+      console.log(`  idle writes: ${r.idleWrites.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  }
+}
+
+const WORKLOADS: Record<string, Workload> = {
+  configmaps: {
+    name: 'configmaps',
+    mode: 'bare',
+    instances: N,
+    templates: configMapTemplates(),
+    describe: `${N} Instances of a deploy plan applying 3 ConfigMaps (bare control plane):`,
+  },
+  deployments: {
+    name: 'deployments',
+    mode: 'workloads',
+    instances: WAIT_N,
+    templates: deploymentTemplates(MIN_READY_S),
+    describe:
+      `${WAIT_N} Instances of a deploy plan applying a Deployment (1 replica, minReadySeconds ` +
+      `${MIN_READY_S}: each plan waits; workloads mode, kwok nodes):`,
+  },
+};
+
+for (const w of workloads) {
+  if (!(w in WORKLOADS))
+    throw new Error(
+      `BENCH_WORKLOADS: unknown workload "${w}"; use ${Object.keys(WORKLOADS).join(', ')}`,
+    );
+}
+const contestants: Contestant[] = [];
+if (only !== 'kudo') contestants.push(planwright);
+if (only !== 'planwright') {
+  if (process.getuid?.() !== 0)
+    throw new Error(
+      `KUDO's manager listens on port ${KUDO_WEBHOOK_PORT}: run the bench as root, or with ` +
+        'BENCH_ONLY=planwright.',
+    );
+  contestants.push(kudo(await ensureKudoManager({ onProgress: progress })));
+}
+for (const name of workloads) {
+  const workload = WORKLOADS[name] as Workload;
+  const results: Array<[Contestant, Result]> = [];
+  for (const c of contestants) results.push([c, await run(c, workload)]);
+  report(workload, results);
+}
