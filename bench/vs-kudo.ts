@@ -20,6 +20,7 @@
 //   BENCH_N=10000 BENCH_ONLY=planwright BENCH_WORKLOADS=configmaps  (Planwright at scale)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import tls from 'node:tls';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { installCrds } from '../src/cli/install.ts';
@@ -94,15 +95,17 @@ const kudo = (binary: string): Contestant => ({
         path: '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
         body: k.webhookConfiguration,
       });
-      // Ready: every controller started its workers (caches synced) and the webhook listens.
+      // Ready: the webhook server answers TLS. KUDO sets no logger for controller-runtime, so
+      // nothing says when the caches have synced: Instances created before are reconciled
+      // anyway (the informers list them), and a few seconds more make it fair.
       const deadline = Date.now() + 120_000;
-      while (!/Starting workers.*instance|instance.*Starting workers/.test(k.log())) {
+      while (!(await tlsAnswers(KUDO_WEBHOOK_PORT))) {
         if (k.proc.exitCode !== null)
           throw new Error(`KUDO's manager exited (${k.proc.exitCode}):\n${k.log()}`);
         if (Date.now() > deadline) throw new Error(`KUDO's manager not ready:\n${k.log()}`);
         await sleep(250);
       }
-      if (!/serving webhook server/.test(k.log())) await sleep(1_000);
+      await sleep(3_000);
     } catch (err) {
       await stop();
       throw err;
@@ -110,6 +113,19 @@ const kudo = (binary: string): Contestant => ({
     return { pid: k.pid, log: k.log, stop };
   },
 });
+
+/** Whether a TLS server on 127.0.0.1:`port` completes a handshake. */
+function tlsAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.setTimeout(2_000, () => socket.destroy());
+    socket.once('error', () => resolve(false));
+    socket.once('close', () => resolve(false));
+  });
+}
 
 interface Workload {
   readonly name: string;
