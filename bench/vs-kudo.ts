@@ -44,8 +44,8 @@ import {
   KUDO_WEBHOOK_PORT,
   startKudoManager,
 } from './support/kudo-manager.ts';
-import { startPlanwrightProcess, stopProcess } from './support/planwright-process.ts';
-import { TreeSampler } from './support/process-stats.ts';
+import { startPlanwrightProcess } from './support/planwright-process.ts';
+import { peakRssOf, TreeSampler } from './support/process-stats.ts';
 import { formatTable, mib, ratio } from './support/table.ts';
 
 const N = Number(process.env['BENCH_N'] ?? process.argv[2] ?? 100);
@@ -77,8 +77,7 @@ const planwright: Contestant = {
   // Its admission webhook lets its own service account write what users may not.
   user: `system:serviceaccount:${NS}:planwright`,
   async start(kubeconfig) {
-    const p = await startPlanwrightProcess({ kubeconfig, webhookPort: await freeLoopbackPort() });
-    return { pid: p.pid, log: p.log, stop: () => stopProcess(p.proc, p.exited) };
+    return startPlanwrightProcess({ kubeconfig, webhookPort: await freeLoopbackPort() });
   },
 };
 
@@ -88,7 +87,6 @@ const kudo = (binary: string): Contestant => ({
   async start(kubeconfig, workDir, admin) {
     await installCrds(admin, undefined, join(SHARED_DIR, 'kudo-reference', 'crds'));
     const k = await startKudoManager({ binary, kubeconfig, workDir });
-    const stop = (): Promise<void> => stopProcess(k.proc, k.exited);
     try {
       await admin.request({
         method: 'POST',
@@ -107,10 +105,10 @@ const kudo = (binary: string): Contestant => ({
       }
       await sleep(3_000);
     } catch (err) {
-      await stop();
+      await k.stop();
       throw err;
     }
-    return { pid: k.pid, log: k.log, stop };
+    return k;
   },
 });
 
@@ -139,6 +137,8 @@ interface Result {
   readonly seconds: number;
   readonly requests: Array<[string, number]>;
   readonly peakRss: number;
+  /** VmHWM of the main process alone (the tree also holds Planwright's render workers). */
+  readonly mainPeakRss: number;
   readonly cpuSeconds: number;
   readonly idleWrites: Array<[string, number]>;
   readonly idleCpuSeconds: number;
@@ -182,6 +182,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     const after = tally.snapshot(contestant.user);
     const cpuAfter = sampler.sample().cpuSeconds;
     const peakRss = sampler.peakRss;
+    const mainPeakRss = peakRssOf(manager.pid);
     progress(`${contestant.name}: idle for ${IDLE_S} s`);
     await sleep(IDLE_S * 1000);
     await tally.refresh();
@@ -191,6 +192,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       seconds,
       requests: countsSince(after, before),
       peakRss,
+      mainPeakRss,
       cpuSeconds: cpuAfter - cpuBefore,
       idleWrites: countsSince(idleEnd, after).filter(([k]) => total([[k, 1]], true) > 0),
       idleCpuSeconds: cpuIdleEnd - cpuAfter,
@@ -215,7 +217,8 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
     ['all COMPLETE after', (r) => r.seconds, (v) => `${v.toFixed(1)} s`],
     ['manager requests per Instance', (r) => total(r.requests) / n, (v) => v.toFixed(2)],
     ['  of which writes', (r) => total(r.requests, true) / n, (v) => v.toFixed(2)],
-    ['manager peak RSS', (r) => r.peakRss, (v) => `${mib(v)} MiB`],
+    ['manager peak RSS (process tree)', (r) => r.peakRss, (v) => `${mib(v)} MiB`],
+    ['  main process alone (VmHWM)', (r) => r.mainPeakRss, (v) => `${mib(v)} MiB`],
     ['manager CPU', (r) => r.cpuSeconds, (v) => `${v.toFixed(1)} s`],
     ['idle: API writes per minute', (r) => total(r.idleWrites) / perMinute, (v) => v.toFixed(1)],
     [

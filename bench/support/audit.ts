@@ -96,7 +96,7 @@ export class AuditTally {
       : (event.requestURI ?? '?').split('?')[0];
     const key = `${event.verb ?? '?'} ${what}`;
     let perUser = this.counts.get(user);
-    if (!perUser) this.counts.set(user, (perUser = new Map()));
+    if (!perUser) this.counts.set(user, (perUser = new Map<string, number>()));
     perUser.set(key, (perUser.get(key) ?? 0) + 1);
   }
 

@@ -1,12 +1,12 @@
 // KUDO 0.19's manager (github.com/kudobuilder/kudo/cmd/manager), built from the Go wrapper
 // module bench/kudo/ into the machine's cache once, and started out-of-cluster the way the
 // bench needs it: its own client-certificate user, its webhook registered at 127.0.0.1:443.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureGoTool, type EnsureGoToolOptions } from '../../src/localcluster/go-tool.ts';
 import { repositoryRoot } from '../../src/localcluster/paths.ts';
 import { createCertificateAuthority, issueCertificate } from '../../src/pki/index.ts';
+import { spawnLogged, type LoggedChild } from './child.ts';
 
 export const KUDO_VERSION = 'v0.19.0';
 const MODULE = 'github.com/kudobuilder/kudo';
@@ -32,12 +32,7 @@ export function ensureKudoManager(options: EnsureGoToolOptions = {}): Promise<st
   );
 }
 
-export interface KudoManagerProcess {
-  readonly proc: ChildProcess;
-  readonly pid: number;
-  /** Everything it wrote so far (the tail). */
-  log(): string;
-  readonly exited: Promise<number | null>;
+export interface KudoManagerProcess extends LoggedChild {
   /** The MutatingWebhookConfiguration to create (admissionregistration.k8s.io/v1). */
   readonly webhookConfiguration: object;
 }
@@ -63,23 +58,13 @@ export async function startKudoManager(options: {
   });
   await writeFile(join(certDir, 'tls.crt'), serving.certPem, { mode: 0o600 });
   await writeFile(join(certDir, 'tls.key'), serving.keyPem, { mode: 0o600 });
-  const proc = spawn(options.binary, [], {
-    env: { ...process.env, KUBECONFIG: options.kubeconfig, KUDO_CERT_DIR: certDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnLogged(options.binary, [], {
+    ...process.env,
+    KUBECONFIG: options.kubeconfig,
+    KUDO_CERT_DIR: certDir,
   });
-  let log = '';
-  const collect = (c: Buffer): void => {
-    log = (log + c.toString()).slice(-20_000);
-  };
-  proc.stdout.on('data', collect);
-  proc.stderr.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
-  if (proc.pid === undefined) throw new Error(`cannot start ${options.binary}:\n${log}`);
   return {
-    proc,
-    pid: proc.pid,
-    log: () => log,
-    exited,
+    ...child,
     webhookConfiguration: {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'MutatingWebhookConfiguration',

@@ -1,18 +1,10 @@
 // Planwright's manager as users run it (the container's command: `node dist/main.js start`,
 // compiled by tsc, not through the TypeScript loader), as a child process the bench can
 // measure from outside.
-import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
 import { ensureBuiltCli, PLANWRIGHT } from '../../test/integration/cli/built-cli.ts';
 import { sleep } from '../../src/runtime/time.ts';
-
-export interface PlanwrightProcess {
-  readonly proc: ChildProcess;
-  readonly pid: number;
-  /** Everything it wrote so far (the tail). */
-  log(): string;
-  readonly exited: Promise<number | null>;
-}
+import { spawnLogged, type LoggedChild } from './child.ts';
 
 /**
  * `planwright start --kubeconfig <kubeconfig> --install --webhook-port <port>
@@ -24,9 +16,9 @@ export async function startPlanwrightProcess(options: {
   readonly kubeconfig: string;
   readonly webhookPort: number;
   readonly readyTimeoutMs?: number;
-}): Promise<PlanwrightProcess> {
+}): Promise<LoggedChild> {
   await ensureBuiltCli();
-  const proc = spawn(
+  const child = spawnLogged(
     process.execPath,
     [
       '--enable-source-maps',
@@ -39,30 +31,23 @@ export async function startPlanwrightProcess(options: {
       String(options.webhookPort),
       '--no-leader-election',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } },
+    { ...process.env, NODE_ENV: 'production' },
   );
-  let log = '';
-  const collect = (c: Buffer): void => {
-    log = (log + c.toString()).slice(-20_000);
-  };
-  proc.stdout.on('data', collect);
-  proc.stderr.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
-  if (proc.pid === undefined) throw new Error(`cannot start ${PLANWRIGHT}`);
   const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`planwright exited (${proc.exitCode}):\n${log}`);
+    if (child.proc.exitCode !== null)
+      throw new Error(`planwright exited (${child.proc.exitCode}):\n${child.log()}`);
     if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
+      await child.stop(0);
       throw new Error(
-        `planwright not ready after ${options.readyTimeoutMs ?? 120_000} ms:\n${log}`,
+        `planwright not ready after ${options.readyTimeoutMs ?? 120_000} ms:\n${child.log()}`,
       );
     }
     // Registered webhooks too: readyz answers before, the log line comes after.
-    if ((await readyz(options.webhookPort)) && /Planwright is running/.test(log)) break;
+    if ((await readyz(options.webhookPort)) && /Planwright is running/.test(child.log())) break;
     await sleep(250);
   }
-  return { proc, pid: proc.pid, log: () => log, exited };
+  return child;
 }
 
 function readyz(port: number): Promise<boolean> {
@@ -77,17 +62,4 @@ function readyz(port: number): Promise<boolean> {
     req.on('error', () => resolve(false));
     req.on('timeout', () => req.destroy());
   });
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`; resolves when it has exited. */
-export async function stopProcess(
-  proc: ChildProcess,
-  exited: Promise<unknown>,
-  graceMs = 10_000,
-): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
 }

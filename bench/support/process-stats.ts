@@ -43,6 +43,16 @@ export function rssOf(pid: number): number {
   }
 }
 
+/** Peak resident set size of one process so far (VmHWM), 0 when it is gone. */
+export function peakRssOf(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** The process and every live descendant. */
 function tree(root: number): ProcStat[] {
   const all = new Map<number, ProcStat>();
