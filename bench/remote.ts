@@ -32,10 +32,14 @@ const kc = new KubeConfig();
 kc.loadFromFile(home.kubeconfigPath);
 const client = new KubeClient(kc);
 let planwright: InProcessPlanwright | undefined;
-const sampler = new TreeSampler(process.pid);
+let sampler: TreeSampler | undefined;
 try {
   for (let i = 0; i < TARGETS; i++)
     targets.push(await startLocalCluster({ binaries: home.binaries, onProgress: progress }));
+  // The local control planes run as children of this process: not part of the figure.
+  sampler = new TreeSampler(process.pid, {
+    exclude: [home, ...targets].flatMap((c) => Object.values(c.pids)),
+  });
   planwright = await startInProcessPlanwright(kc, client);
   const { app } = planwright;
   for (const ns of ['local', 'remote', 'local-again']) {
@@ -112,7 +116,7 @@ try {
     for (const [k, v] of d) console.log(`  ${k.padEnd(28)} ${v}`);
   }
 } finally {
-  sampler.stop();
+  sampler?.stop();
   await planwright?.stop();
   client.close();
   for (const t of targets) await t.stop();

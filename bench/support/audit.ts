@@ -91,9 +91,13 @@ export class AuditTally {
     this.seen.add(id);
     const user = event.user?.username ?? '?';
     const ref = event.objectRef;
+    const path = (event.requestURI ?? '?').split('?')[0] ?? '?';
+    // Discovery (/api, /apis/<group>/<version>) is one line, not one per group.
     const what = ref?.resource
       ? `${ref.resource}${ref.subresource ? `/${ref.subresource}` : ''}`
-      : (event.requestURI ?? '?').split('?')[0];
+      : /^\/apis?(\/|$)/.test(path)
+        ? '(discovery)'
+        : path;
     const key = `${event.verb ?? '?'} ${what}`;
     let perUser = this.counts.get(user);
     if (!perUser) this.counts.set(user, (perUser = new Map<string, number>()));

@@ -53,8 +53,8 @@ export function peakRssOf(pid: number): number {
   }
 }
 
-/** The process and every live descendant. */
-function tree(root: number): ProcStat[] {
+/** The process and every live descendant, except `exclude` and theirs. */
+function tree(root: number, exclude: ReadonlySet<number>): ProcStat[] {
   const all = new Map<number, ProcStat>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -66,7 +66,7 @@ function tree(root: number): ProcStat[] {
   const members = [rootStat];
   for (let i = 0; i < members.length; i++) {
     const parent = members[i]?.pid;
-    for (const s of all.values()) if (s.ppid === parent) members.push(s);
+    for (const s of all.values()) if (s.ppid === parent && !exclude.has(s.pid)) members.push(s);
   }
   return members;
 }
@@ -80,8 +80,12 @@ export interface TreeSample {
   readonly processes: number;
 }
 
-export function sampleTree(root: number): TreeSample {
-  const members = tree(root);
+/**
+ * Reads the tree of `root` now. `exclude`: children that are not part of what is measured
+ * (the local control plane a bench process started, next to the manager it runs in-process).
+ */
+export function sampleTree(root: number, exclude: ReadonlySet<number> = new Set()): TreeSample {
+  const members = tree(root, exclude);
   let cpu = 0;
   let rss = 0;
   for (const m of members) {
@@ -98,23 +102,29 @@ export function sampleTree(root: number): TreeSample {
  */
 export class TreeSampler {
   private peak = 0;
+  private peakProcesses = 0;
   private last: TreeSample;
   private readonly timer: NodeJS.Timeout;
+  private readonly exclude: ReadonlySet<number>;
 
   constructor(
     readonly pid: number,
-    intervalMs = 250,
+    options: { readonly intervalMs?: number; readonly exclude?: readonly number[] } = {},
   ) {
-    this.last = sampleTree(pid);
+    this.exclude = new Set(options.exclude);
+    this.last = sampleTree(pid, this.exclude);
     this.peak = this.last.rss;
-    this.timer = setInterval(() => this.sample(), intervalMs);
+    this.timer = setInterval(() => this.sample(), options.intervalMs ?? 250);
   }
 
   sample(): TreeSample {
-    const s = sampleTree(this.pid);
+    const s = sampleTree(this.pid, this.exclude);
     // A tree that has exited reads as empty: keep the last real reading.
     if (s.processes > 0) this.last = s;
-    this.peak = Math.max(this.peak, s.rss);
+    if (s.rss > this.peak) {
+      this.peak = s.rss;
+      this.peakProcesses = s.processes;
+    }
     return this.last;
   }
 
@@ -122,9 +132,15 @@ export class TreeSampler {
     return this.peak;
   }
 
+  /** How many processes the tree had when its RSS peaked. */
+  get processesAtPeak(): number {
+    return this.peakProcesses;
+  }
+
   /** Forgets the peak so far (e.g. before a measured phase). */
   resetPeak(): void {
-    this.peak = this.sample().rss;
+    this.peak = 0;
+    this.sample();
   }
 
   stop(): void {
