@@ -4,6 +4,12 @@
 import type { KubeClient } from '../../src/kube/index.ts';
 import type { Instance } from '../../src/kudo/api/types.ts';
 import { sleep } from '../../src/runtime/time.ts';
+import {
+  createKudoObject,
+  instanceObject,
+  serialPlan,
+  type InstanceFields,
+} from '../../test/support/kudo-objects.ts';
 import { pool } from '../pool.ts';
 
 export const OPERATOR = 'bench';
@@ -52,42 +58,23 @@ export async function createBenchOperator(
   ns: string,
   templates: Record<string, string>,
 ): Promise<void> {
-  await client.request({
-    method: 'POST',
-    path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/operators`,
-    body: {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'Operator',
-      metadata: { name: OPERATOR },
-      spec: { description: 'bench' },
-    },
+  await createKudoObject(client, ns, 'operators', {
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'Operator',
+    metadata: { name: OPERATOR },
+    spec: { description: 'bench' },
   });
-  await client.request({
-    method: 'POST',
-    path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/operatorversions`,
-    body: {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'OperatorVersion',
-      metadata: { name: OPERATOR_VERSION },
-      spec: {
-        operator: { name: OPERATOR, kind: 'Operator' },
-        version: '1.0',
-        parameters: [{ name: 'V', default: 'x' }],
-        templates,
-        tasks: [{ name: 'all', kind: 'Apply', spec: { resources: Object.keys(templates) } }],
-        plans: {
-          deploy: {
-            strategy: 'serial',
-            phases: [
-              {
-                name: 'p',
-                strategy: 'serial',
-                steps: [{ name: 's', tasks: ['all'] }],
-              },
-            ],
-          },
-        },
-      },
+  await createKudoObject(client, ns, 'operatorversions', {
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'OperatorVersion',
+    metadata: { name: OPERATOR_VERSION },
+    spec: {
+      operator: { name: OPERATOR, kind: 'Operator' },
+      version: '1.0',
+      parameters: [{ name: 'V', default: 'x' }],
+      templates,
+      tasks: [{ name: 'all', kind: 'Apply', spec: { resources: Object.keys(templates) } }],
+      plans: { deploy: serialPlan([{ name: 's', tasks: ['all'] }]) },
     },
   });
 }
@@ -103,23 +90,19 @@ export async function createInstances(
   options: {
     readonly concurrency?: number;
     readonly prefix?: string;
-    readonly spec?: (i: number) => Record<string, unknown>;
+    readonly spec?: (i: number) => Omit<InstanceFields, 'labels' | 'namespace'>;
   } = {},
 ): Promise<number> {
   await pool(count, options.concurrency ?? 16, (i) =>
-    client.request({
-      method: 'POST',
-      path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`,
-      body: {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'Instance',
-        metadata: {
-          name: `${options.prefix ?? 'b'}${i}`,
-          labels: { 'kudo.dev/operator': OPERATOR },
-        },
-        spec: { operatorVersion: { name: OPERATOR_VERSION }, ...options.spec?.(i) },
-      },
-    }),
+    createKudoObject(
+      client,
+      ns,
+      'instances',
+      instanceObject(`${options.prefix ?? 'b'}${i}`, OPERATOR_VERSION, {
+        labels: { 'kudo.dev/operator': OPERATOR },
+        ...options.spec?.(i),
+      }),
+    ),
   );
   return count;
 }
