@@ -7,7 +7,6 @@
 // for Deployments it made (the apiserver's apiserver_request_total).
 // Run: BENCH_BASELINE_ROOT=/tmp/base node --import ./scripts/register-ts.mjs bench/non-leader-memory.ts [deployments=1000] [rounds=2]
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { installCrds } from '../src/cli/install.ts';
@@ -15,6 +14,7 @@ import { KubeClient } from '../src/kube/index.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { sleep } from '../src/runtime/time.ts';
 import { pool } from './pool.ts';
+import { rssOf } from './support/process-stats.ts';
 
 const total = Number(process.argv[2] ?? 1_000);
 const rounds = Number(process.argv[3] ?? 2);
@@ -40,12 +40,6 @@ function get(port: number, path: string): Promise<{ status: number; text: string
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error('timeout')));
   });
-}
-
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-  return Number(kb ?? 0) * 1024;
 }
 
 /** LIST + WATCH requests for Deployments the apiserver has served so far (its own metrics). */
