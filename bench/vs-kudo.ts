@@ -136,6 +136,8 @@ interface Workload {
 interface Result {
   readonly seconds: number;
   readonly requests: Array<[string, number]>;
+  /** From its start until the first Instance (Planwright's include its CRD and webhook install). */
+  readonly startupRequests: number;
   readonly peakRss: number;
   /** VmHWM of the main process alone (the tree also holds Planwright's render workers). */
   readonly mainPeakRss: number;
@@ -191,6 +193,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     return {
       seconds,
       requests: countsSince(after, before),
+      startupRequests: total(before),
       peakRss,
       mainPeakRss,
       cpuSeconds: cpuAfter - cpuBefore,
@@ -217,6 +220,7 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
     ['all COMPLETE after', (r) => r.seconds, (v) => `${v.toFixed(1)} s`],
     ['manager requests per Instance', (r) => total(r.requests) / n, (v) => v.toFixed(2)],
     ['  of which writes', (r) => total(r.requests, true) / n, (v) => v.toFixed(2)],
+    ['manager requests at startup', (r) => r.startupRequests, (v) => v.toFixed(0)],
     ['manager peak RSS (process tree)', (r) => r.peakRss, (v) => `${mib(v)} MiB`],
     ['  main process alone (VmHWM)', (r) => r.mainPeakRss, (v) => `${mib(v)} MiB`],
     ['manager CPU', (r) => r.cpuSeconds, (v) => `${v.toFixed(1)} s`],
