@@ -236,10 +236,7 @@ export class LeaderElector {
   }
 
   private failed(err: unknown): false {
-    this.log.warn(
-      { err: err instanceof Error ? err.message : String(err) },
-      'lease request failed',
-    );
+    this.log.warn({ err }, 'lease request failed');
     return false;
   }
 

@@ -93,7 +93,7 @@ export class InstanceWatches {
         this.subscribe(lease.cache);
       } catch (err) {
         this.options.logger.info(
-          { instance, cache: key, err: err instanceof Error ? err.message : String(err) },
+          { instance, cache: key, err },
           'cannot watch a kind of the Instance yet; retrying on its next reconcile',
         );
       }

@@ -78,7 +78,7 @@ export class PipePodSweeper {
       } catch (err) {
         if (signal.aborted) throw err;
         this.logger.warn(
-          { pod: describeObject(pod), err: err instanceof Error ? err.message : String(err) },
+          { pod: describeObject(pod), err },
           'could not delete a pipe pod after its step completed; trying again on the next pass',
         );
         continue;

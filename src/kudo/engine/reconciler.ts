@@ -136,7 +136,7 @@ export class InstanceReconciler {
       // A write based on a cache that had not seen our previous write yet: look again shortly.
       if (err instanceof ApiError && err.statusCode === 409) {
         this.options.logger.debug(
-          { key, err: err.message },
+          { key, err },
           'conflict writing the Instance; retrying from fresh state',
         );
         return { requeueAfter: 200 };
@@ -343,7 +343,7 @@ export class InstanceReconciler {
     } catch (err) {
       if (signal.aborted) throw err;
       this.options.logger.warn(
-        { instance: label(instance), err: err instanceof Error ? err.message : String(err) },
+        { instance: label(instance), err },
         'could not list the Instance workloads for its Ready condition; keeping it as it is',
       );
       return;

@@ -66,10 +66,7 @@ export class FileCertificateSource implements CertificateSource {
           watcher = undefined;
         });
       } catch (err) {
-        this.logger.warn(
-          { err: err instanceof Error ? err.message : String(err) },
-          'cannot watch directory yet',
-        );
+        this.logger.warn({ err }, 'cannot watch directory yet');
       }
     };
     ensureWatcher();
@@ -108,10 +105,7 @@ export class FileCertificateSource implements CertificateSource {
     }
     this.loading = this.load()
       .catch((err: unknown) => {
-        this.logger.warn(
-          { err: err instanceof Error ? err.message : String(err) },
-          'certificate files not usable yet',
-        );
+        this.logger.warn({ err }, 'certificate files not usable yet');
       })
       .finally(() => {
         this.loading = undefined;

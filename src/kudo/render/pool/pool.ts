@@ -358,10 +358,7 @@ export class RenderPool implements Renderer {
     if (!this.slots.has(slot)) return;
     this.release(slot);
     const err = new RenderWorkerStartError(`a ${this.options.name} worker ${why}`);
-    this.options.logger.error(
-      { pool: this.options.name, err: err.message },
-      'render worker failed to start',
-    );
+    this.options.logger.error({ pool: this.options.name, err }, 'render worker failed to start');
     // Not the jobs' fault: fail them as retryable rather than start workers in a loop.
     for (const pending of this.queue.splice(0)) this.settle(pending, err);
   }
