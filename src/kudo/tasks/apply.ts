@@ -19,7 +19,13 @@ import {
 import { pruneTask } from './prune.ts';
 import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
 import { applyOrder, decorateAll, renderTask, type Rendered } from './objects.ts';
-import { FatalTaskError, TransientTaskError, type TaskContext, type TaskOutcome } from './types.ts';
+import {
+  FatalTaskError,
+  TaskError,
+  TransientTaskError,
+  type TaskContext,
+  type TaskOutcome,
+} from './types.ts';
 
 export async function runApply(task: Task, ctx: TaskContext): Promise<TaskOutcome> {
   const rendered = await renderTask(task.name, task.spec?.resources ?? [], ctx);
@@ -53,10 +59,7 @@ export async function applyObjects(
     if (waiting.length > 0) break;
   }
   if (unserved.length > 0) {
-    throw new TransientTaskError(
-      task,
-      unserved.map((u) => u.message.replace(/^task [^:]*: /, '')).join('; '),
-    );
+    throw new TransientTaskError(task, unserved.map((u) => u.detail).join('; '));
   }
   if (waiting.length > 0) return { done: false, message: waiting.join('; ') };
   // Everything the task renders now is healthy: only now may what it no longer renders go.
@@ -119,7 +122,9 @@ async function applyOne(
   const health = checkHealth(current);
   if (health.state === 'healthy') return undefined;
   if (health.state === 'failed') {
-    throw new FatalTaskError(task, `${describeObject(desired)} failed: ${health.reason}`);
+    throw new FatalTaskError(task, `${describeObject(desired)} failed: ${health.reason}`, {
+      object: describeObject(desired),
+    });
   }
   return `${describeObject(desired)} ${health.reason}`;
 }
@@ -135,17 +140,18 @@ export function classify(task: string, obj: ApplyObject, err: unknown): Error {
             ? '. The field cannot be changed in place: delete the object first (a Delete task before the Apply) or keep the field unchanged'
             : '. Fix the template or the parameter values'
         }`,
-        { cause: err },
+        { cause: err, object: describeObject(obj) },
       );
     }
     return new TransientTaskError(task, `${describeObject(obj)}: ${err.message}; retrying`, {
       cause: err,
+      object: describeObject(obj),
     });
   }
-  if (err instanceof FatalTaskError || err instanceof TransientTaskError) return err;
+  if (err instanceof TaskError) return err;
   return new TransientTaskError(
     task,
     `${describeObject(obj)}: ${err instanceof Error ? err.message : String(err)}; retrying`,
-    { cause: err },
+    { cause: err, object: describeObject(obj) },
   );
 }

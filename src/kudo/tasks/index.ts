@@ -9,6 +9,7 @@ export {
 } from './pipe/index.ts';
 export {
   FatalTaskError,
+  TaskError,
   TransientTaskError,
   type InventoryRecorder,
   type TaskContext,

@@ -166,6 +166,7 @@ export async function decorateAll(
       const problem = new TransientTaskError(
         task,
         `template ${r.template}: ${describeObject(r.object)}: kind ${kindOf(r.object)} is declared by CustomResourceDefinition ${resolution.crd} (${resolution.detail}) but not served yet; retrying until it is`,
+        { object: describeObject(r.object) },
       );
       if (!pending) throw problem;
       pending.push(problem);

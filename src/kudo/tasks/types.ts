@@ -67,23 +67,34 @@ export interface TaskOutcome {
 
 export type TaskRunner = (task: Task, ctx: TaskContext) => Promise<TaskOutcome>;
 
-/** A task's failure, its message prefixed with the task's name; the subclass says what it means. */
-abstract class TaskFailure extends Error {
+export interface TaskErrorOptions {
+  readonly cause?: unknown;
+  /** The object the failure is about (`Kind namespace/name`), when there is one. */
+  readonly object?: string;
+}
+
+/**
+ * A task's failure, keeping its parts: the task, the object (if any) and the detail on its
+ * own, so callers that combine failures use `detail` instead of cutting up `message`.
+ */
+export abstract class TaskError extends Error {
+  readonly object: string | undefined;
   constructor(
     readonly task: string,
-    detail: string,
-    options?: { cause?: unknown },
+    readonly detail: string,
+    options?: TaskErrorOptions,
   ) {
-    super(`task ${task}: ${detail}`, options);
+    super(`task ${task}: ${detail}`, options?.cause === undefined ? {} : { cause: options.cause });
+    this.object = options?.object;
   }
 }
 
 /** A failure that retrying cannot fix: the step becomes FATAL_ERROR. */
-export class FatalTaskError extends TaskFailure {
+export class FatalTaskError extends TaskError {
   override readonly name = 'FatalTaskError';
 }
 
 /** A failure that may pass (API errors, a kind not served yet): the step becomes ERROR and is retried. */
-export class TransientTaskError extends TaskFailure {
+export class TransientTaskError extends TaskError {
   override readonly name = 'TransientTaskError';
 }
