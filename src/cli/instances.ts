@@ -2,6 +2,7 @@
 import type { Instance, OperatorVersion } from '../kudo/api/types.ts';
 import { CliError } from './errors.ts';
 import type { KudoApi } from './kudo-api.ts';
+import { namespacedName } from '../kube/names.ts';
 
 export async function requireInstance(
   api: KudoApi,
@@ -27,7 +28,7 @@ export async function requireOperatorVersion(
   const ov = name ? await api.getOperatorVersion(namespace, name) : undefined;
   if (!ov) {
     throw new CliError(
-      `OperatorVersion ${name} from instance ${instance.metadata.namespace ?? ''}/${instance.metadata.name ?? ''} does not exist`,
+      `OperatorVersion ${name} from instance ${namespacedName(instance.metadata)} does not exist`,
     );
   }
   return ov;

@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { KubeClient } from '../kube/index.ts';
 import type { KubeObject } from './types.ts';
+import { namespacedName } from '../kube/names.ts';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -42,7 +43,7 @@ export class EventRecorder {
     const meta = object.metadata ?? {};
     const namespace = meta.namespace || 'default';
     const key = JSON.stringify([
-      meta.uid ?? `${namespace}/${meta.name ?? ''}`,
+      meta.uid ?? namespacedName({ namespace, name: meta.name }),
       type,
       reason,
       message,
@@ -94,7 +95,7 @@ export class EventRecorder {
       (err: unknown) => {
         this.seen.delete(key);
         this.options.logger.warn(
-          { err, reason, object: `${namespace}/${meta.name ?? ''}` },
+          { err, reason, object: namespacedName({ namespace, name: meta.name }) },
           'could not record event',
         );
       },

@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { ApiError, type KubeClient } from '../kube/index.ts';
 import { LeaderElectionLostError, RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
+import { namespacedName } from '../kube/names.ts';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;
@@ -101,7 +102,7 @@ export class LeaderElector {
     }
     this.path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases/${encodeURIComponent(options.name)}`;
     this.log = options.logger.child({
-      lease: `${options.namespace}/${options.name}`,
+      lease: namespacedName(options),
       identity: this.identity,
     });
     options.metrics?.leaderStatus.set({ name: options.name }, 0);
@@ -224,7 +225,7 @@ export class LeaderElector {
       if (Date.now() - lastRenew >= this.renewDeadlineMs || remaining <= 0) {
         this.setLeader(false);
         const reason = new LeaderElectionLostError(
-          `${this.options.namespace}/${this.options.name}`,
+          namespacedName(this.options),
           this.identity,
           `could not renew within ${this.renewDeadlineMs} ms`,
         );

@@ -4,9 +4,10 @@
  */
 import type { StatusCause } from '../../server/index.ts';
 import { PLAN_CLEANUP } from '../api/types.ts';
-import { abortCommand, instanceLabel } from './messages.ts';
+import { abortCommand } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
 import { ABORT_FIELD, allow, deny } from './results.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export function decideAbort(
   input: DecisionInput,
@@ -14,7 +15,7 @@ export function decideAbort(
   deps: DecisionDeps,
 ): Decision {
   const { instance, old, running } = facts;
-  const label = instanceLabel(instance);
+  const label = namespacedName(instance.metadata);
   const cause = (message: string): StatusCause[] => [
     { field: ABORT_FIELD, message, reason: 'FieldValueForbidden' },
   ];

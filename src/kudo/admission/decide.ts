@@ -17,8 +17,7 @@
 import type { JsonPatchOperation } from '../../server/index.ts';
 import { operatorVersionRef, runningPlan } from '../api/read.ts';
 import { PLAN_CLEANUP, PLAN_DEPLOY, type Instance } from '../api/types.ts';
-import { operatorVersionLabel } from '../params/validator.ts';
-import { describeRunning, instanceLabel, listPlans, wayOut } from './messages.ts';
+import { describeRunning, listPlans, wayOut } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
 import {
   ABORT_FIELD,
@@ -37,6 +36,7 @@ import {
 import { decideAbort } from './abort.ts';
 import { decideWhileDeleting } from './deletion.ts';
 import { decideParameters, decideRequest, decideUpgrade } from './plans.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export function decide(input: DecisionInput, deps: DecisionDeps): Decision {
   return input.operation === 'CREATE' || !input.oldInstance
@@ -58,7 +58,7 @@ function decideCreate(input: DecisionInput, deps: DecisionDeps): Decision {
   const plans = planNames(ov);
   if (!plans.includes(PLAN_DEPLOY)) {
     return deny(
-      `Instance ${instanceLabel(instance)}: OperatorVersion ${operatorVersionLabel(ov)} has no "deploy" plan, so an Instance of it cannot be installed (plans: ${listPlans(plans)}). Fix the package.`,
+      `Instance ${namespacedName(instance.metadata)}: OperatorVersion ${namespacedName(ov.metadata)} has no "deploy" plan, so an Instance of it cannot be installed (plans: ${listPlans(plans)}). Fix the package.`,
       [
         {
           field: OPERATOR_VERSION_FIELD,
@@ -85,7 +85,7 @@ function decideTargetUnchanged(instance: Instance, old: Instance): Decision | un
   if (was === now) return undefined;
   const describe = (v: string): string => (v === 'null' ? 'not set (this cluster)' : v);
   return deny(
-    `Instance ${instanceLabel(instance)}: spec.kubeConfig cannot be changed after creation (it was ${describe(was)}, the change makes it ${describe(now)}). An Instance keeps the cluster it was created for: delete it and create it again to move it; to give Planwright new credentials for the same cluster, update the Secret instead.`,
+    `Instance ${namespacedName(instance.metadata)}: spec.kubeConfig cannot be changed after creation (it was ${describe(was)}, the change makes it ${describe(now)}). An Instance keeps the cluster it was created for: delete it and create it again to move it; to give Planwright new credentials for the same cluster, update the Secret instead.`,
     [
       {
         field: KUBECONFIG_FIELD,
@@ -99,7 +99,7 @@ function decideTargetUnchanged(instance: Instance, old: Instance): Decision | un
 
 function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): Decision {
   const { instance } = input;
-  const label = instanceLabel(instance);
+  const label = namespacedName(instance.metadata);
   const target = decideTargetUnchanged(instance, old);
   if (target) return target;
   const newRef = operatorVersionRef(instance);

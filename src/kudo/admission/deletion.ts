@@ -4,9 +4,10 @@
  */
 import type { JsonPatchOperation, StatusCause } from '../../server/index.ts';
 import { PLAN_CLEANUP } from '../api/types.ts';
-import { describeRunning, instanceLabel } from './messages.ts';
+import { describeRunning } from './messages.ts';
 import type { Decision, DecisionDeps, UpdateFacts } from './types.ts';
 import { OPERATOR_VERSION_FIELD, PLAN_NAME_FIELD, allow, deny, schedule } from './results.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export function decideWhileDeleting(
   facts: UpdateFacts,
@@ -15,7 +16,7 @@ export function decideWhileDeleting(
   deps: DecisionDeps,
 ): Decision {
   const { instance, request, running } = facts;
-  const label = instanceLabel(instance);
+  const label = namespacedName(instance.metadata);
   if (
     request?.planName === PLAN_CLEANUP &&
     isController &&

@@ -19,9 +19,9 @@
 import { jsonEqual } from '../api/json-equal.ts';
 import { PLAN_DEPLOY, type Instance, type PlanExecution } from '../api/types.ts';
 import { decide } from './decide.ts';
-import { instanceLabel } from './messages.ts';
 import { PLAN_NAME_FIELD, allow, deny } from './results.ts';
 import type { Decision, DecisionDeps, DecisionInput } from './types.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 const PLAN_EXECUTION_FIELD = 'spec.planExecution';
 
@@ -42,7 +42,7 @@ function withStoredRecord(instance: Instance, old: Instance): Instance {
 
 /** Where a change came from that no scheduling explains, and what to do about it. */
 function unexplained(instance: Instance, what: string, wanted: string): Decision {
-  const label = instanceLabel(instance);
+  const label = namespacedName(instance.metadata);
   return deny(
     `Instance ${label}: ${what}, but ${wanted}. The Instance was changed after Planwright's mutating webhook decided which plan runs — by another mutating webhook on instances.kudo.dev, or by a client that edits spec.planExecution itself. Make the change again without editing spec.planExecution, and check the other mutating webhooks (kubectl get mutatingwebhookconfigurations).`,
     [
@@ -104,7 +104,7 @@ export function finalGuard(input: DecisionInput, deps: DecisionDeps): Decision {
   if (instance.spec?.planExecution === undefined && old.spec?.planExecution !== undefined) {
     // The mutating webhook puts a dropped record back; here it would be lost for good.
     return deny(
-      `Instance ${instanceLabel(instance)}: this change would remove spec.planExecution (${describeRecord(before)}), the record of which plan runs. Planwright's mutating webhook keeps it; it did not run for this change, or another mutating webhook removed the field after it. Write the Instance again with spec.planExecution as stored.`,
+      `Instance ${namespacedName(instance.metadata)}: this change would remove spec.planExecution (${describeRecord(before)}), the record of which plan runs. Planwright's mutating webhook keeps it; it did not run for this change, or another mutating webhook removed the field after it. Write the Instance again with spec.planExecution as stored.`,
       [
         {
           field: PLAN_EXECUTION_FIELD,

@@ -19,6 +19,7 @@ import {
 import { decide } from './decide.ts';
 import { gatherDecisionInput, isDecisionInput, type GatherOptions } from './gather.ts';
 import type { Decision } from './types.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export interface InstanceMutatorOptions extends GatherOptions {
   /** Usernames allowed to schedule `cleanup` (the controller's service account). */
@@ -53,7 +54,10 @@ export function instanceMutator(options: InstanceMutatorOptions): AdmissionHandl
     const decision = decide(input, deps);
     logger.debug(
       {
-        instance: `${instance.metadata.namespace ?? request.namespace ?? ''}/${instance.metadata.name ?? request.name ?? ''}`,
+        instance: namespacedName({
+          namespace: instance.metadata.namespace ?? request.namespace,
+          name: instance.metadata.name ?? request.name,
+        }),
         operation: request.operation,
         outcome: decision.kind,
         ...(decision.kind === 'allow' && decision.scheduled

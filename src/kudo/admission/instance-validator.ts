@@ -12,6 +12,7 @@ import type { ParameterValidator } from '../params/validator.ts';
 import { finalGuard } from './final-guard.ts';
 import { gatherDecisionInput, isDecisionInput, type GatherOptions } from './gather.ts';
 import { toAdmissionResult } from './handler.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export interface InstanceValidatorOptions extends GatherOptions {
   readonly validator: ParameterValidator;
@@ -35,7 +36,10 @@ export function instanceValidator(options: InstanceValidatorOptions): AdmissionH
     if (decision.kind === 'deny') {
       logger.info(
         {
-          instance: `${input.instance.metadata.namespace ?? request.namespace ?? ''}/${input.instance.metadata.name ?? request.name ?? ''}`,
+          instance: namespacedName({
+            namespace: input.instance.metadata.namespace ?? request.namespace,
+            name: input.instance.metadata.name ?? request.name,
+          }),
           operation: request.operation,
           user: request.userInfo.username,
         },

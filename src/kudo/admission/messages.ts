@@ -7,10 +7,6 @@
 import type { Instance } from '../api/types.ts';
 import type { RunningPlan } from '../api/read.ts';
 
-export function instanceLabel(instance: Instance): string {
-  return `${instance.metadata.namespace ?? ''}/${instance.metadata.name ?? ''}`;
-}
-
 /** `plan "deploy" (IN_PROGRESS, phase "zk", step "app", started 2026-…)` */
 export function describeRunning(running: RunningPlan): string {
   const details: string[] = [running.status];

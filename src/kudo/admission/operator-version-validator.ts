@@ -27,6 +27,7 @@ import { RenderError } from '../render/templates.ts';
 import type { Instance, Operator, OperatorVersion } from '../api/types.ts';
 import type { VerifyResult } from '../package/verify/findings.ts';
 import type { KudoUsage } from './usage.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 /** `package verify` of one OperatorVersion; the render pool in production. */
 export type OperatorVersionVerifier = (
@@ -73,7 +74,7 @@ export function nameInstances(instances: readonly Instance[]): string {
   const names = instances
     .map(
       (i) =>
-        `${i.metadata.namespace ?? ''}/${i.metadata.name ?? ''}${i.metadata.deletionTimestamp ? ' (being deleted)' : ''}`,
+        `${namespacedName(i.metadata)}${i.metadata.deletionTimestamp ? ' (being deleted)' : ''}`,
     )
     .sort();
   const shown = names.slice(0, MAX_NAMED).join(', ');
@@ -259,11 +260,7 @@ export function operatorValidator(options: OperatorValidatorOptions): AdmissionH
     } catch (err) {
       return lookupFailed(`cannot tell whether Instances use Operator ${opLabel}`, err);
     }
-    users = [
-      ...new Map(
-        users.map((i) => [`${i.metadata.namespace ?? ''}/${i.metadata.name ?? ''}`, i]),
-      ).values(),
-    ];
+    users = [...new Map(users.map((i) => [namespacedName(i.metadata), i])).values()];
     if (users.length === 0) return allow();
     logger.info({ operator: opLabel, users: users.length }, 'Operator deletion refused: in use');
     return denyForbidden(

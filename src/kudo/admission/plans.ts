@@ -4,8 +4,7 @@
  */
 import { PLAN_DEPLOY, PLAN_UPDATE, PLAN_UPGRADE, type OperatorVersion } from '../api/types.ts';
 import { immutabilityProblems } from '../params/immutability.ts';
-import { operatorVersionLabel } from '../params/validator.ts';
-import { describeRunning, instanceLabel, listPlans, runningCauses, wayOut } from './messages.ts';
+import { describeRunning, listPlans, runningCauses, wayOut } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, Scheduled, UpdateFacts } from './types.ts';
 import {
   OPERATOR_VERSION_FIELD,
@@ -16,6 +15,7 @@ import {
   planNames,
   schedule,
 } from './results.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export function decideRequest(
   facts: UpdateFacts,
@@ -24,7 +24,7 @@ export function decideRequest(
   deps: DecisionDeps,
 ): Decision {
   const { instance, running } = facts;
-  const label = instanceLabel(instance);
+  const label = namespacedName(instance.metadata);
   if (planName === '') {
     if (!running) return allow();
     return deny(
@@ -35,7 +35,7 @@ export function decideRequest(
   const plans = planNames(ov);
   if (!plans.includes(planName)) {
     return deny(
-      `Instance ${label}: OperatorVersion ${operatorVersionLabel(ov)} has no plan "${planName}"; its plans are ${listPlans(plans)}.`,
+      `Instance ${label}: OperatorVersion ${namespacedName(ov.metadata)} has no plan "${planName}"; its plans are ${listPlans(plans)}.`,
       [
         {
           field: PLAN_NAME_FIELD,
@@ -62,8 +62,8 @@ export function decideUpgrade(
   deps: DecisionDeps,
 ): Decision {
   const { instance, old, running } = facts;
-  const label = instanceLabel(instance);
-  const target = operatorVersionLabel(ov);
+  const label = namespacedName(instance.metadata);
+  const target = namespacedName(ov.metadata);
   if (running) {
     return deny(
       `Instance ${label}: cannot upgrade to OperatorVersion ${target} now: ${describeRunning(running)} is running. ${wayOut(instance, running)}`,
@@ -137,7 +137,7 @@ export function decideParameters(
   deps: DecisionDeps,
 ): Decision {
   const { instance, old, changed } = facts;
-  const label = instanceLabel(instance);
+  const label = namespacedName(instance.metadata);
   const newValues = instance.spec?.parameters ?? {};
   const problems = [
     ...deps.validator.validate(ov, newValues, new Set(changed), input.decoded),
@@ -162,7 +162,7 @@ export function decideParameters(
   const unknown = [...triggers].filter(([, plan]) => !plans.includes(plan));
   if (unknown.length > 0) {
     return deny(
-      `Instance ${label}: OperatorVersion ${operatorVersionLabel(ov)} makes ${unknown.map(([n, p]) => `${n} trigger plan "${p}"`).join(', ')}, which it does not define (plans: ${listPlans(plans)}). This is a fault in the package; report it to its maintainers.`,
+      `Instance ${label}: OperatorVersion ${namespacedName(ov.metadata)} makes ${unknown.map(([n, p]) => `${n} trigger plan "${p}"`).join(', ')}, which it does not define (plans: ${listPlans(plans)}). This is a fault in the package; report it to its maintainers.`,
       unknown.map(([n, p]) => ({
         field: `spec.parameters.${n}`,
         message: `triggers plan "${p}", which does not exist`,
@@ -206,7 +206,7 @@ export function scheduleUnlessBlocked(
   if (!running) return schedule(plan, reason, deps);
   if (running.planName !== plan) {
     return deny(
-      `Instance ${instanceLabel(instance)}: ${lead}, because ${describeRunning(running)} is running. ${wayOut(instance, running)}`,
+      `Instance ${namespacedName(instance.metadata)}: ${lead}, because ${describeRunning(running)} is running. ${wayOut(instance, running)}`,
       runningCauses(instance, running, fields, `this change would schedule plan "${plan}"`),
     );
   }

@@ -3,9 +3,8 @@ import type { JsonPatchOperation, StatusCause } from '../../server/index.ts';
 import { operatorVersionRef } from '../api/read.ts';
 import { type Instance, type OperatorVersion, type PlanExecution } from '../api/types.ts';
 import type { ParameterProblem } from '../params/errors.ts';
-import { operatorVersionLabel } from '../params/validator.ts';
-import { instanceLabel } from './messages.ts';
 import type { Decision, DecisionDeps, Scheduled } from './types.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export const OPERATOR_VERSION_FIELD = 'spec.operatorVersion';
 export const PLAN_NAME_FIELD = 'spec.planExecution.planName';
@@ -60,14 +59,14 @@ export function invalidParameters(
 ): Decision {
   const list = problems.map((p) => `${p.field}: ${p.message}`).join('; ');
   return deny(
-    `Instance ${instanceLabel(instance)}: parameters do not fit OperatorVersion ${operatorVersionLabel(ov)}: ${list}. Fix the values and try again.`,
+    `Instance ${namespacedName(instance.metadata)}: parameters do not fit OperatorVersion ${namespacedName(ov.metadata)}: ${list}. Fix the values and try again.`,
     problemCauses(problems),
   );
 }
 
 export function missingReference(instance: Instance): Decision {
   return deny(
-    `Instance ${instanceLabel(instance)}: spec.operatorVersion.name is required: name the OperatorVersion this Instance runs.`,
+    `Instance ${namespacedName(instance.metadata)}: spec.operatorVersion.name is required: name the OperatorVersion this Instance runs.`,
     [
       {
         field: `${OPERATOR_VERSION_FIELD}.name`,
@@ -80,9 +79,9 @@ export function missingReference(instance: Instance): Decision {
 
 export function operatorVersionNotFound(instance: Instance): Decision {
   const ref = operatorVersionRef(instance);
-  const where = `${ref?.namespace ?? ''}/${ref?.name ?? ''}`;
+  const where = namespacedName(ref);
   return deny(
-    `Instance ${instanceLabel(instance)}: OperatorVersion ${where} does not exist. Install the operator package (its OperatorVersion) first, or correct spec.operatorVersion.`,
+    `Instance ${namespacedName(instance.metadata)}: OperatorVersion ${where} does not exist. Install the operator package (its OperatorVersion) first, or correct spec.operatorVersion.`,
     [
       {
         field: OPERATOR_VERSION_FIELD,

@@ -9,6 +9,7 @@ import {
   type PlanStatus,
   type StepStatus,
 } from './types.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export interface NamespacedName {
   readonly namespace: string;
@@ -34,7 +35,7 @@ export const INSTANCES_BY_OPERATOR_VERSION = 'operatorVersion';
 
 export function instanceOperatorVersionKeys(obj: { readonly metadata?: unknown }): string[] {
   const ref = operatorVersionRef(obj as Instance);
-  return ref ? [`${ref.namespace}/${ref.name}`] : [];
+  return ref ? [namespacedName(ref)] : [];
 }
 
 export function isTerminal(status: string | undefined): boolean {

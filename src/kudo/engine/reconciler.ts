@@ -50,6 +50,7 @@ import {
 import { LiveWorkloadSource, type WorkloadSource } from './workloads.ts';
 import { runStepTasks } from './step-runner.ts';
 import { WaitBackoff } from './waits.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export interface EventSink {
   record(object: Instance, type: 'Normal' | 'Warning', reason: string, message: string): void;
@@ -92,14 +93,6 @@ export interface InstanceReconcilerOptions {
  * there are left in place and its deletion finishes.
  */
 export const ANNOTATION_SKIP_TARGET_CLEANUP = 'planwright.dev/skip-target-cleanup';
-
-function keyOf(instance: Instance): string {
-  return `${instance.metadata.namespace ?? ''}/${instance.metadata.name ?? ''}`;
-}
-
-function label(instance: Instance): string {
-  return `${instance.metadata.namespace ?? ''}/${instance.metadata.name ?? ''}`;
-}
 
 export class InstanceReconciler {
   private readonly writer: InstanceWriter;
@@ -198,8 +191,8 @@ export class InstanceReconciler {
     if (!ov) {
       const ref = operatorVersionRef(current);
       const err = new OperatorVersionMissingError(
-        label(current),
-        `${ref?.namespace ?? ''}/${ref?.name ?? ''}`,
+        namespacedName(current.metadata),
+        namespacedName(ref),
       );
       setReady(
         status,
@@ -343,7 +336,7 @@ export class InstanceReconciler {
     } catch (err) {
       if (signal.aborted) throw err;
       this.options.logger.warn(
-        { instance: label(instance), err },
+        { instance: namespacedName(instance.metadata), err },
         'could not list the Instance workloads for its Ready condition; keeping it as it is',
       );
       return;
@@ -506,7 +499,11 @@ export class InstanceReconciler {
     const out: ApplyObject[] = [];
     for (const entry of session.inventory) {
       if (entry.cluster !== cluster || !kinds.has(`${entry.group}/${entry.kind}`)) continue;
-      const cache = watches?.cache(keyOf(session.instance), cluster, gvkOf(entry));
+      const cache = watches?.cache(
+        namespacedName(session.instance.metadata),
+        cluster,
+        gvkOf(entry),
+      );
       if (!cache?.isSynced)
         throw new Error(`the watch of ${entry.kind} in cluster ${cluster} is not synced yet`);
       const id = entry.namespace ? `${entry.namespace}/${entry.name}` : entry.name;
@@ -524,7 +521,7 @@ export class InstanceReconciler {
   /** A Warning Event, once per plan run for the same reason and message. */
   private warnOnce(instance: Instance, planUid: string, reason: string, message: string): void {
     const key = JSON.stringify([
-      instance.metadata.uid ?? label(instance),
+      instance.metadata.uid ?? namespacedName(instance.metadata),
       planUid,
       reason,
       message,

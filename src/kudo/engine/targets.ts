@@ -19,6 +19,7 @@ import { ApiError, KubeConfigError } from '../../kube/errors.ts';
 import { parseTargetKubeconfig } from '../../kube/target-kubeconfig.ts';
 import type { CacheRegistry } from '../../runtime/index.ts';
 import type { Instance } from '../api/types.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 /** Keys tried, in order, when `secretRef.key` is not set (Flux's convention). */
 export const DEFAULT_KUBECONFIG_KEYS: readonly string[] = ['value', 'value.yaml'];
@@ -99,7 +100,7 @@ export class TargetClusters {
     if (!ref) {
       if (instance.spec?.kubeConfig?.secretRef !== undefined) {
         throw new TargetError(
-          label(instance),
+          namespacedName(instance.metadata),
           'spec.kubeConfig.secretRef has no name; name the Secret that holds the kubeconfig',
         );
       }
@@ -116,14 +117,14 @@ export class TargetClusters {
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 404) {
         throw new TargetError(
-          label(instance),
+          namespacedName(instance.metadata),
           `${where} named by spec.kubeConfig.secretRef does not exist; create it with the target's kubeconfig: kubectl create secret generic ${ref.name} -n ${ns} --from-file=${ref.key ?? 'value'}=<kubeconfig file>`,
           { cause: err },
         );
       }
       if (err instanceof ApiError && err.statusCode === 403) {
         throw new TargetError(
-          label(instance),
+          namespacedName(instance.metadata),
           `Planwright may not read ${where} (forbidden): grant its service account get on secrets in namespace ${ns}`,
           { cause: err },
         );
@@ -135,7 +136,7 @@ export class TargetClusters {
     const key = keys.find((k) => Object.hasOwn(data, k));
     if (key === undefined) {
       throw new TargetError(
-        label(instance),
+        namespacedName(instance.metadata),
         `${where} has no key ${keys.map((k) => `"${k}"`).join(' or ')} (it has: ${Object.keys(data).join(', ') || 'no keys'}); put the kubeconfig under ${ref.key ? `"${ref.key}"` : '"value"'} or set spec.kubeConfig.secretRef.key`,
       );
     }
@@ -174,7 +175,7 @@ export class TargetClusters {
       });
     } catch (err) {
       if (err instanceof KubeConfigError) {
-        throw new TargetError(label(instance), err.message, { cause: err });
+        throw new TargetError(namespacedName(instance.metadata), err.message, { cause: err });
       }
       throw err;
     }
@@ -226,8 +227,4 @@ export class TargetClusters {
   byCluster(cluster: string): Target | undefined {
     return this.known.get(cluster)?.target;
   }
-}
-
-function label(instance: Instance): string {
-  return `${instance.metadata.namespace ?? ''}/${instance.metadata.name ?? ''}`;
 }

@@ -7,7 +7,7 @@
  */
 import type { OperatorVersion, Parameter } from '../api/types.ts';
 import { parameterField, type ParameterProblem } from './errors.ts';
-import { operatorVersionLabel } from './validator.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export interface ImmutabilityInput {
   readonly oldValues: Readonly<Record<string, string>>;
@@ -31,7 +31,7 @@ export function immutabilityProblems(input: ImmutabilityInput): ParameterProblem
   const { oldValues, newValues, upgrade, oldOperatorVersion } = input;
   const before = byName(oldOperatorVersion);
   const problems: ParameterProblem[] = [];
-  const label = operatorVersionLabel(input.newOperatorVersion);
+  const label = namespacedName(input.newOperatorVersion.metadata);
   for (const parameter of input.newOperatorVersion.spec?.parameters ?? []) {
     if (!parameter?.name || !parameter.immutable) continue;
     const name = parameter.name;

@@ -2,7 +2,6 @@
 export {
   PARAMETERS_FIELD,
   ParameterValidator,
-  operatorVersionLabel,
   type DecodeOutcome,
   type DecodedParameters,
   type ParameterDecoder,

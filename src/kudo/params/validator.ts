@@ -20,6 +20,7 @@ import type { OperatorVersion, Parameter, ParameterValueType } from '../api/type
 import { convert, Unparsable, valueType } from './convert.ts';
 import { parameterField, type ParameterProblem } from './errors.ts';
 import { MAX_PARAMETERS_BYTES, excerpt } from './limits.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 /** What decoding one array/map value gave: the value, or why it is not one. */
 export type DecodeOutcome = { readonly value: unknown } | { readonly problem: string };
@@ -65,11 +66,6 @@ const JSON_TYPE: Record<ParameterValueType, string> = {
   array: 'array',
   map: 'object',
 };
-
-/** `namespace/name` of an OperatorVersion, for messages. */
-export function operatorVersionLabel(ov: OperatorVersion): string {
-  return `${ov.metadata.namespace ?? ''}/${ov.metadata.name ?? ''}`;
-}
 
 function listNames(names: readonly string[]): string {
   const shown = names.slice(0, 20).join(', ');
@@ -337,7 +333,7 @@ export class ParameterValidator {
     const schema = { type: 'object', properties, required, additionalProperties: false };
     const validate = this.ajv.compile(schema);
     if (!keep) this.ajv.removeSchema(schema);
-    return { schema, validate, parameters, keys, names, label: operatorVersionLabel(ov) };
+    return { schema, validate, parameters, keys, names, label: namespacedName(ov.metadata) };
   }
 }
 

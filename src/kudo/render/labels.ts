@@ -10,6 +10,7 @@ import type { ApplyObject } from '../../kube/apply.ts';
 import { parseApiVersion } from '../../kube/gvk.ts';
 import { KUDO_API_VERSION, type Instance } from '../api/types.ts';
 import type { StepCoordinates } from './variables.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 export const LABEL_HERITAGE = 'heritage';
 export const HERITAGE_KUDO = 'kudo';
@@ -24,7 +25,7 @@ export const ANNOTATION_OPERATOR_VERSION = 'kudo.dev/operator-version';
 export const ANNOTATION_OWNER = 'planwright.dev/instance';
 
 export function ownerAnnotation(instance: Instance): string {
-  return `${instance.metadata.namespace ?? ''}/${instance.metadata.name ?? ''}`;
+  return namespacedName(instance.metadata);
 }
 
 /** Label values must be ≤ 63 characters of [A-Za-z0-9._-]; anything else is shortened/replaced. */

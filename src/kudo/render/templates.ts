@@ -29,6 +29,7 @@ import {
   type TemplateScalars,
   type TemplateVariables,
 } from './variables.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 /**
  * Characters one template may render. Every object must fit etcd's 1.5 MiB anyway; the
@@ -102,17 +103,14 @@ export function templateText(ov: OperatorVersion, name: string): string {
   const templates: Readonly<Record<string, unknown>> = ov.spec?.templates ?? {};
   const text = Object.hasOwn(templates, name) ? templates[name] : undefined;
   if (typeof text !== 'string') {
-    throw new MissingTemplateError(
-      name,
-      `${ov.metadata.namespace ?? ''}/${ov.metadata.name ?? ''}`,
-    );
+    throw new MissingTemplateError(name, namespacedName(ov.metadata));
   }
   return text;
 }
 
 /** The cache key of template `name` of this OperatorVersion revision. */
 export function templateKey(ov: OperatorVersion, name: string): string {
-  const label = `${ov.metadata.namespace ?? ''}/${ov.metadata.name ?? ''}`;
+  const label = namespacedName(ov.metadata);
   return `${ov.metadata.uid ?? label}@${ov.metadata.resourceVersion ?? ''}/${name}`;
 }
 

@@ -9,6 +9,7 @@
 import { ApiError, type KubeClient } from '../../kube/index.ts';
 import { TlsError } from '../errors.ts';
 import type { TlsMaterial } from './rotation.ts';
+import { namespacedName } from '../../kube/names.ts';
 
 const NEXT_STAGED_AT = 'planwright.dev/ca-next-staged-at';
 const PREVIOUS_RETIRED_AT = 'planwright.dev/ca-previous-retired-at';
@@ -56,7 +57,7 @@ export class SecretTlsStore implements TlsMaterialStore {
     private readonly name: string,
   ) {
     this.collection = `/api/v1/namespaces/${namespace}/secrets`;
-    this.description = `Secret ${namespace}/${name}`;
+    this.description = `Secret ${namespacedName({ namespace, name })}`;
   }
 
   async read(): Promise<StoredMaterial | undefined> {

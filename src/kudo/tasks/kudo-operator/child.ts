@@ -7,6 +7,7 @@
 import { isTerminal } from '../../api/read.ts';
 import { KUDO_API_VERSION, type Instance, type TaskSpec } from '../../api/types.ts';
 import { OPERATOR_LABEL, operatorVersionName } from '../../package/convert.ts';
+import { namespacedName } from '../../../kube/names.ts';
 
 export interface ChildTarget {
   readonly name: string;
@@ -78,7 +79,7 @@ export type ChildProgress =
  * FATAL_ERROR or ABORTED fail the parent's step, naming the child and its plan.
  */
 export function childProgress(child: Instance): ChildProgress {
-  const name = `${child.metadata.namespace ?? ''}/${child.metadata.name ?? ''}`;
+  const name = namespacedName(child.metadata);
   const pe = child.spec?.planExecution;
   if (!pe?.planName) return { state: 'done' };
   const plans = child.status?.planStatus ?? {};
