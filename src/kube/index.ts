@@ -47,3 +47,4 @@ export {
   type ClusterGateOptions,
   type GatedKubeClientOptions,
 } from './cluster-gate.ts';
+export { namespacedName } from './names.ts';

@@ -4,6 +4,19 @@
  * See examples/api/runtime.ts.
  */
 
+/**
+ * `baseMs × factor^attempt`, capped at `maxMs` (attempt 0 gives `baseMs`). The exponent is
+ * capped too, so a long failure streak never overflows to Infinity or NaN.
+ */
+export function exponentialDelayMs(
+  baseMs: number,
+  maxMs: number,
+  attempt: number,
+  factor = 2,
+): number {
+  return Math.min(maxMs, baseMs * factor ** Math.min(attempt, 60));
+}
+
 export interface JitteredBackoffOptions {
   readonly initialMs?: number;
   readonly maxMs?: number;
@@ -43,7 +56,7 @@ export class JitteredBackoff {
     const now = this.now();
     if (now - this.lastFailure > this.resetAfterMs) this.attempt = 0;
     this.lastFailure = now;
-    const base = Math.min(this.maxMs, this.initialMs * this.factor ** this.attempt);
+    const base = exponentialDelayMs(this.initialMs, this.maxMs, this.attempt, this.factor);
     this.attempt += 1;
     return Math.min(this.maxMs, base * (1 + this.jitter * this.random()));
   }
@@ -75,8 +88,7 @@ export class ItemExponentialBackoff<K> {
   when(key: K): number {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    // Cap the exponent too, so 2 ** n never overflows to Infinity.
-    return Math.min(this.maxMs, this.baseMs * 2 ** Math.min(n, 60));
+    return exponentialDelayMs(this.baseMs, this.maxMs, n);
   }
 
   /** How many times `key` failed since it last succeeded. */

@@ -15,6 +15,7 @@ import { ResourceMapper, gvkKey, type GroupVersionKind } from '../kube/index.ts'
 import { Cache } from './cache.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { KubeObject } from './types.ts';
+import { exponentialDelayMs } from './backoff.ts';
 
 export const LOCAL_CLUSTER = 'local';
 
@@ -213,9 +214,10 @@ export class CacheRegistry {
   private scheduleDrop(key: string, entry: Entry): void {
     if (this.signal.aborted) return;
     const n = this.drops.get(key) ?? 0;
-    const grace = Math.min(
+    const grace = exponentialDelayMs(
+      this.options.dropGraceMs ?? 2_000,
       this.options.maxDropGraceMs ?? 480_000,
-      (this.options.dropGraceMs ?? 2_000) * 2 ** n,
+      n,
     );
     entry.dropTimer = setTimeout(() => {
       if (entry.users.size > 0 || this.entries.get(key) !== entry) return;

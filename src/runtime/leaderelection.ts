@@ -15,11 +15,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError, type KubeClient } from '../kube/index.ts';
 import { LeaderElectionLostError, RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
+import { sleep } from './time.ts';
 import { namespacedName } from '../kube/names.ts';
 
 export interface LeaderElectionOptions {
@@ -134,11 +134,7 @@ export class LeaderElector {
         this.becomeLeader();
         return true;
       }
-      try {
-        await sleep(this.retryPeriodMs * (1 + (JITTER - 1) * Math.random()), undefined, { signal });
-      } catch {
-        break;
-      }
+      await sleep(this.retryPeriodMs * (1 + (JITTER - 1) * Math.random()), signal);
     }
     return false;
   }
@@ -205,11 +201,8 @@ export class LeaderElector {
   private async renewLoop(stop: AbortSignal, lost: AbortController): Promise<void> {
     let lastRenew = Date.now();
     while (!stop.aborted) {
-      try {
-        await sleep(this.retryPeriodMs, undefined, { signal: stop });
-      } catch {
-        return;
-      }
+      await sleep(this.retryPeriodMs, stop);
+      if (stop.aborted) return;
       const remaining = this.renewDeadlineMs - (Date.now() - lastRenew);
       let ok = false;
       if (remaining > 0) {
