@@ -193,14 +193,6 @@ export function byteLength(s: string): number {
   return n;
 }
 
-/** Whether the value has type `t` exactly (Go assignability for the types templates see). */
-export function assignable(v: GoValue, t: GoType): boolean {
-  if (t === 'interface {}' || t === 'reflect.Value') return true;
-  if (v === null)
-    return t.startsWith('[]') || t.startsWith('map[') || t.startsWith('*') || t.startsWith('func');
-  return typeOf(v) === t;
-}
-
 /** Convert plain JS data (as decoded from JSON/YAML) into Go values the way encoding/json would. */
 export function fromJS(x: unknown): GoValue {
   if (x === null || x === undefined) return null;

@@ -61,7 +61,6 @@ export {
 } from './errors.ts';
 export {
   objectKey,
-  parseObjectKey,
   type KubeObject,
   type ObjectMeta,
   type OwnerReference,

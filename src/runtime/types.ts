@@ -33,11 +33,3 @@ export function objectKey(obj: KubeObject): ObjectKey {
   const name = obj.metadata?.name ?? '';
   return ns ? `${ns}/${name}` : name;
 }
-
-/** Splits a key back into namespace (undefined when cluster-scoped) and name. */
-export function parseObjectKey(key: ObjectKey): { namespace: string | undefined; name: string } {
-  const slash = key.indexOf('/');
-  return slash < 0
-    ? { namespace: undefined, name: key }
-    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}

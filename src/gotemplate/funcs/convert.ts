@@ -88,11 +88,6 @@ export function toFloat64(v: V): number {
   return 0;
 }
 
-/** Elements of a slice-kinded value, or undefined when it is not one. */
-export function listItems(v: V): GoValue[] | undefined {
-  return v instanceof GoSlice ? v.items : undefined;
-}
-
 /** reflect Kind name used in sprig's "Cannot ... on type %s" messages. */
 export function kindName(v: V): string {
   if (v === undefined || v === null) return 'invalid';

@@ -4,8 +4,6 @@
 // does this in int64/uint64 and wraps on overflow; a template can hand in any int64
 // (`date "2006" $huge`), and the wrapped result is what Go prints.
 
-export const secondsPerMinute = 60n;
-export const secondsPerHour = 3600n;
 export const secondsPerDay = 86400n;
 
 const absoluteYears = 292277022400n;
@@ -112,10 +110,6 @@ export function dateToAbsDays(year: bigint, month: number, day: bigint): bigint 
   const cday = Math.trunc((1461 * cyear) / 4);
   const centurydays = u64(146097n * century) / 4n;
   return u64(centurydays + i64(BigInt(cday + ayday) + day - 1n));
-}
-
-export function absDays(abs: bigint): bigint {
-  return abs / secondsPerDay;
 }
 
 interface Split {

@@ -42,12 +42,7 @@ export {
   type ParamsFile,
 } from './model.ts';
 export { parsePackage } from './reader.ts';
-export {
-  loadPackageDefinition,
-  readTimeProblems,
-  taskTemplates,
-  TASK_KINDS,
-} from './read-checks.ts';
+export { loadPackageDefinition, readTimeProblems, taskTemplates } from './read-checks.ts';
 export {
   defaultInstanceName,
   OPERATOR_LABEL,

@@ -9,8 +9,6 @@ import type { FileTree } from './files.ts';
 import type { PackageDefinition } from './model.ts';
 import { parsePackage } from './reader.ts';
 
-export const TASK_KINDS = ['Apply', 'Delete', 'Toggle', 'Pipe', 'Dummy', 'KudoOperator'] as const;
-
 /** Template names a task reads (resources, Pipe pod, KudoOperator parameter file). */
 export function taskTemplates(task: Task): string[] {
   const spec = task.spec ?? {};

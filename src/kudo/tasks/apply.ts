@@ -93,11 +93,6 @@ function withPolicy(task: string, decorated: ApplyObject, ctx: TaskContext): Pol
   };
 }
 
-/** An object's inventory entry; ConfigMaps and Secrets with the digest of what is applied. */
-export function recordedEntry(obj: ApplyObject): InventoryEntry {
-  return entryOf(obj, dependencyKeyOf(obj) !== undefined ? { digest: objectDigest(obj) } : {});
-}
-
 /** Applies one object when it differs from the live one; returns why it is not healthy yet. */
 async function applyOne(
   task: string,

@@ -14,5 +14,4 @@ export {
   type InventoryRecorder,
   type TaskContext,
   type TaskOutcome,
-  type TaskRunner,
 } from './types.ts';

@@ -1,6 +1,6 @@
 /** What a task needs from the engine, and what it reports back. */
 import type { ApplyObject, ServerSideApply } from '../../kube/apply.ts';
-import type { Instance, OperatorVersion, Task } from '../api/types.ts';
+import type { Instance, OperatorVersion } from '../api/types.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import type { RenderBudget, Renderer, StepCoordinates } from '../render/index.ts';
 import type { PodExec } from './pipe/exec.ts';
@@ -64,8 +64,6 @@ export interface TaskOutcome {
   /** Why it is not done yet (shown in the step's message). */
   readonly message?: string;
 }
-
-export type TaskRunner = (task: Task, ctx: TaskContext) => Promise<TaskOutcome>;
 
 export interface TaskErrorOptions {
   readonly cause?: unknown;

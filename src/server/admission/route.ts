@@ -14,6 +14,7 @@ import {
   parseAdmissionReview,
   reviewUid,
   type AdmissionResponse,
+  type AdmissionReviewResponse,
 } from './review.ts';
 
 export interface AdmissionRouteOptions {
@@ -97,11 +98,12 @@ function failure(uid: string, code: number, reason: string, message: string): Ad
 function send(res: ServerResponse, status: number, response: AdmissionResponse): void {
   if (res.headersSent) return;
   // Written directly rather than through res.json: this is the hot path.
-  const payload = JSON.stringify({
+  const review: AdmissionReviewResponse = {
     apiVersion: ADMISSION_REVIEW_V1,
     kind: 'AdmissionReview',
     response,
-  });
+  };
+  const payload = JSON.stringify(review);
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(payload),
