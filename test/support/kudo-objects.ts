@@ -1,11 +1,52 @@
 // kudo.dev objects as tests write them, built without cluster access (unit and integration
 // tests alike), and created through a KubeClient: the parts most tests write the same way.
 import type { KubeClient } from '../../src/kube/index.ts';
-import type { Instance, InstanceSpec, Plan, Step } from '../../src/kudo/api/index.ts';
+import type {
+  Instance,
+  InstanceSpec,
+  OperatorVersion,
+  Parameter,
+  Plan,
+  Step,
+} from '../../src/kudo/api/index.ts';
 
 /** A plan of one serial phase `main` running `steps` in order: the shape of most test packages. */
 export function serialPlan(steps: Step[]): Plan {
   return { strategy: 'serial', phases: [{ name: 'main', strategy: 'serial', steps }] };
+}
+
+/** A plan of one parallel phase `main` running all `steps` at once. */
+export function parallelPlan(steps: Step[]): Plan {
+  return { strategy: 'parallel', phases: [{ name: 'main', strategy: 'parallel', steps }] };
+}
+
+/**
+ * An OperatorVersion (operator `name`, version 1.0) whose deploy plan applies each template
+ * in a serial step of its own, in the order given: task `t<i>` in step `s<i>`.
+ */
+export function applyStepsOperatorVersion(
+  name: string,
+  templates: Record<string, string>,
+  extra: { readonly namespace?: string; readonly parameters?: Parameter[] } = {},
+): OperatorVersion {
+  const files = Object.keys(templates);
+  return {
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'OperatorVersion',
+    metadata: { name, ...(extra.namespace ? { namespace: extra.namespace } : {}) },
+    spec: {
+      operator: { name, kind: 'Operator' },
+      version: '1.0',
+      parameters: extra.parameters ?? [],
+      templates,
+      tasks: files.map((file, i) => ({
+        name: `t${i}`,
+        kind: 'Apply',
+        spec: { resources: [file] },
+      })),
+      plans: { deploy: serialPlan(files.map((_, i) => ({ name: `s${i}`, tasks: [`t${i}`] }))) },
+    },
+  };
 }
 
 /** What an Instance may carry besides its name and OperatorVersion. */

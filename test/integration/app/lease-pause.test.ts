@@ -7,7 +7,7 @@ import https from 'node:https';
 import * as k8s from '@kubernetes/client-node';
 import { installCrds } from '../../../src/cli/install.ts';
 import { KubeClient } from '../../../src/kube/index.ts';
-import type { Instance } from '../../../src/kudo/api/types.ts';
+import type { Instance, OperatorVersion } from '../../../src/kudo/api/types.ts';
 import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -17,6 +17,7 @@ import {
   WebhookProbe,
   type PlanwrightChild,
 } from '../../support/planwright-child.ts';
+import { applyStepsOperatorVersion } from '../../support/kudo-objects.ts';
 
 const NS = 'default';
 const INSTANCES = 16;
@@ -26,30 +27,13 @@ const LEASE = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 5
 const PAUSE_MS = 10_000;
 const GROUP = { group: 'kudo.dev', version: 'v1beta1' } as const;
 
-function operatorVersion(): Record<string, unknown> {
+function operatorVersion(): OperatorVersion {
   const templates: Record<string, string> = {};
-  const tasks: unknown[] = [];
-  const steps: unknown[] = [];
   for (let i = 0; i < STEPS; i++) {
     templates[`cm${i}.yaml`] =
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-cm${i}\ndata:\n  step: "${i}"\n`;
-    tasks.push({ name: `t${i}`, kind: 'Apply', spec: { resources: [`cm${i}.yaml`] } });
-    steps.push({ name: `s${i}`, tasks: [`t${i}`] });
   }
-  return {
-    apiVersion: 'kudo.dev/v1beta1',
-    kind: 'OperatorVersion',
-    metadata: { name: 'paused', namespace: NS },
-    spec: {
-      operator: { name: 'paused', kind: 'Operator' },
-      version: '1.0',
-      templates,
-      tasks,
-      plans: {
-        deploy: { strategy: 'serial', phases: [{ name: 'main', strategy: 'serial', steps }] },
-      },
-    },
-  };
+  return applyStepsOperatorVersion('paused', templates, { namespace: NS });
 }
 
 describe('apiserver paused longer than the lease (dedicated control plane, child process)', () => {

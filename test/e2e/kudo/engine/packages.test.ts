@@ -18,6 +18,7 @@ import {
   waitForWebhook,
   type RunningPlanwright,
 } from '../../../support/planwright.ts';
+import { instanceObject, serialPlan } from '../../../support/kudo-objects.ts';
 
 // cowsay's pipe pod must be given the files its init container would write: pipe.test.ts.
 const PACKAGES = readdirSync(KUDO_PACKAGES)
@@ -183,26 +184,14 @@ describe('real KUDO packages on a workloads cluster', () => {
             ].join('\n'),
           },
           tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['job.yaml'] } }],
-          plans: {
-            deploy: {
-              strategy: 'serial',
-              phases: [
-                {
-                  name: 'main',
-                  strategy: 'parallel',
-                  steps: [{ name: 'everything', tasks: ['app'] }],
-                },
-              ],
-            },
-          },
+          plans: { deploy: serialPlan([{ name: 'everything', tasks: ['app'] }]) },
         },
       });
-      await create(failing, 'instances', {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'Instance',
-        metadata: { name: 'failjob', labels: { 'kudo.dev/operator': 'failjob' } },
-        spec: { operatorVersion: { name: 'failjob-0.1.0' } },
-      });
+      await create(
+        failing,
+        'instances',
+        instanceObject('failjob', 'failjob-0.1.0', { labels: { 'kudo.dev/operator': 'failjob' } }),
+      );
       const ps = await terminal(failing, 'failjob');
       expect(ps.status).toBe('FATAL_ERROR');
       const step = ps.phases?.[0]?.steps?.[0];

@@ -6,7 +6,7 @@
 // plan, and the Ready condition recomputed from the Instance's workloads while no plan runs.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
-import type { Instance } from '../../../../src/kudo/api/types.ts';
+import type { Instance, Plan } from '../../../../src/kudo/api/types.ts';
 import { createTestNamespace, kubeConfig, uniqueName } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
@@ -15,20 +15,13 @@ import {
   waitForWebhook,
   type RunningPlanwright,
 } from '../../../support/planwright.ts';
+import { instanceObject, parallelPlan, serialPlan } from '../../../support/kudo-objects.ts';
 
 type Obj = Record<string, unknown>;
 
 const yaml = (lines: string[]): string => `${lines.join('\n')}\n`;
-const plan = (...steps: Array<[string, string[]]>) => ({
-  strategy: 'serial',
-  phases: [
-    {
-      name: 'main',
-      strategy: 'serial',
-      steps: steps.map(([name, tasks]) => ({ name, tasks })),
-    },
-  ],
-});
+const plan = (...steps: Array<[string, string[]]>): Plan =>
+  serialPlan(steps.map(([name, tasks]) => ({ name, tasks })));
 
 describe('KUDO compatibility of rendering and applying (bare control plane)', () => {
   let planwright: RunningPlanwright;
@@ -58,12 +51,13 @@ describe('KUDO compatibility of rendering and applying (bare control plane)', ()
       metadata: { name: `${name}-1.0` },
       spec: { operator: { name: `${name}-op` }, version: '1.0', ...spec },
     });
-    await create('instances', {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'Instance',
-      metadata: { name, labels: { 'kudo.dev/operator': `${name}-op` } },
-      spec: { operatorVersion: { name: `${name}-1.0` }, parameters },
-    });
+    await create(
+      'instances',
+      instanceObject(name, `${name}-1.0`, {
+        labels: { 'kudo.dev/operator': `${name}-op` },
+        parameters,
+      }),
+    );
   };
 
   beforeAll(async () => {
@@ -302,19 +296,10 @@ describe('KUDO compatibility of rendering and applying (bare control plane)', ()
         { name: 's', kind: 'Apply', spec: { resources: ['svc.yaml'] } },
       ],
       plans: {
-        deploy: {
-          strategy: 'parallel',
-          phases: [
-            {
-              name: 'p',
-              strategy: 'parallel',
-              steps: [
-                { name: 'a', tasks: ['d'] },
-                { name: 'b', tasks: ['s'] },
-              ],
-            },
-          ],
-        },
+        deploy: parallelPlan([
+          { name: 'a', tasks: ['d'] },
+          { name: 'b', tasks: ['s'] },
+        ]),
       },
     });
     const typo = await settled('typo');
@@ -333,19 +318,10 @@ describe('KUDO compatibility of rendering and applying (bare control plane)', ()
         { name: 'bad', kind: 'Toggle', spec: { parameter: 'ENABLED', resources: ['cm.yaml'] } },
       ],
       plans: {
-        deploy: {
-          strategy: 'parallel',
-          phases: [
-            {
-              name: 'p',
-              strategy: 'parallel',
-              steps: [
-                { name: 'a', tasks: ['missing'] },
-                { name: 'b', tasks: ['bad'] },
-              ],
-            },
-          ],
-        },
+        deploy: parallelPlan([
+          { name: 'a', tasks: ['missing'] },
+          { name: 'b', tasks: ['bad'] },
+        ]),
       },
     });
     const ps = await settled('toggle');

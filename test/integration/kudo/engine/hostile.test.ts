@@ -11,7 +11,7 @@
 // long the bystanders took.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
-import type { Instance } from '../../../../src/kudo/api/types.ts';
+import type { Instance, Parameter } from '../../../../src/kudo/api/types.ts';
 import {
   createTestNamespace,
   kubeConfig,
@@ -29,6 +29,7 @@ import {
   WebhookProbe,
   type PlanwrightChild,
 } from '../../../support/planwright-child.ts';
+import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 
 /** Render limits for the test: a short deadline keeps it quick. */
 const RENDER = { workers: 2, deadlineMs: 5_000, maxHeapMb: 128, decodeDeadlineMs: 4_000 };
@@ -41,38 +42,6 @@ const RSS_BOUND = 200 * 2 ** 20 + 2 * (128 + 100) * 2 ** 20 + (128 + 100) * 2 **
 
 const GROUP = { group: 'kudo.dev', version: 'v1beta1' } as const;
 
-function operatorVersion(
-  name: string,
-  templates: Record<string, string>,
-  parameters: Array<Record<string, unknown>> = [],
-): Record<string, unknown> {
-  const names = Object.keys(templates);
-  return {
-    apiVersion: 'kudo.dev/v1beta1',
-    kind: 'OperatorVersion',
-    metadata: { name },
-    spec: {
-      operator: { name, kind: 'Operator' },
-      version: '1.0',
-      parameters,
-      templates,
-      tasks: names.map((t, i) => ({ name: `t${i}`, kind: 'Apply', spec: { resources: [t] } })),
-      plans: {
-        deploy: {
-          strategy: 'serial',
-          phases: [
-            {
-              name: 'main',
-              strategy: 'serial',
-              steps: names.map((_, i) => ({ name: `s${i}`, tasks: [`t${i}`] })),
-            },
-          ],
-        },
-      },
-    },
-  };
-}
-
 const configMap = (name: string, data = ''): string =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-${name}\ndata:\n  plan: {{ .PlanName }}\n${data}`;
 
@@ -81,7 +50,7 @@ const HOSTILE_PLANS: Record<
   string,
   {
     templates: Record<string, string>;
-    parameters?: Array<Record<string, unknown>>;
+    parameters?: Parameter[];
     values?: Record<string, string>;
     message: RegExp;
   }
@@ -197,17 +166,22 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
     }, 200);
     await create(
       'operatorversions',
-      operatorVersion('bystander', { 'a.yaml': configMap('a'), 'b.yaml': configMap('b') }),
+      applyStepsOperatorVersion('bystander', {
+        'a.yaml': configMap('a'),
+        'b.yaml': configMap('b'),
+      }),
     );
     for (const [name, h] of Object.entries(HOSTILE_PLANS)) {
       await create(
         'operatorversions',
-        operatorVersion(`hostile-${name}`, h.templates, h.parameters),
+        applyStepsOperatorVersion(`hostile-${name}`, h.templates, {
+          ...(h.parameters ? { parameters: h.parameters } : {}),
+        }),
       );
     }
     await create(
       'operatorversions',
-      operatorVersion(
+      applyStepsOperatorVersion(
         'typed',
         {
           'typed.yaml': configMap(
@@ -222,13 +196,15 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
             ].join('\n'),
           ),
         },
-        [
-          { name: 'SIZE', 'value-type': 'integer', default: '1' },
-          { name: 'MAP', 'value-type': 'map', default: '{}' },
-          { name: '__proto__', default: 'p' },
-          { name: 'constructor', default: 'c' },
-          { name: 'toString', default: 't' },
-        ],
+        {
+          parameters: [
+            { name: 'SIZE', 'value-type': 'integer', default: '1' },
+            { name: 'MAP', 'value-type': 'map', default: '{}' },
+            { name: '__proto__', default: 'p' },
+            { name: 'constructor', default: 'c' },
+            { name: 'toString', default: 't' },
+          ],
+        },
       ),
     );
     // The webhook answers (a first bystander goes through it end to end).

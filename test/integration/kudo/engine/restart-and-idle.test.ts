@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { installCrds } from '../../../../src/cli/install.ts';
 import { KubeClient } from '../../../../src/kube/index.ts';
-import type { Instance } from '../../../../src/kudo/api/types.ts';
+import type { Instance, OperatorVersion } from '../../../../src/kudo/api/types.ts';
 import { startLocalCluster, type LocalCluster } from '../../../../src/localcluster/index.ts';
 import { testCluster } from '../../../support/cluster.ts';
 import { mergePatchInstance } from '../../../support/kudo.ts';
@@ -21,6 +21,7 @@ import {
   type ManagerProcess,
 } from '../../../support/manager-process.ts';
 import { waitFor } from '../../../support/wait.ts';
+import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 
 const NS = 'default';
 const STEPS = 8;
@@ -29,34 +30,16 @@ const IDLE_INSTANCES = 100;
 /** The kinds Planwright writes here, whose write counts must not move when it is idle. */
 const WRITTEN = ['instances', 'configmaps', 'events', 'operatorversions'];
 
-function operatorVersion(name: string, steps: number): Record<string, unknown> {
+function operatorVersion(name: string, steps: number): OperatorVersion {
   const templates: Record<string, string> = {};
-  const tasks: unknown[] = [];
-  const stepList: unknown[] = [];
   for (let i = 0; i < steps; i++) {
     templates[`cm${i}.yaml`] =
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-cm${i}\ndata:\n  value: "{{ .Params.VALUE }}"\n  plan: {{ .PlanName }}\n`;
-    tasks.push({ name: `t${i}`, kind: 'Apply', spec: { resources: [`cm${i}.yaml`] } });
-    stepList.push({ name: `s${i}`, tasks: [`t${i}`] });
   }
-  return {
-    apiVersion: 'kudo.dev/v1beta1',
-    kind: 'OperatorVersion',
-    metadata: { name, namespace: NS },
-    spec: {
-      operator: { name, kind: 'Operator' },
-      version: '1.0',
-      parameters: [{ name: 'VALUE', default: 'one' }],
-      templates,
-      tasks,
-      plans: {
-        deploy: {
-          strategy: 'serial',
-          phases: [{ name: 'main', strategy: 'serial', steps: stepList }],
-        },
-      },
-    },
-  };
+  return applyStepsOperatorVersion(name, templates, {
+    namespace: NS,
+    parameters: [{ name: 'VALUE', default: 'one' }],
+  });
 }
 
 describe('restart safety and quiet when idle (dedicated control plane, child process)', () => {

@@ -21,6 +21,7 @@ import {
   waitForWebhook,
   type RunningPlanwright,
 } from '../../../support/planwright.ts';
+import { instanceObject, serialPlan } from '../../../support/kudo-objects.ts';
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
@@ -102,28 +103,18 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
           { name: 'app', kind: 'Apply', spec: { resources: ['deployment.yaml'] } },
         ],
         plans: {
-          deploy: {
-            strategy: 'serial',
-            phases: [
-              {
-                name: 'main',
-                strategy: 'serial',
-                steps: [
-                  { name: 'config', tasks: ['config'] },
-                  { name: 'app', tasks: ['app'] },
-                ],
-              },
-            ],
-          },
+          deploy: serialPlan([
+            { name: 'config', tasks: ['config'] },
+            { name: 'app', tasks: ['app'] },
+          ]),
         },
       },
     });
-    await create(ns, 'instances', {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'Instance',
-      metadata: { name: 'hashed', labels: { 'kudo.dev/operator': 'hashed' } },
-      spec: { operatorVersion: { name: 'hashed-1.0.0' } },
-    });
+    await create(
+      ns,
+      'instances',
+      instanceObject('hashed', 'hashed-1.0.0', { labels: { 'kudo.dev/operator': 'hashed' } }),
+    );
     const first = await waitFor('the Deployment with its hash', async () => {
       const empty: Record<string, string> = {};
       const a = await templateAnnotations().catch(() => empty);
