@@ -4,7 +4,6 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { Registry } from 'prom-client';
 import { parseAllDocuments } from 'yaml';
 import { KubeClient } from '../../src/kube/index.ts';
 import {
@@ -17,11 +16,13 @@ import {
 import type { Instance, OperatorVersion } from '../../src/kudo/api/index.ts';
 import { CacheRegistry } from '../../src/runtime/index.ts';
 import { ParameterValidator } from '../../src/kudo/params/index.ts';
-import { StaticCertificateSource, WebhookServer } from '../../src/server/index.ts';
+import type { WebhookServer } from '../../src/server/index.ts';
+import { StaticCertificateSource } from '../../src/server/index.ts';
 import { kubeConfig, kubectl, uniqueName } from './cluster.ts';
 import { capturingLogger } from './https.ts';
 import { waitFor } from './wait.ts';
 import { KUDO_PACKAGES_DIR } from './shared.ts';
+import { loopbackWebhookServer } from './admission.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 export const CRD_DIR = join(ROOT, 'manifests/crds');
@@ -124,13 +125,7 @@ export async function startInstanceWebhook(options: {
   const kc = kubeConfig();
   const loopback = StaticCertificateSource.forLoopback('kudo-webhook-test');
   const { logger, lines } = capturingLogger();
-  const server = new WebhookServer({
-    port: 0,
-    host: '127.0.0.1',
-    tls: loopback.source,
-    logger,
-    registry: new Registry(),
-  });
+  const server = loopbackWebhookServer(loopback.source, logger);
   const client = new KubeClient(kc);
   const stop = new AbortController();
   // As in production: the shared cache answers, a miss costs one live GET (counted here).

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
 import type { ChildSettings } from './planwright-child-main.ts';
+import { instanceReview } from './admission.ts';
 
 export interface PlanwrightChild {
   readonly proc: ChildProcess;
@@ -145,13 +146,9 @@ export class WebhookProbe {
   start(intervalMs = 25): void {
     const tick = (): void => {
       const uid = `probe-${this.n++}`;
-      const body = JSON.stringify({
-        apiVersion: 'admission.k8s.io/v1',
-        kind: 'AdmissionReview',
-        request: {
+      const body = JSON.stringify(
+        instanceReview({
           uid,
-          kind: { group: 'kudo.dev', version: 'v1beta1', kind: 'Instance' },
-          resource: { group: 'kudo.dev', version: 'v1beta1', resource: 'instances' },
           namespace: this.namespace,
           operation: 'CREATE',
           userInfo: { username: 'probe' },
@@ -160,8 +157,8 @@ export class WebhookProbe {
             spec: { operatorVersion: { name: this.operatorVersion }, parameters: {} },
           },
           dryRun: true,
-        },
-      });
+        }),
+      );
       const started = performance.now();
       call(this.child, this.agent, '/mutate/instances', body).then(
         (res) => {

@@ -9,7 +9,6 @@
 //   the cases only rely on it running longer than the Job's activeDeadlineSeconds);
 // * an image in the simulated registry's "does not exist" list: the pod never becomes ready.
 // Everything else is left to kwok's defaults.
-import { Registry } from 'prom-client';
 import { pino } from 'pino';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import {
@@ -21,10 +20,10 @@ import {
   allow,
   patch,
   StaticCertificateSource,
-  WebhookServer,
   type AdmissionRequest,
   type AdmissionResult,
 } from '../../../src/server/index.ts';
+import { loopbackWebhookServer } from '../../support/admission.ts';
 
 /** Images the simulated registry does not have (KUDO's readiness case uses this one). */
 export const NONEXISTENT_IMAGES: ReadonlySet<string> = new Set(['thisisnonexistingimage']);
@@ -97,13 +96,7 @@ export async function startContainerOutcomes(
 ): Promise<ContainerOutcomes> {
   const loopback = StaticCertificateSource.forLoopback('kuttl-container-outcomes');
   const stop = new AbortController();
-  const server = new WebhookServer({
-    port: 0,
-    host: '127.0.0.1',
-    tls: loopback.source,
-    logger: pino({ level: 'warn' }),
-    registry: new Registry(),
-  });
+  const server = loopbackWebhookServer(loopback.source, pino({ level: 'warn' }));
   server.registerMutating('pods', podMutation);
   const { port } = await server.start(stop.signal);
   const config = {

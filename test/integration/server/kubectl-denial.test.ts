@@ -3,19 +3,20 @@
 // `kubectl edit` reopens the editor with the reason on top of the user's own edits.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
-import { Registry } from 'prom-client';
+import type {
+  WebhookServer} from '../../../src/server/index.ts';
 import {
   allow,
   denyForbidden,
   denyInvalid,
   StaticCertificateSource,
-  WebhookServer,
   type AdmissionRequest,
 } from '../../../src/server/index.ts';
 import { createTestNamespace, kubeConfig, kubectl, uniqueName } from '../../support/cluster.ts';
 import { capturingLogger } from '../../support/https.ts';
 import { waitFor } from '../../support/wait.ts';
 import { scriptedEditor } from '../../support/kubectl-edit.ts';
+import { loopbackWebhookServer } from '../../support/admission.ts';
 
 function labels(object: AdmissionRequest['object']): Record<string, string> {
   const metadata = (object?.['metadata'] ?? {}) as { labels?: Record<string, string> };
@@ -38,13 +39,7 @@ describe('admission denial through the real apiserver and kubectl', () => {
   beforeAll(async () => {
     namespace = await createTestNamespace('webhook-deny');
     const loopback = StaticCertificateSource.forLoopback('webhook-test');
-    server = new WebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      tls: loopback.source,
-      logger: capturingLogger().logger,
-      registry: new Registry(),
-    });
+    server = loopbackWebhookServer(loopback.source, capturingLogger().logger);
     server.registerValidating('configmaps', (request) => {
       if (labels(request.object)['planwright.dev/deny'] === 'true') {
         return denyForbidden(

@@ -8,17 +8,12 @@ import {
   patch,
   toAdmissionResponse,
 } from '../../../src/server/index.ts';
-
-const review = (request: unknown): unknown => ({
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request,
-});
+import { admissionReview } from '../../support/admission.ts';
 
 describe('parseAdmissionReview', () => {
   it('reads the fields handlers use, including dryRun and oldObject', () => {
     const request = parseAdmissionReview(
-      review({
+      admissionReview({
         uid: 'u-1',
         kind: { group: '', version: 'v1', kind: 'ConfigMap' },
         resource: { group: '', version: 'v1', resource: 'configmaps' },
@@ -48,10 +43,10 @@ describe('parseAdmissionReview', () => {
     ['a non-object body', 'hello'],
     ['an array', []],
     ['no request', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }],
-    ['no uid', review({ operation: 'CREATE' })],
-    ['an empty uid', review({ uid: '', operation: 'CREATE' })],
-    ['no operation', review({ uid: 'x' })],
-    ['an unknown operation', review({ uid: 'x', operation: 'PATCH' })],
+    ['no uid', admissionReview({ operation: 'CREATE' })],
+    ['an empty uid', admissionReview({ uid: '', operation: 'CREATE' })],
+    ['no operation', admissionReview({ uid: 'x' })],
+    ['an unknown operation', admissionReview({ uid: 'x', operation: 'PATCH' })],
     [
       'v1beta1',
       { apiVersion: 'admission.k8s.io/v1beta1', request: { uid: 'x', operation: 'CREATE' } },
@@ -90,7 +85,7 @@ describe('parseAdmissionReview', () => {
   ])('names the wrong-shaped field %s in a 400', (field, request) => {
     let caught: unknown;
     try {
-      parseAdmissionReview(review(request));
+      parseAdmissionReview(admissionReview(request));
     } catch (err) {
       caught = err;
     }
@@ -102,7 +97,7 @@ describe('parseAdmissionReview', () => {
   it('quotes at most a short excerpt of a wrong value', () => {
     let caught: unknown;
     try {
-      parseAdmissionReview(review({ uid: 'x', operation: 'x'.repeat(100_000) }));
+      parseAdmissionReview(admissionReview({ uid: 'x', operation: 'x'.repeat(100_000) }));
     } catch (err) {
       caught = err;
     }

@@ -3,9 +3,10 @@
 // server keeps serving real reviews afterwards.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import tls from 'node:tls';
-import { Registry } from 'prom-client';
-import { allow, StaticCertificateSource, WebhookServer } from '../../../src/server/index.ts';
+import type { WebhookServer } from '../../../src/server/index.ts';
+import { allow, StaticCertificateSource } from '../../../src/server/index.ts';
 import { capturingLogger, httpsRequest } from '../../support/https.ts';
+import { admissionReview, loopbackWebhookServer } from '../../support/admission.ts';
 
 const loopback = StaticCertificateSource.forLoopback('garbage-webhook');
 
@@ -40,12 +41,7 @@ describe('WebhookServer under HTTP garbage', () => {
   let port = 0;
 
   beforeAll(async () => {
-    server = new WebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      tls: loopback.source,
-      logger,
-      registry: new Registry(),
+    server = loopbackWebhookServer(loopback.source, logger, {
       headersTimeoutMs: 1_000,
       requestTimeoutMs: 2_000,
       bodyLimitBytes: 64 * 1024,
@@ -105,11 +101,9 @@ describe('WebhookServer under HTTP garbage', () => {
       port,
       path: '/validate/noop',
       ca: loopback.caPem,
-      body: JSON.stringify({
-        apiVersion: 'admission.k8s.io/v1',
-        kind: 'AdmissionReview',
-        request: { uid: 'after', operation: 'CREATE', object: { metadata: {} } },
-      }),
+      body: JSON.stringify(
+        admissionReview({ uid: 'after', operation: 'CREATE', object: { metadata: {} } }),
+      ),
       headers: { 'content-type': 'application/json' },
     });
     expect(JSON.parse(res.text)).toMatchObject({ response: { uid: 'after', allowed: true } });

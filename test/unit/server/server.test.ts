@@ -16,6 +16,7 @@ import {
   type AdmissionRequest,
 } from '../../../src/server/index.ts';
 import { capturingLogger, httpsRequest } from '../../support/https.ts';
+import { admissionReview } from '../../support/admission.ts';
 
 const ca = createCertificateAuthority({ commonName: 'test-ca' });
 const leaf = issueCertificate(ca, {
@@ -25,7 +26,7 @@ const leaf = issueCertificate(ca, {
 });
 
 function review(request: Record<string, unknown>): string {
-  return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
+  return JSON.stringify(admissionReview(request));
 }
 
 const cmRequest = (uid: string, extra: Record<string, unknown> = {}): string =>

@@ -14,7 +14,6 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { Registry } from 'prom-client';
 import type { Instance, PlanStatus } from '../../../../src/kudo/api/types.ts';
 import type { InventoryEntry } from '../../../../src/kudo/inventory/index.ts';
 import {
@@ -28,7 +27,6 @@ import {
   allow,
   denyForbidden,
   StaticCertificateSource,
-  WebhookServer,
   type AdmissionResult,
 } from '../../../../src/server/index.ts';
 import { kubeConfig, testCluster } from '../../../support/cluster.ts';
@@ -42,6 +40,7 @@ import {
 } from '../../../support/manager-process.ts';
 import { HOLD_TAR, simulatePodFiles, TAR_HELD, TAR_RUNS } from '../../../support/simulated-exec.ts';
 import { waitFor } from '../../../support/wait.ts';
+import { loopbackWebhookServer } from '../../../support/admission.ts';
 
 const PAGE = '<html><body><pre>moo, once</pre></body></html>\n';
 const FIXTURE_PACKAGES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
@@ -82,12 +81,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     // The holding webhook: validating, so it runs after Planwright's mutating webhook has
     // scheduled the child's deploy plan; it answers within the apiserver's 30 s at most.
     const loopback = StaticCertificateSource.forLoopback('restart-test-hold');
-    const server = new WebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      tls: loopback.source,
-      logger: capturingLogger().logger,
-      registry: new Registry(),
+    const server = loopbackWebhookServer(loopback.source, capturingLogger().logger, {
       handlerTimeoutMs: 28_000,
     });
     server.registerValidating('instances', async (request) => {

@@ -18,12 +18,7 @@ import { atUrl, MANIFESTS_DIR, webhookConfigurations } from '../../../../src/cli
 import { renderKustomization } from '../../../../src/cli/kustomize.ts';
 import { ApiError, KubeClient } from '../../../../src/kube/index.ts';
 import type { Instance } from '../../../../src/kudo/api/index.ts';
-import {
-  StaticCertificateSource,
-  WebhookServer,
-  patch,
-  allow,
-} from '../../../../src/server/index.ts';
+import { StaticCertificateSource, patch, allow } from '../../../../src/server/index.ts';
 import {
   createTestNamespace,
   kubeConfig,
@@ -35,6 +30,7 @@ import { httpsRequest } from '../../../support/https.ts';
 import { installKudoCrds } from '../../../support/kudo.ts';
 import { brokenOperatorVersion, validOperatorVersion } from '../../../support/operator-versions.ts';
 import { waitFor } from '../../../support/wait.ts';
+import { instanceReview, loopbackWebhookServer } from '../../../support/admission.ts';
 
 const GROUP_PATH = '/apis/kudo.dev/v1beta1';
 
@@ -46,13 +42,7 @@ describe('validating webhooks through the real apiserver and kubectl', () => {
   let port: number;
   const loopback = StaticCertificateSource.forLoopback('validating-test');
   const injectorTls = StaticCertificateSource.forLoopback('injector-test');
-  const injector = new WebhookServer({
-    port: 0,
-    host: '127.0.0.1',
-    tls: injectorTls.source,
-    logger: pino({ level: 'silent' }),
-    registry: new Registry(),
-  });
+  const injector = loopbackWebhookServer(injectorTls.source, pino({ level: 'silent' }));
   const injectorStop = new AbortController();
   const kc = kubeConfig();
   const client = new KubeClient(kc);
@@ -320,19 +310,15 @@ describe('validating webhooks through the real apiserver and kubectl', () => {
         path,
         ca: loopback.caPem,
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          apiVersion: 'admission.k8s.io/v1',
-          kind: 'AdmissionReview',
-          request: {
+        body: JSON.stringify(
+          instanceReview({
             uid,
-            kind: { group: 'kudo.dev', version: 'v1beta1', kind: 'Instance' },
-            resource: { group: 'kudo.dev', version: 'v1beta1', resource: 'instances' },
             namespace: ns,
             name: 'nothing',
             operation: 'CONNECT',
             userInfo: { username: 'probe' },
-          },
-        }),
+          }),
+        ),
       });
       expect([path, res.status]).toEqual([path, 200]);
       expect(

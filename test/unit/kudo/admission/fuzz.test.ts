@@ -5,12 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import https from 'node:https';
 import fc from 'fast-check';
-import { Registry } from 'prom-client';
 import { instanceMutator } from '../../../../src/kudo/admission/index.ts';
 import { ParameterValidator } from '../../../../src/kudo/params/index.ts';
-import { StaticCertificateSource, WebhookServer } from '../../../../src/server/index.ts';
+import type { WebhookServer } from '../../../../src/server/index.ts';
+import { StaticCertificateSource } from '../../../../src/server/index.ts';
 import { capturingLogger, httpsRequest } from '../../../support/https.ts';
 import { typedOv } from '../fixtures.ts';
+import { instanceReview, loopbackWebhookServer } from '../../../support/admission.ts';
 
 const tls = StaticCertificateSource.forLoopback('fuzz-webhook');
 
@@ -178,22 +179,16 @@ const wellFormed = fc
         },
       },
     };
-    return {
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid,
-        kind: { group: 'kudo.dev', version: 'v1beta1', kind: 'Instance' },
-        resource: { group: 'kudo.dev', version: 'v1beta1', resource: 'instances' },
-        name: 'i',
-        namespace: 'ns',
-        operation: 'UPDATE',
-        userInfo: { username: 'alice', groups: ['devs'] },
-        object: { ...object, spec: { ...object.spec, parameters: { ...parameters, SIZE: '7' } } },
-        oldObject: object,
-        dryRun: false,
-      },
-    };
+    return instanceReview({
+      uid,
+      name: 'i',
+      namespace: 'ns',
+      operation: 'UPDATE',
+      userInfo: { username: 'alice', groups: ['devs'] },
+      object: { ...object, spec: { ...object.spec, parameters: { ...parameters, SIZE: '7' } } },
+      oldObject: object,
+      dryRun: false,
+    });
   });
 
 /** A well-formed review with exactly one value (anywhere in it) of a random other shape. */
@@ -209,13 +204,7 @@ describe('Instance webhook under wrong-shaped AdmissionReviews', () => {
   const agent = new https.Agent({ keepAlive: true, ca: tls.caPem, maxSockets: 4 });
 
   beforeAll(async () => {
-    server = new WebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      tls: tls.source,
-      logger,
-      registry: new Registry(),
-    });
+    server = loopbackWebhookServer(tls.source, logger);
     server.registerMutating(
       'instances',
       instanceMutator({

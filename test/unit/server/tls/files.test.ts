@@ -6,11 +6,12 @@ import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
-import { Registry } from 'prom-client';
 import { createCertificateAuthority, issueCertificate } from '../../../../src/pki/index.ts';
-import { FileCertificateSource, WebhookServer } from '../../../../src/server/index.ts';
+import type { WebhookServer } from '../../../../src/server/index.ts';
+import { FileCertificateSource } from '../../../../src/server/index.ts';
 import { capturingLogger, httpsRequest } from '../../../support/https.ts';
 import { waitFor } from '../../../support/wait.ts';
+import { loopbackWebhookServer } from '../../../support/admission.ts';
 
 const ca = createCertificateAuthority({ commonName: 'files-ca' });
 const issue = (): { certPem: string; keyPem: string } =>
@@ -53,13 +54,10 @@ describe('FileCertificateSource', () => {
     await symlink('..data/tls.crt', join(dir, 'tls.crt'));
     await symlink('..data/tls.key', join(dir, 'tls.key'));
     const { logger } = capturingLogger();
-    server = new WebhookServer({
-      port: 0,
-      host: '127.0.0.1',
+    server = loopbackWebhookServer(
+      new FileCertificateSource({ directory: dir, logger, pollIntervalMs: 200 }),
       logger,
-      registry: new Registry(),
-      tls: new FileCertificateSource({ directory: dir, logger, pollIntervalMs: 200 }),
-    });
+    );
     ({ port } = await server.start(stop.signal));
   });
 
