@@ -6,6 +6,7 @@ import type {
   InstanceSpec,
   OperatorVersion,
   Parameter,
+  PhaseStatus,
   Plan,
   Step,
 } from '../../src/kudo/api/index.ts';
@@ -18,6 +19,11 @@ export function serialPlan(steps: Step[]): Plan {
 /** A plan of one parallel phase `main` running all `steps` at once. */
 export function parallelPlan(steps: Step[]): Plan {
   return { strategy: 'parallel', phases: [{ name: 'main', strategy: 'parallel', steps }] };
+}
+
+/** A phase's status whose steps all stand where the phase does (NEVER_RUN, COMPLETE …). */
+export function phaseStatus(name: string, status: string, steps: readonly string[]): PhaseStatus {
+  return { name, status, steps: steps.map((step) => ({ name: step, status })) };
 }
 
 /**

@@ -15,7 +15,12 @@ import {
   waitForWebhook,
   type RunningPlanwright,
 } from '../../../support/planwright.ts';
-import { instanceObject, parallelPlan, serialPlan } from '../../../support/kudo-objects.ts';
+import {
+  instanceObject,
+  parallelPlan,
+  phaseStatus,
+  serialPlan,
+} from '../../../support/kudo-objects.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -120,16 +125,7 @@ describe('KUDO compatibility of rendering and applying (bare control plane)', ()
     expect(instance?.status?.planStatus?.['backup']).toEqual({
       name: 'backup',
       status: 'NEVER_RUN',
-      phases: [
-        {
-          name: 'b',
-          status: 'NEVER_RUN',
-          steps: [
-            { name: 's1', status: 'NEVER_RUN' },
-            { name: 's2', status: 'NEVER_RUN' },
-          ],
-        },
-      ],
+      phases: [phaseStatus('b', 'NEVER_RUN', ['s1', 's2'])],
     });
     const sts = await apps.readNamespacedStatefulSet({ name: 'labels-sts', namespace: ns });
     const owner = {

@@ -8,6 +8,7 @@ import {
   progressFrame,
 } from '../../../../src/cli/output/plan-progress.ts';
 import { recordingTerminal } from '../terminal.ts';
+import { phaseStatus } from '../../../support/kudo-objects.ts';
 
 const t0 = Date.parse('2024-01-01T00:00:00Z');
 const running: PlanStatus = {
@@ -54,16 +55,7 @@ describe('plan progress', () => {
     const done: PlanStatus = {
       ...running,
       status: 'COMPLETE',
-      phases: [
-        {
-          name: 'main',
-          status: 'COMPLETE',
-          steps: [
-            { name: 'config', status: 'COMPLETE' },
-            { name: 'app', status: 'COMPLETE' },
-          ],
-        },
-      ],
+      phases: [phaseStatus('main', 'COMPLETE', ['config', 'app'])],
     };
     expect(progressChanges('deploy', running, done)).toEqual([
       'deploy: COMPLETE',

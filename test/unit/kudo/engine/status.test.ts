@@ -7,6 +7,7 @@ import {
   readyFromWorkloads,
   syncPlanEntries,
 } from '../../../../src/kudo/engine/status.ts';
+import { phaseStatus } from '../../../support/kudo-objects.ts';
 
 const ov = (plans: Record<string, Plan>): OperatorVersion => ({
   metadata: { name: 'ov' },
@@ -27,17 +28,7 @@ describe('plan entries', () => {
       deploy: {
         name: 'deploy',
         status: 'NEVER_RUN',
-        phases: [
-          {
-            name: 'a',
-            status: 'NEVER_RUN',
-            steps: [
-              { name: 's1', status: 'NEVER_RUN' },
-              { name: 's2', status: 'NEVER_RUN' },
-            ],
-          },
-          { name: 'b', status: 'NEVER_RUN', steps: [] },
-        ],
+        phases: [phaseStatus('a', 'NEVER_RUN', ['s1', 's2']), phaseStatus('b', 'NEVER_RUN', [])],
       },
       backup: { name: 'backup', status: 'NEVER_RUN', phases: [] },
       nameless: {
@@ -49,14 +40,18 @@ describe('plan entries', () => {
   });
 
   it('an OV change rebuilds entries in the new order keeping statuses by name; other plans and unknown plans stay', () => {
+    // The plan's own fields: kept as they are.
+    const deploy = {
+      name: 'deploy',
+      uid: 'u1',
+      status: 'COMPLETE',
+      message: '',
+      lastUpdatedTimestamp: '2020-01-01T00:00:00Z',
+    };
     const status: InstanceStatus = {
       planStatus: {
         deploy: {
-          name: 'deploy',
-          uid: 'u1',
-          status: 'COMPLETE',
-          message: '',
-          lastUpdatedTimestamp: '2020-01-01T00:00:00Z',
+          ...deploy,
           phases: [
             {
               name: 'a',
@@ -75,11 +70,7 @@ describe('plan entries', () => {
     };
     syncPlanEntries(status, ov({ deploy: plan(['new', ['n']], ['a', ['s2', 's1']]) }));
     expect(status.planStatus?.['deploy']).toEqual({
-      name: 'deploy',
-      uid: 'u1',
-      status: 'COMPLETE',
-      message: '',
-      lastUpdatedTimestamp: '2020-01-01T00:00:00Z',
+      ...deploy,
       phases: [
         { name: 'new', status: 'NEVER_RUN', steps: [{ name: 'n', status: 'NEVER_RUN' }] },
         {
