@@ -11,6 +11,7 @@ import {
   type InstanceWebhook,
 } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
+import { instanceObject } from '../../../support/kudo-objects.ts';
 
 describe('Instance writes with the webhook process stopped', () => {
   let ns: string;
@@ -26,12 +27,7 @@ describe('Instance writes with the webhook process stopped', () => {
         metadata: { name: 'app-1' },
         spec: { operator: { name: 'app' }, plans: { deploy: {} }, parameters: [{ name: 'A' }] },
       },
-      {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'Instance',
-        metadata: { name: 'app' },
-        spec: { operatorVersion: { name: 'app-1' } },
-      },
+      instanceObject('app', 'app-1'),
     ];
     const [operatorVersion, instance] = objects.map((o) => stringify(o));
     expect(
@@ -54,56 +50,39 @@ describe('Instance writes with the webhook process stopped', () => {
     await webhook?.stop();
   });
 
-  it('spec writes fail naming the webhook that could not be called', async () => {
-    const res = await kubectl([
+  /** `kubectl patch --type=merge` of the Instance. */
+  const mergePatch = (patch: object, ...flags: string[]) =>
+    kubectl([
       'patch',
       'instance',
       'app',
       '-n',
       ns,
+      ...flags,
       '--type=merge',
       '-p',
-      '{"spec":{"parameters":{"A":"x"}}}',
+      JSON.stringify(patch),
     ]);
+  /** A field of the stored Instance, by kubectl's jsonpath. */
+  const storedField = async (jsonpath: string): Promise<string> =>
+    (await kubectl(['get', 'instance', 'app', '-n', ns, '-o', `jsonpath=${jsonpath}`])).stdout;
+
+  it('spec writes fail naming the webhook that could not be called', async () => {
+    const res = await mergePatch({ spec: { parameters: { A: 'x' } } });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
       `Error from server (InternalError): Internal error occurred: failed calling webhook "${INSTANCE_WEBHOOK_NAME}": failed to call webhook: Post "https://127.0.0.1:`,
     );
     expect(res.stderr).toContain('connect: connection refused');
-    const stored = await kubectl([
-      'get',
-      'instance',
-      'app',
-      '-n',
-      ns,
-      '-o',
-      'jsonpath={.spec.parameters}',
-    ]);
-    expect(stored.stdout).toBe('');
+    expect(await storedField('{.spec.parameters}')).toBe('');
   });
 
   it('status writes still succeed', async () => {
-    const res = await kubectl([
-      'patch',
-      'instance',
-      'app',
-      '-n',
-      ns,
+    const res = await mergePatch(
+      { status: { planExecution: { planName: 'deploy', status: 'IN_PROGRESS' } } },
       '--subresource=status',
-      '--type=merge',
-      '-p',
-      '{"status":{"planExecution":{"planName":"deploy","status":"IN_PROGRESS"}}}',
-    ]);
+    );
     expect(res.stderr).toBe('');
-    const stored = await kubectl([
-      'get',
-      'instance',
-      'app',
-      '-n',
-      ns,
-      '-o',
-      'jsonpath={.status.planExecution.status}',
-    ]);
-    expect(stored.stdout).toBe('IN_PROGRESS');
+    expect(await storedField('{.status.planExecution.status}')).toBe('IN_PROGRESS');
   });
 });
