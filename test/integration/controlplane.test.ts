@@ -4,6 +4,7 @@ import { describe, expect, it, beforeAll } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import {
   createTestNamespace,
+  grantConfigMapReader,
   kubeConfig,
   kubectl,
   mintUser,
@@ -129,23 +130,10 @@ describe('shared control plane', () => {
       `User "${user.name}" cannot list resource "configmaps" in API group "" in the namespace "${namespace}"`,
     );
 
-    // A Role of our own: the built-in `view` ClusterRole is aggregated by
-    // kube-controller-manager, which this control plane does not run, so it has no rules.
-    const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
-    await rbac.createNamespacedRole({
-      namespace,
-      body: {
-        metadata: { name: 'configmap-reader' },
-        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }],
-      },
-    });
-    await rbac.createNamespacedRoleBinding({
-      namespace,
-      body: {
-        metadata: { name: `read-${user.name}` },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-reader' },
-        subjects: [{ kind: 'User', name: user.name, apiGroup: 'rbac.authorization.k8s.io' }],
-      },
+    await grantConfigMapReader(namespace, `read-${user.name}`, {
+      kind: 'User',
+      name: user.name,
+      apiGroup: 'rbac.authorization.k8s.io',
     });
     await waitFor('binding effective', async () => {
       const res = await kubectl(['get', 'configmaps', '-n', namespace], {

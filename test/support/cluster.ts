@@ -85,6 +85,55 @@ export function kubeConfig(path: string = testCluster().kubeconfigPath): k8s.Kub
   return kc;
 }
 
+/** A KubeConfig of `cluster` (the test cluster by default) that authenticates with a bearer token only. */
+export function tokenKubeConfig(
+  token: string,
+  cluster: Pick<LocalClusterInfo, 'server' | 'servingCaPem'> = testCluster(),
+): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: 'cluster',
+        server: cluster.server,
+        caData: Buffer.from(cluster.servingCaPem).toString('base64'),
+      },
+    ],
+    users: [{ name: 'token', token }],
+    contexts: [{ name: 'token', cluster: 'cluster', user: 'token' }],
+    currentContext: 'token',
+  });
+  return kc;
+}
+
+/**
+ * Lets `subject` read ConfigMaps in `namespace`, as the admin: a Role `configmap-reader` (the
+ * built-in `view` ClusterRole is aggregated by kube-controller-manager, which a bare control
+ * plane does not run) and a RoleBinding `binding` of it.
+ */
+export async function grantConfigMapReader(
+  namespace: string,
+  binding: string,
+  subject: k8s.RbacV1Subject,
+): Promise<void> {
+  const rbac = kubeConfig().makeApiClient(k8s.RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: 'configmap-reader' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: binding },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-reader' },
+      subjects: [subject],
+    },
+  });
+}
+
 /** A unique DNS-1123 name with a readable prefix. */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(3).toString('hex')}`;

@@ -3,31 +3,17 @@
 // ServiceAccount, bounded by its RBAC; pods get a projected token volume from admission.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
-import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
+import {
+  createTestNamespace,
+  grantConfigMapReader,
+  kubeConfig,
+  testCluster,
+  tokenKubeConfig,
+} from '../../support/cluster.ts';
 import { waitFor } from '../../support/wait.ts';
 
 const kc = kubeConfig();
 const core = kc.makeApiClient(k8s.CoreV1Api);
-const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
-
-/** A KubeConfig that authenticates with a bearer token only. */
-function tokenConfig(token: string): k8s.KubeConfig {
-  const info = testCluster();
-  const config = new k8s.KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      {
-        name: 'local',
-        server: info.server,
-        caData: Buffer.from(info.servingCaPem).toString('base64'),
-      },
-    ],
-    users: [{ name: 'sa', token }],
-    contexts: [{ name: 'sa', cluster: 'local', user: 'sa' }],
-    currentContext: 'sa',
-  });
-  return config;
-}
 
 describe('ServiceAccounts in a workloads cluster', () => {
   let namespace: string;
@@ -50,20 +36,10 @@ describe('ServiceAccounts in a workloads cluster', () => {
       namespace,
       body: { metadata: { name: 'reader' } },
     });
-    await rbac.createNamespacedRole({
+    await grantConfigMapReader(namespace, 'reader', {
+      kind: 'ServiceAccount',
+      name: 'reader',
       namespace,
-      body: {
-        metadata: { name: 'configmap-reader' },
-        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }],
-      },
-    });
-    await rbac.createNamespacedRoleBinding({
-      namespace,
-      body: {
-        metadata: { name: 'reader' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-reader' },
-        subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace }],
-      },
     });
 
     const request = await core.createNamespacedServiceAccountToken({
@@ -74,7 +50,7 @@ describe('ServiceAccounts in a workloads cluster', () => {
     const token = request.status?.token ?? '';
     expect(token.split('.')).toHaveLength(3);
 
-    const asReader = tokenConfig(token);
+    const asReader = tokenKubeConfig(token);
     const review = await asReader
       .makeApiClient(k8s.AuthenticationV1Api)
       .createSelfSubjectReview({ body: {} });

@@ -22,7 +22,7 @@ import * as k8s from '@kubernetes/client-node';
 import { ApiError, KubeClient } from '../../../src/kube/index.ts';
 import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_ROOT_ENV } from '../../../src/kube/index.ts';
 import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
-import { testCluster } from '../../support/cluster.ts';
+import { testCluster, tokenKubeConfig } from '../../support/cluster.ts';
 import type { ImageRoot } from '../../support/dockerfile.ts';
 import { httpsRequest } from '../../support/https.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -448,20 +448,7 @@ export async function secretData(
 
 /** A client of `cluster` that authenticates with a bearer token only. */
 export function tokenClient(cluster: LocalCluster, token: string): KubeClient {
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'cluster',
-        server: cluster.server,
-        caData: Buffer.from(cluster.servingCaPem).toString('base64'),
-      },
-    ],
-    users: [{ name: 'token', token }],
-    contexts: [{ name: 'token', cluster: 'cluster', user: 'token' }],
-    currentContext: 'token',
-  });
-  return new KubeClient(kc);
+  return new KubeClient(tokenKubeConfig(token, cluster));
 }
 
 /**
