@@ -36,6 +36,27 @@ export interface LiveOperatorVersionSourceOptions {
   readonly timeoutMs: number;
 }
 
+/** One GET of a namespaced kudo.dev object; a 404 reads as undefined, other errors throw. */
+async function getNamespaced<T>(
+  options: LiveOperatorVersionSourceOptions,
+  plural: 'operatorversions' | 'operators',
+  namespace: string,
+  name: string,
+  signal: AbortSignal | undefined,
+): Promise<T | undefined> {
+  const path = `/apis/${KUDO_GROUP}/${KUDO_VERSION}/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}`;
+  try {
+    return await options.client.request<T>({
+      path,
+      timeoutMs: options.timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ApiError && err.statusCode === 404) return undefined;
+    throw err;
+  }
+}
+
 /** One GET per lookup. */
 export class LiveOperatorVersionSource implements OperatorVersionSource {
   constructor(private readonly options: LiveOperatorVersionSourceOptions) {}
@@ -45,15 +66,15 @@ export class LiveOperatorVersionSource implements OperatorVersionSource {
     name: string,
     signal?: AbortSignal,
   ): Promise<OperatorVersion | undefined> {
-    const path = `/apis/${KUDO_GROUP}/${KUDO_VERSION}/namespaces/${encodeURIComponent(namespace)}/operatorversions/${encodeURIComponent(name)}`;
     try {
-      return await this.options.client.request<OperatorVersion>({
-        path,
-        timeoutMs: this.options.timeoutMs,
-        ...(signal ? { signal } : {}),
-      });
+      return await getNamespaced<OperatorVersion>(
+        this.options,
+        'operatorversions',
+        namespace,
+        name,
+        signal,
+      );
     } catch (err) {
-      if (err instanceof ApiError && err.statusCode === 404) return undefined;
       throw new OperatorVersionLookupError(namespace, name, err);
     }
   }
@@ -90,17 +111,7 @@ export class CachedOperatorVersionSource implements OperatorVersionSource {
 export class LiveOperatorSource {
   constructor(private readonly options: LiveOperatorVersionSourceOptions) {}
 
-  async get(namespace: string, name: string, signal?: AbortSignal): Promise<Operator | undefined> {
-    const path = `/apis/${KUDO_GROUP}/${KUDO_VERSION}/namespaces/${encodeURIComponent(namespace)}/operators/${encodeURIComponent(name)}`;
-    try {
-      return await this.options.client.request<Operator>({
-        path,
-        timeoutMs: this.options.timeoutMs,
-        ...(signal ? { signal } : {}),
-      });
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode === 404) return undefined;
-      throw err;
-    }
+  get(namespace: string, name: string, signal?: AbortSignal): Promise<Operator | undefined> {
+    return getNamespaced<Operator>(this.options, 'operators', namespace, name, signal);
   }
 }
