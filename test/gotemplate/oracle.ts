@@ -1,14 +1,7 @@
-// Builds and runs the Go oracle (test/gotemplate/oracle): real text/template + sprig with
-// KUDO's function map. The binary is cached outside the clone, keyed by a hash of its
-// sources, and built under a lock so parallel jest workers build it once.
-
-import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+// The Go oracle (test/gotemplate/oracle): real text/template + sprig with KUDO's function map.
 import { join } from 'node:path';
-import { assertGoAvailable, buildGoBinary } from '../../src/localcluster/go-build.ts';
-import { withDirectoryLock } from '../../src/localcluster/lock.ts';
-import { cacheRoot, repositoryRoot } from '../../src/localcluster/paths.ts';
+import { repositoryRoot } from '../../src/localcluster/paths.ts';
+import { GoOracle } from '../support/go-oracle.ts';
 import { SHARED_DIR } from '../support/shared.ts';
 
 export const repoRoot = repositoryRoot();
@@ -28,51 +21,28 @@ export interface OracleResult {
   error?: string;
 }
 
-let built: Promise<string> | undefined;
+const oracle = new GoOracle({
+  name: 'gotemplate-oracle',
+  purpose: 'the Go template oracle for the differential tests',
+  moduleDir: oracleDir,
+  pkg: '.',
+  sources: ['go.mod', 'go.sum', 'main.go'].map((f) => join(oracleDir, f)),
+});
 
-/**
- * Path of the oracle binary, built on first use into the shared cache (keyed by a hash of
- * its sources) under the same lock and build helper as the control plane.
- */
+/** Path of the oracle binary, built on first use into the shared cache. */
 export function oracleBinary(): Promise<string> {
-  built ??= buildOracle();
-  return built;
-}
-
-async function buildOracle(): Promise<string> {
-  const hash = createHash('sha256');
-  for (const f of ['go.mod', 'go.sum', 'main.go'])
-    hash.update(f).update(readFileSync(join(oracleDir, f)));
-  const dir = join(cacheRoot(), 'gotemplate-oracle', hash.digest('hex').slice(0, 16));
-  const bin = join(dir, 'oracle');
-  if (existsSync(bin)) return bin;
-  assertGoAvailable('the Go template oracle for the differential tests');
-  mkdirSync(dir, { recursive: true });
-  await withDirectoryLock(join(dir, '.lock'), {}, async () => {
-    if (!existsSync(bin))
-      await buildGoBinary({ name: 'gotemplate oracle', moduleDir: oracleDir, pkg: '.', out: bin });
-  });
-  return bin;
+  return oracle.binary();
 }
 
 /** Render a batch of cases with Go, in one process (with `env` instead of ours if given). */
-export async function runOracle(
+export function runOracle(
   cases: readonly OracleCase[],
   env?: NodeJS.ProcessEnv,
 ): Promise<OracleResult[]> {
-  const r = spawnSync(await oracleBinary(), [], {
-    input: JSON.stringify(cases),
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-    ...(env ? { env } : {}),
-  });
-  if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as OracleResult[];
+  return oracle.ask<OracleResult[]>(cases, env ? { env } : {});
 }
 
 /** The oracle's function map names (sprig TxtFuncMap as KUDO trims it). */
-export async function oracleFuncNames(): Promise<string[]> {
-  const r = spawnSync(await oracleBinary(), ['funcs'], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as string[];
+export function oracleFuncNames(): Promise<string[]> {
+  return oracle.ask<string[]>(undefined, { args: ['funcs'] });
 }
