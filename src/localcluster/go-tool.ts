@@ -23,6 +23,11 @@ export interface GoToolSpec {
   readonly purpose: string;
   /** Appended to a failed build's message: what to try. */
   readonly hint?: string;
+  /**
+   * Further files whose contents key the cache, in order: the main package's own sources when
+   * it lives inside the wrapper module (a test oracle), so an edit builds afresh.
+   */
+  readonly sources?: readonly string[];
 }
 
 export interface EnsureGoToolOptions {
@@ -32,8 +37,8 @@ export interface EnsureGoToolOptions {
 
 /**
  * Path of the executable, built on first use under a lock (parallel callers build it once) into
- * `<cache>/<cacheFolder>/<version>-<hash>`: the hash covers go.mod, go.sum and the ldflags, so
- * changing any of them builds afresh instead of reusing a stale binary.
+ * `<cache>/<cacheFolder>/<version>-<hash>`: the hash covers go.mod, go.sum, the ldflags and the
+ * `sources`, so changing any of them builds afresh instead of reusing a stale binary.
  */
 export async function ensureGoTool(
   spec: GoToolSpec,
@@ -78,5 +83,6 @@ export async function goToolDir(spec: GoToolSpec): Promise<string> {
   for (const file of ['go.mod', 'go.sum']) hash.update(await readFile(join(spec.moduleDir, file)));
   // Only the ldflags besides the module files: the folder names kuttl's cache already has.
   hash.update(spec.ldflags ?? '');
+  for (const file of spec.sources ?? []) hash.update(await readFile(file));
   return join(cacheRoot(), spec.cacheFolder, `${spec.version}-${hash.digest('hex').slice(0, 12)}`);
 }

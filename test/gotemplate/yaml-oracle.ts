@@ -17,7 +17,7 @@ const oracle = new GoOracle({
   purpose: 'the go-yaml oracle for the dependencies-hash tests',
   moduleDir: oracleDir,
   pkg: '.',
-  sources: ['go.mod', 'go.sum', 'main.go'].map((f) => join(oracleDir, f)),
+  sources: [join(oracleDir, 'main.go')],
 });
 
 /** go-yaml's text (and its MD5) for each object, in one process. */

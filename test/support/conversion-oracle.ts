@@ -23,8 +23,7 @@ const oracle = new GoOracle({
   purpose: "the Kubernetes conversion oracle (Kubernetes' own conversion code)",
   moduleDir,
   pkg: './conversion-oracle',
-  // Its source and the wrapper module's go.mod/go.sum (in this order: the cache key).
-  sources: [source, join(moduleDir, 'go.mod'), join(moduleDir, 'go.sum')],
+  sources: [source],
   ldflags: '-s -w',
 });
 

@@ -1,27 +1,11 @@
 // A Go program the tests ask for the reference answer (text/template, go-yaml, Kubernetes'
-// conversion code): built on first use into the shared cache, keyed by a hash of its sources,
-// under the control plane's lock and build helper so parallel jest workers build it once; run
-// with a JSON request on stdin and a JSON answer on stdout.
-import { createHash } from 'node:crypto';
+// conversion code): built on first use by ensureGoTool (the machine's cache, keyed by its
+// module and sources, under a lock so parallel jest workers build it once); asked with a JSON
+// request on stdin, answering JSON on stdout.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { assertGoAvailable, buildGoBinary } from '../../src/localcluster/go-build.ts';
-import { withDirectoryLock } from '../../src/localcluster/lock.ts';
-import { cacheRoot } from '../../src/localcluster/paths.ts';
+import { ensureGoTool, type GoToolSpec } from '../../src/localcluster/go-tool.ts';
 
-export interface GoOracleSpec {
-  /** The cache folder and binary name, and how errors name it. */
-  readonly name: string;
-  /** What needs it, for the "Go is missing" message. */
-  readonly purpose: string;
-  readonly moduleDir: string;
-  /** The package to build, relative to moduleDir. */
-  readonly pkg: string;
-  /** Files whose contents key the cached binary. */
-  readonly sources: readonly string[];
-  readonly ldflags?: string;
-}
+export type GoOracleSpec = Omit<GoToolSpec, 'cacheFolder' | 'version'>;
 
 export class GoOracle {
   private built: Promise<string> | undefined;
@@ -30,7 +14,11 @@ export class GoOracle {
 
   /** Path of the binary, built on first use. */
   binary(onProgress?: (line: string) => void): Promise<string> {
-    this.built ??= this.build(onProgress);
+    // The cache folder is the oracle's name; "src": the version is its sources' hash.
+    this.built ??= ensureGoTool(
+      { ...this.spec, cacheFolder: this.spec.name, version: 'src' },
+      onProgress ? { onProgress } : {},
+    );
     return this.built;
   }
 
@@ -47,28 +35,5 @@ export class GoOracle {
     });
     if (r.status !== 0) throw new Error(`${this.spec.name} failed: ${r.stderr}`);
     return JSON.parse(r.stdout) as T;
-  }
-
-  private async build(onProgress?: (line: string) => void): Promise<string> {
-    const { name, moduleDir, pkg, sources, ldflags } = this.spec;
-    const hash = createHash('sha256');
-    for (const file of sources) hash.update(readFileSync(file));
-    const dir = join(cacheRoot(), name, hash.digest('hex').slice(0, 16));
-    const bin = join(dir, name);
-    if (existsSync(bin)) return bin;
-    assertGoAvailable(this.spec.purpose);
-    mkdirSync(dir, { recursive: true });
-    await withDirectoryLock(join(dir, '.lock'), {}, async () => {
-      if (existsSync(bin)) return;
-      await buildGoBinary({
-        name,
-        moduleDir,
-        pkg,
-        out: bin,
-        ...(ldflags ? { ldflags } : {}),
-        ...(onProgress ? { onProgress } : {}),
-      });
-    });
-    return bin;
   }
 }

@@ -3,8 +3,7 @@
 // `kubectl edit` reopens the editor with the reason on top of the user's own edits.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
-import type {
-  WebhookServer} from '../../../src/server/index.ts';
+import type { WebhookServer } from '../../../src/server/index.ts';
 import {
   allow,
   denyForbidden,

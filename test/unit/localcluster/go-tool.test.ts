@@ -46,6 +46,18 @@ describe('ensureGoTool', () => {
     expect(await goToolDir({ ...spec(dir), ldflags: '-s' })).not.toBe(folder);
   });
 
+  it('keys the folder by the contents of the sources given too', async () => {
+    process.env['PLANWRIGHT_CACHE_DIR'] = '/cache';
+    const dir = await moduleDir('module a\n');
+    const main = join(dir, 'main.go');
+    await writeFile(main, 'package main\n');
+    const folder = await goToolDir({ ...spec(dir), sources: [main] });
+    expect(folder).not.toBe(await goToolDir(spec(dir)));
+    expect(await goToolDir({ ...spec(dir), sources: [main] })).toBe(folder);
+    await writeFile(main, 'package main\n\nfunc main() {}\n');
+    expect(await goToolDir({ ...spec(dir), sources: [main] })).not.toBe(folder);
+  });
+
   it('returns a cached executable without needing Go', async () => {
     process.env['PLANWRIGHT_CACHE_DIR'] = await mkdtemp(join(tmpdir(), 'pw-cache-'));
     process.env['PATH'] = '/nonexistent';
