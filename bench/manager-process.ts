@@ -1,0 +1,248 @@
+// The manager as users run it: `node dist/main.js start --install` (build first: npm run build)
+// as its own process against a fresh local control plane, leader election on. N Instances
+// (default 1,000) of a 3-ConfigMap deploy plan, created through the real webhook, until all are
+// COMPLETE; then idle for BENCH_IDLE_S seconds (default 60). Prints: wall time, apiserver
+// requests per Instance by verb/resource (the bench's own creates and polls subtracted), the
+// manager's peak RSS (VmHWM) and the render workers' separately, CPU while busy, and when idle:
+// CPU per minute and API writes.
+// Run: node --import ./scripts/register-ts.mjs bench/manager-process.ts [instances=1000]
+// Extra node flags for the manager: BENCH_NODE_FLAGS="--max-semi-space-size=…".
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../src/kube/index.ts';
+import type { Instance } from '../src/kudo/api/types.ts';
+import { startLocalCluster } from '../src/localcluster/index.ts';
+import { repositoryRoot } from '../src/localcluster/paths.ts';
+import { pool } from './pool.ts';
+
+const total = Number(process.argv[2] ?? 1_000);
+const idleSeconds = Number(process.env['BENCH_IDLE_S'] ?? 60);
+const ns = 'default';
+const MiB = 1024 * 1024;
+const TICKS = 100; // USER_HZ on Linux
+
+function requestCounts(kubectl: string, kubeconfig: string): Promise<Map<string, number>> {
+  return new Promise((resolve, reject) =>
+    execFile(
+      kubectl,
+      ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'],
+      { maxBuffer: 128 << 20 },
+      (err, out) => {
+        if (err) return reject(new Error(err.message));
+        const counts = new Map<string, number>();
+        for (const line of out.split('\n')) {
+          if (!line.startsWith('apiserver_request_total{')) continue;
+          const verb = /verb="([A-Z]+)"/.exec(line)?.[1] ?? '';
+          const resource = /resource="([a-z]*)"/.exec(line)?.[1] ?? '';
+          const sub = /subresource="([a-z]*)"/.exec(line)?.[1] ?? '';
+          const key = `${verb} ${resource}${sub ? `/${sub}` : ''}`;
+          counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+        }
+        resolve(counts);
+      },
+    ),
+  );
+}
+
+function diff(after: Map<string, number>, before: Map<string, number>): [string, number][] {
+  return [...after]
+    .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as [string, number])
+    .filter(([, v]) => v > 0)
+    .sort((a, b) => b[1] - a[1]);
+}
+
+/** VmHWM (peak RSS) and VmRSS of a process, bytes; undefined once it is gone. */
+function memory(pid: number): { peak: number; rss: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string): number =>
+      Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+    return { peak: kb('VmHWM'), rss: kb('VmRSS') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** user + system CPU seconds of a process. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** Direct children of a process (the render workers). */
+function children(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+const cluster = await startLocalCluster({ onProgress: (l) => console.error(l) });
+const kc = new KubeConfig();
+kc.loadFromFile(cluster.kubeconfigPath);
+const client = new KubeClient(kc);
+const flags = (process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter((f) => f !== '');
+const manager = spawn(
+  process.execPath,
+  [
+    ...flags,
+    'dist/main.js',
+    'start',
+    '--kubeconfig',
+    cluster.kubeconfigPath,
+    '--install',
+    '--webhook-port',
+    '0',
+  ],
+  {
+    cwd: repositoryRoot(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PLANWRIGHT_LOG_LEVEL: 'warn' },
+  },
+);
+let log = '';
+manager.stdout.on('data', (c: Buffer) => (log += c.toString()));
+manager.stderr.on('data', (c: Buffer) => (log += c.toString()));
+const exited = new Promise<number | null>((r) => manager.once('exit', (code) => r(code)));
+const pid = manager.pid ?? 0;
+try {
+  // Up and leading: the mutating webhook answers (an Instance CREATE would fail otherwise).
+  const templates: Record<string, string> = {};
+  for (const i of [0, 1, 2])
+    templates[`cm${i}.yaml`] =
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-${i}\ndata:\n  v: "{{ .Params.V }}"\n`;
+  let ovCreated = false;
+  for (let tries = 0; ; tries++) {
+    if (manager.exitCode !== null) throw new Error(`the manager exited:\n${log}`);
+    try {
+      if (!ovCreated)
+        await client.request({
+          method: 'POST',
+          path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/operatorversions`,
+          body: {
+            apiVersion: 'kudo.dev/v1beta1',
+            kind: 'OperatorVersion',
+            metadata: { name: 'bench-1.0' },
+            spec: {
+              operator: { name: 'bench', kind: 'Operator' },
+              version: '1.0',
+              parameters: [{ name: 'V', default: 'x' }],
+              templates,
+              tasks: [{ name: 'all', kind: 'Apply', spec: { resources: Object.keys(templates) } }],
+              plans: {
+                deploy: { phases: [{ name: 'p', steps: [{ name: 's', tasks: ['all'] }] }] },
+              },
+            },
+          },
+        });
+      ovCreated = true;
+      await client.request({
+        method: 'POST',
+        path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances?dryRun=All`,
+        body: {
+          apiVersion: 'kudo.dev/v1beta1',
+          kind: 'Instance',
+          metadata: { name: 'probe' },
+          spec: { operatorVersion: { name: 'bench-1.0' } },
+        },
+      });
+      break;
+    } catch (err) {
+      if (tries > 240) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  await new Promise((r) => setTimeout(r, 2_000));
+  const startRss = memory(pid);
+  const before = await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath);
+  const cpuBefore = cpuSeconds(pid);
+  const workers = new Map<number, number>();
+  const sampler = setInterval(() => {
+    for (const w of children(pid)) {
+      const m = memory(w);
+      if (m) workers.set(w, Math.max(workers.get(w) ?? 0, m.peak));
+    }
+  }, 500);
+  const started = performance.now();
+  let benchRequests = 0;
+  await pool(total, 16, async (i) => {
+    benchRequests++;
+    await client.request({
+      method: 'POST',
+      path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`,
+      body: {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'Instance',
+        metadata: { name: `b${i}`, labels: { 'kudo.dev/operator': 'bench' } },
+        spec: { operatorVersion: { name: 'bench-1.0' } },
+      },
+    });
+  });
+  const created = performance.now();
+  for (;;) {
+    benchRequests++;
+    const list = await client.request<{ items: Instance[] }>({
+      path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`,
+    });
+    const done = list.items.filter(
+      (i) => i.status?.planStatus?.['deploy']?.status === 'COMPLETE',
+    ).length;
+    if (done === total) break;
+    if (manager.exitCode !== null) throw new Error(`the manager exited:\n${log}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const finished = performance.now();
+  const cpuBusy = cpuSeconds(pid) - cpuBefore;
+  const after = await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath);
+  const busy = diff(after, before);
+  const all = busy.reduce((n, [, v]) => n + v, 0);
+  const peak = memory(pid);
+  console.log(
+    `instances: ${total} (3 ConfigMaps each, one Apply step); manager flags: ${flags.join(' ') || 'none'}`,
+  );
+  console.log(`creates done after: ${((created - started) / 1000).toFixed(1)} s`);
+  console.log(`all COMPLETE after: ${((finished - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `requests per Instance by Planwright: ${((all - benchRequests) / total).toFixed(2)} (${all} in all, ${benchRequests} by the bench: creates + polls)`,
+  );
+  console.log(
+    `manager RSS: ${((startRss?.rss ?? 0) / MiB).toFixed(0)} MiB before the Instances, peak ${((peak?.peak ?? 0) / MiB).toFixed(0)} MiB, now ${((peak?.rss ?? 0) / MiB).toFixed(0)} MiB`,
+  );
+  console.log(
+    `render workers (separate processes): ${workers.size}, peak RSS ${[...workers.values()].map((v) => `${(v / MiB).toFixed(0)} MiB`).join(', ') || '-'}`,
+  );
+  console.log(`manager CPU while busy: ${cpuBusy.toFixed(1)} s`);
+  console.log('by verb/resource (bench creates and polls included):');
+  for (const [k, v] of busy) console.log(`  ${k.padEnd(40)} ${v}`);
+  clearInterval(sampler);
+  if (idleSeconds > 0) {
+    // Let the last events, drift checks and requeues settle before measuring idle.
+    await new Promise((r) => setTimeout(r, 10_000));
+    const idleBefore = await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath);
+    const cpuIdle = cpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const idleCpu = cpuSeconds(pid) - cpuIdle;
+    const idle = diff(
+      await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath),
+      idleBefore,
+    ).filter(([k]) => !k.startsWith('GET ') && !k.startsWith('LIST ') && !k.startsWith('WATCH '));
+    console.log(
+      `idle ${idleSeconds} s: manager CPU ${((idleCpu * 60) / idleSeconds).toFixed(2)} s per minute; API writes: ${idle.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'} (lease renewals included)`,
+    );
+  }
+} finally {
+  manager.kill('SIGTERM');
+  await exited;
+  client.close();
+  await cluster.stop();
+}
