@@ -6,7 +6,8 @@
 // manager's peak RSS (VmHWM) and the render workers' separately, CPU while busy, and when idle:
 // CPU per minute and API writes.
 // Run: node --import ./scripts/register-ts.mjs bench/manager-process.ts [instances=1000]
-// Extra node flags for the manager: BENCH_NODE_FLAGS="--max-semi-space-size=…".
+// Extra node flags for the manager: BENCH_NODE_FLAGS="--max-semi-space-size=…"; extra arguments
+// of `start`: BENCH_MANAGER_ARGS="--no-leader-election".
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -71,6 +72,23 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
 
+/** CPU seconds per thread name (threads of one name summed). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cpu = (Number(fields[11]) + Number(fields[12])) / TICKS;
+      out.set(name, (out.get(name) ?? 0) + cpu);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
 /** Direct children of a process (the render workers). */
 function children(pid: number): number[] {
   const out: number[] = [];
@@ -103,6 +121,7 @@ const manager = spawn(
     '--install',
     '--webhook-port',
     '0',
+    ...(process.env['BENCH_MANAGER_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
   ],
   {
     cwd: repositoryRoot(),
@@ -230,14 +249,27 @@ try {
     await new Promise((r) => setTimeout(r, 10_000));
     const idleBefore = await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath);
     const cpuIdle = cpuSeconds(pid);
+    const threadsBefore = threadCpu(pid);
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const idleCpu = cpuSeconds(pid) - cpuIdle;
+    const threadsAfter = threadCpu(pid);
+    const byThread = [...threadsAfter]
+      .map(([name, v]) => [name, v - (threadsBefore.get(name) ?? 0)] as const)
+      .filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, v]) => `${name} ${((v * 60) / idleSeconds).toFixed(2)}`)
+      .join(', ');
     const idle = diff(
       await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath),
       idleBefore,
     ).filter(([k]) => !k.startsWith('GET ') && !k.startsWith('LIST ') && !k.startsWith('WATCH '));
     console.log(
       `idle ${idleSeconds} s: manager CPU ${((idleCpu * 60) / idleSeconds).toFixed(2)} s per minute; API writes: ${idle.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'} (lease renewals included)`,
+    );
+    console.log(`idle CPU per minute by thread: ${byThread}`);
+    const workerCpu = children(pid).map((w) => cpuSeconds(w));
+    console.log(
+      `render workers' CPU since they started: ${workerCpu.map((c) => `${c.toFixed(2)} s`).join(', ') || '-'}`,
     );
   }
 } finally {
