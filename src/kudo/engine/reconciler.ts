@@ -105,6 +105,11 @@ export class InstanceReconciler {
   private readonly warned = new Map<string, true>();
   /** The run each Instance last finished (`plan/uid`), to recognise a stale cached copy. */
   private readonly finished = new Map<string, string>();
+  /**
+   * Inventory entries of objects applied whose record no status write carried yet (the
+   * closing write failed, e.g. a conflict): the next session of the Instance writes them.
+   */
+  private readonly unwritten = new Map<string, readonly InventoryEntry[]>();
 
   constructor(private readonly options: InstanceReconcilerOptions) {
     this.writer = new InstanceWriter(options.client);
@@ -143,6 +148,7 @@ export class InstanceReconciler {
     if (!instance || (this.options.filter && !this.options.filter(instance))) {
       this.waits.forget(key);
       this.finished.delete(key);
+      this.unwritten.delete(key);
       this.options.watches?.releaseAll(key);
       return;
     }
@@ -185,7 +191,42 @@ export class InstanceReconciler {
       current = await this.writer.addFinalizer(current, signal);
     }
     const ov = await this.operatorVersion(current, signal);
-    const session = new StatusSession(current, this.writer, this.now, signal);
+    const session = this.openSession(key, current, signal);
+    try {
+      return await this.runLive(key, instance, current, ov, session, target, signal);
+    } finally {
+      this.keepUnwritten(key, session);
+    }
+  }
+
+  /** A status session of the Instance, carrying what an earlier session could not write. */
+  private openSession(key: string, instance: Instance, signal: AbortSignal): StatusSession {
+    const session = new StatusSession(instance, this.writer, this.now, signal);
+    const left = this.unwritten.get(key);
+    if (left) session.adopt(left);
+    return session;
+  }
+
+  private keepUnwritten(key: string, session: StatusSession): void {
+    const left = session.unwritten;
+    this.unwritten.delete(key);
+    if (left.length === 0) return;
+    if (this.unwritten.size >= 65_536) {
+      const oldest = this.unwritten.keys().next();
+      if (!oldest.done) this.unwritten.delete(oldest.value);
+    }
+    this.unwritten.set(key, [...left]);
+  }
+
+  private async runLive(
+    key: string,
+    instance: Instance,
+    current: Instance,
+    ov: OperatorVersion | undefined,
+    session: StatusSession,
+    target: Target | Error,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | void> {
     const status = session.working;
     const pe = current.spec?.planExecution;
     if (!ov) {
@@ -596,7 +637,21 @@ export class InstanceReconciler {
     signal: AbortSignal,
   ): Promise<ReconcileResult | void> {
     if (!(instance.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
-    const session = new StatusSession(instance, this.writer, this.now, signal);
+    const session = this.openSession(key, instance, signal);
+    try {
+      return await this.finalizeWith(key, instance, session, target, signal);
+    } finally {
+      this.keepUnwritten(key, session);
+    }
+  }
+
+  private async finalizeWith(
+    key: string,
+    instance: Instance,
+    session: StatusSession,
+    target: Target | Error,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | void> {
     const ov = await this.operatorVersion(instance, signal).catch(() => undefined);
     const cleanupUid = `cleanup-${instance.metadata.uid ?? ''}`;
     if (ov?.spec?.plans?.[PLAN_CLEANUP]) {

@@ -2,6 +2,11 @@
  * The status of one Instance during one reconcile: a working copy that the plan pass and the
  * inventory change, flushed to `/status` only when it differs from what is stored. Flushes
  * are serialized (parallel steps may record inventory at the same time).
+ *
+ * Inventory entries are written before their objects are applied, except those the garbage
+ * collector finds without us (`foundWithoutInventory`): they ride on the pass's closing write.
+ * Until a write carries them they are {@link unwritten}; the reconciler hands them to the next
+ * session when that write fails.
  */
 import type { Instance, InstanceStatus } from '../api/types.ts';
 import {
@@ -11,7 +16,7 @@ import {
   removeFromInventory,
   type InventoryEntry,
 } from '../inventory/index.ts';
-import type { InventoryRecorder } from '../tasks/index.ts';
+import type { InventoryRecorder, RecordOptions } from '../tasks/index.ts';
 import type { InstanceWriter } from './instance-api.ts';
 import { stampChangedPlans, statusEqual } from './status.ts';
 
@@ -20,11 +25,13 @@ export class StatusSession implements InventoryRecorder {
   readonly working: InstanceStatus;
   private written: InstanceStatus;
   private chain: Promise<void> = Promise.resolve();
+  /** Recorded, not carried by a successful write yet. */
+  private pending: InventoryEntry[] = [];
   writes = 0;
 
   constructor(
     instance: Instance,
-    private readonly writer: InstanceWriter,
+    private readonly writer: Pick<InstanceWriter, 'writeStatus'>,
     private readonly now: () => Date,
     private readonly signal: AbortSignal,
   ) {
@@ -41,12 +48,31 @@ export class StatusSession implements InventoryRecorder {
     this.working.inventory = entries.map((e) => ({ ...e }));
   }
 
-  /** Records entries and writes them before the caller applies anything. */
-  async record(entries: readonly InventoryEntry[]): Promise<void> {
+  /**
+   * Records entries and writes them before the caller applies anything — unless the caller
+   * says the objects are found without the inventory (then the next flush carries them).
+   */
+  async record(entries: readonly InventoryEntry[], options?: RecordOptions): Promise<void> {
     const { entries: merged, changed } = mergeInventory(this.inventory, entries);
     if (!changed) return;
     this.setInventory(merged);
+    if (options?.foundWithoutInventory) {
+      this.pending.push(...entries);
+      return;
+    }
     await this.flush();
+  }
+
+  /** Takes over entries an earlier session recorded but could not write (see unwritten). */
+  adopt(entries: readonly InventoryEntry[]): void {
+    const { entries: merged, changed } = mergeInventory(this.inventory, entries);
+    if (changed) this.setInventory(merged);
+    this.pending.push(...entries);
+  }
+
+  /** Entries recorded with `foundWithoutInventory` that no successful write carried yet. */
+  get unwritten(): readonly InventoryEntry[] {
+    return this.pending;
   }
 
   has(entry: InventoryEntry): boolean {
@@ -81,9 +107,14 @@ export class StatusSession implements InventoryRecorder {
   private async write(): Promise<void> {
     stampChangedPlans(this.written, this.working, this.now());
     if (statusEqual(this.written, this.working)) return;
-    const stored = await this.writer.writeStatus(this.instance, this.working, this.signal);
+    // What is sent is what counts as written: steps running in parallel may record more
+    // while the request is in flight.
+    const body = structuredClone(this.working);
+    const carried = this.pending.length;
+    const stored = await this.writer.writeStatus(this.instance, body, this.signal);
     this.writes++;
     this.instance = stored;
-    this.written = structuredClone(this.working);
+    this.written = body;
+    this.pending = this.pending.slice(carried);
   }
 }

@@ -50,7 +50,10 @@ export async function applyObjects(
     applied.push(...objects.map((o) => o.entry));
     // Objects not applied before need no look at the live state: apply them directly.
     const known = objects.map((o) => ctx.inventory.has(o.entry));
-    await ctx.inventory.record(objects.map((o) => o.entry));
+    await ctx.inventory.record(
+      objects.map((o) => o.entry),
+      { foundWithoutInventory: objects.every((o) => collectedWithInstance(o, ctx)) },
+    );
     const results = await Promise.all(
       objects.map((o, i) => applyOne(task, o, ctx, known[i] ?? true)),
     );
@@ -91,6 +94,28 @@ function withPolicy(task: string, decorated: ApplyObject, ctx: TaskContext): Pol
       ...(policy ? { policy } : {}),
     }),
   };
+}
+
+/**
+ * Whether the garbage collector deletes the object with the Instance, without our inventory:
+ * home cluster, a controller owner reference to this Instance (decorate sets it in the
+ * Instance's namespace), and no `gc: keep` (kept objects are let go through the inventory).
+ */
+function collectedWithInstance({ object, entry }: PolicyObject, ctx: TaskContext): boolean {
+  if (ctx.cluster !== undefined || entry.policy === 'keep') return false;
+  const uid = ctx.instance.metadata.uid;
+  const refs = object.metadata?.['ownerReferences'];
+  return (
+    uid !== undefined &&
+    Array.isArray(refs) &&
+    refs.some(
+      (r: unknown) =>
+        typeof r === 'object' &&
+        r !== null &&
+        (r as { uid?: unknown }).uid === uid &&
+        (r as { controller?: unknown }).controller === true,
+    )
+  );
 }
 
 /** Applies one object when it differs from the live one; returns why it is not healthy yet. */

@@ -12,6 +12,7 @@ export {
   TaskError,
   TransientTaskError,
   type InventoryRecorder,
+  type RecordOptions,
   type TaskContext,
   type TaskOutcome,
 } from './types.ts';

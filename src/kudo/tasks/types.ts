@@ -6,8 +6,20 @@ import type { RenderBudget, Renderer, StepCoordinates } from '../render/index.ts
 import type { PodExec } from './pipe/exec.ts';
 
 /** Records objects in the Instance's inventory (written to status before they are applied). */
+export interface RecordOptions {
+  /**
+   * The objects are found without the inventory if the manager dies before writing it: the
+   * caller applies them with a controller owner reference to the Instance (home cluster,
+   * Instance's namespace, not `gc: keep`), so the garbage collector deletes them with the
+   * Instance, and the same run renders them again after a restart. Their record rides on the
+   * pass's closing status write instead of a write of its own before applying.
+   */
+  readonly foundWithoutInventory?: boolean;
+}
+
 export interface InventoryRecorder {
-  record(entries: readonly InventoryEntry[]): Promise<void>;
+  /** Records entries; written before it resolves unless `foundWithoutInventory`. */
+  record(entries: readonly InventoryEntry[], options?: RecordOptions): Promise<void>;
   /** Whether the entry is already recorded (an object we applied before). */
   has(entry: InventoryEntry): boolean;
   /** The recorded entry of the same object (with its digest), if any. */
