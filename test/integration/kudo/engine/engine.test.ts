@@ -128,6 +128,59 @@ describe('Instance controller (in-process, real webhook)', () => {
     await expect(rbac.readClusterRole({ name: `${role}-b` })).resolves.toBeDefined();
   });
 
+  it('a plan of owned objects that completes in its first pass is one status write: its inventory rides on the COMPLETE write', async () => {
+    const templates: Record<string, string> = {};
+    for (const i of [0, 1, 2])
+      templates[`cm${i}.yaml`] =
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-${i}\n`;
+    await create(ns, 'operatorversions', {
+      apiVersion: 'kudo.dev/v1beta1',
+      kind: 'OperatorVersion',
+      metadata: { name: 'one-pass' },
+      spec: {
+        version: '1.0',
+        templates,
+        tasks: [{ name: 'all', kind: 'Apply', spec: { resources: Object.keys(templates) } }],
+        plans: { deploy: { phases: [{ name: 'p', steps: [{ name: 's', tasks: ['all'] }] }] } },
+      },
+    });
+    const listed = (await custom.listNamespacedCustomObject({
+      group: 'kudo.dev',
+      version: 'v1beta1',
+      namespace: ns,
+      plural: 'instances',
+    })) as { metadata: { resourceVersion: string } };
+    const seen: { type: string; object: Instance }[] = [];
+    const watching = await new k8s.Watch(kubeConfig()).watch(
+      `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`,
+      { resourceVersion: listed.metadata.resourceVersion, fieldSelector: 'metadata.name=one' },
+      (type: string, object: Instance) => seen.push({ type, object }),
+      () => undefined,
+    );
+    try {
+      await create(ns, 'instances', instance('one', 'one-pass'));
+      await waitFor('one COMPLETE', async () => (await planOf(ns, 'one'))?.status === 'COMPLETE');
+      await waitFor('the watch to see COMPLETE', () =>
+        seen.some((e) => e.object.status?.planStatus?.['deploy']?.status === 'COMPLETE'),
+      );
+    } finally {
+      watching.abort();
+    }
+    // Created; the finalizer added (no status yet); then one status write: COMPLETE with the
+    // inventory (no IN_PROGRESS write with the inventory before applying).
+    expect(seen.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'MODIFIED']);
+    expect(seen[1]?.object.metadata.finalizers).toEqual(['kudo.dev.instance.cleanup']);
+    expect(seen[1]?.object.status).toBeUndefined();
+    expect(seen[2]?.object.status?.planStatus?.['deploy']?.status).toBe('COMPLETE');
+    expect(
+      (seen[2]?.object.status?.inventory ?? []).map((e) => (e as { name?: string }).name).sort(),
+    ).toEqual(['one-0', 'one-1', 'one-2']);
+    for (const i of [0, 1, 2]) {
+      const cm = await core.readNamespacedConfigMap({ name: `one-${i}`, namespace: ns });
+      expect(cm.metadata?.ownerReferences?.[0]?.uid).toBe(seen[0]?.object.metadata.uid);
+    }
+  });
+
   it('a template error is FATAL_ERROR naming the template and line; an abort makes a waiting plan ABORTED', async () => {
     await create(ns, 'operatorversions', {
       apiVersion: 'kudo.dev/v1beta1',
