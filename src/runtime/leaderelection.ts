@@ -238,6 +238,28 @@ export class LeaderElector {
     const client = this.options.client;
     const now = Date.now();
     const durationSeconds = Math.ceil(this.leaseDurationMs / 1000);
+    // The leader renews optimistically from the record it wrote last (client-go does the
+    // same): one PUT instead of GET + PUT. The resourceVersion guards it; a conflict means
+    // someone else wrote the Lease, and the full read-then-write path below decides.
+    const last = this.lastLease;
+    if (this.leader && last?.spec?.holderIdentity === this.identity) {
+      const renewed = await client
+        .request<Lease>({
+          method: 'PUT',
+          path: this.path,
+          signal,
+          body: { ...last, spec: { ...last.spec, renewTime: microTime(now) } },
+        })
+        .catch((e: unknown) => {
+          if (e instanceof ApiError && (e.statusCode === 409 || e.statusCode === 404))
+            return undefined;
+          throw e;
+        });
+      if (renewed) {
+        this.see(renewed, Date.now());
+        return true;
+      }
+    }
     let lease: Lease;
     try {
       lease = await client.request<Lease>({

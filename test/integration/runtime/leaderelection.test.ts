@@ -51,6 +51,60 @@ describe('leader election', () => {
     client.close();
   });
 
+  it('the leader renews with one PUT from the record it wrote; a Lease written by someone else sends it back to reading, and it steps down', async () => {
+    class CountingClient extends KubeClient {
+      readonly calls: string[] = [];
+      override request<T>(options: Parameters<KubeClient['request']>[0]): Promise<T> {
+        this.calls.push(options.method ?? 'GET');
+        return super.request<T>(options);
+      }
+    }
+    const client = new CountingClient(kubeConfig());
+    const name = uniqueName('lease');
+    const elector = new LeaderElector({
+      client,
+      namespace,
+      name,
+      logger,
+      identity: 'renewer',
+      ...LEASE_TIMINGS,
+    });
+    const stop = new AbortController();
+    try {
+      expect(await elector.acquire(stop.signal)).toBe(true);
+      const acquiredWith = client.calls.length;
+      await waitFor('three renewals', () => client.calls.length >= acquiredWith + 3);
+      expect(client.calls.slice(acquiredWith)).toEqual(
+        Array(client.calls.length - acquiredWith).fill('PUT'),
+      );
+      // Another holder takes the Lease over (a stale leader's view must not win).
+      const leases = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
+      const current = await leases.readNamespacedLease({ namespace, name });
+      await leases.replaceNamespacedLease({
+        namespace,
+        name,
+        body: {
+          ...current,
+          spec: {
+            ...current.spec,
+            holderIdentity: 'intruder',
+            leaseDurationSeconds: 60,
+            renewTime: new k8s.V1MicroTime(),
+          },
+        },
+      });
+      await waitFor('the renewer to step down', () => elector.lost.aborted, {
+        timeoutMs: 10_000,
+      });
+      expect(elector.isLeader).toBe(false);
+      expect(client.calls).toContain('GET');
+    } finally {
+      stop.abort();
+      await elector.release();
+      client.close();
+    }
+  });
+
   it('has exactly one leader at any time, and a graceful stop hands over quickly', async () => {
     const lease = uniqueName('lease');
     const a = manager(namespace, lease, 'a');
