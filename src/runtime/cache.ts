@@ -4,7 +4,10 @@
  * controller and admission handler shares one per {cluster, GVK}.
  *
  * Objects returned by `get`/`list`/`byIndex` are the cached instances: READ-ONLY. Copy
- * (`structuredClone`) before mutating. A relist swaps in a complete new store atomically and
+ * (`structuredClone`) before mutating. They carry no `metadata.managedFields` (dropped on the
+ * way in, as controller-runtime's TransformStripManagedFields does): nothing reads them from
+ * a cache, they are often the largest part of an object, and an update sent without them
+ * keeps the stored ones. A relist swaps in a complete new store atomically and
  * reports the differences (including deletions that happened during the gap) to handlers.
  *
  * See examples/api/runtime.ts.
@@ -182,6 +185,7 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
   private apply(event: WatcherEvent<T>): void {
     switch (event.type) {
       case 'upsert': {
+        stripManagedFields(event.object);
         const old = this.store.upsert(event.object);
         if (old === undefined) this.emit((h) => h.onAdd?.(event.object));
         else if (old.metadata?.resourceVersion !== event.object.metadata?.resourceVersion)
@@ -194,6 +198,7 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
         return;
       }
       case 'relisted': {
+        for (const item of event.items) stripManagedFields(item);
         const previous = this.store;
         const next = Store.from(event.items, this.indexers);
         this.store = next; // atomic: readers see the old or the new store, never a half-built one
@@ -219,6 +224,12 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
   private emit(fn: (handlers: CacheHandlers<T>) => void): void {
     for (const h of this.handlers) safely(this.logger, () => fn(h));
   }
+}
+
+/** Drops managedFields from an object just decoded from the watch (ours to change). */
+function stripManagedFields(obj: KubeObject): void {
+  const meta = obj.metadata as Record<string, unknown> | undefined;
+  if (meta && 'managedFields' in meta) delete meta['managedFields'];
 }
 
 function* entries<T extends KubeObject>(store: Store<T>): Generator<[ObjectKey, T]> {

@@ -8,6 +8,7 @@ import { Registry } from 'prom-client';
 import { KubeClient } from '../../../src/kube/index.ts';
 import { ItemExponentialBackoff } from '../../../src/runtime/backoff.ts';
 import { ControllerBuilder, generationChanged } from '../../../src/runtime/builder.ts';
+import { Cache } from '../../../src/runtime/cache.ts';
 import { CacheRegistry } from '../../../src/runtime/cache-registry.ts';
 import { TerminalError } from '../../../src/runtime/errors.ts';
 import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
@@ -94,6 +95,48 @@ describe('controller on a real apiserver', () => {
     );
     expect(maxInFlight).toBe(1);
     expect(calls).toBeLessThan(31); // coalesced: fewer reconciles than events
+  });
+
+  it('caches hold no managedFields (listed or watched); an update sent from a cached copy keeps the stored ones', async () => {
+    const hasManaged = (o: KubeObject | undefined): boolean =>
+      o?.metadata !== undefined && 'managedFields' in o.metadata;
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'mf-listed' }, data: { v: '1' } },
+    });
+    const cache = new Cache<ConfigMap>({
+      client,
+      mapping: { ...CONFIGMAP, plural: 'configmaps', namespaced: true },
+      logger,
+      namespace,
+    });
+    cache.start(root.signal);
+    try {
+      await cache.waitForSync(root.signal);
+      const listed = cache.get(`${namespace}/mf-listed`);
+      expect(listed?.data).toEqual({ v: '1' });
+      expect(hasManaged(listed)).toBe(false);
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name: 'mf-watched' }, data: { v: '1' } },
+      });
+      await waitFor(
+        'the watched ConfigMap',
+        () => cache.get(`${namespace}/mf-watched`) !== undefined,
+      );
+      const watched = cache.get(`${namespace}/mf-watched`);
+      expect(hasManaged(watched)).toBe(false);
+      await client.request({
+        method: 'PUT',
+        path: `/api/v1/namespaces/${namespace}/configmaps/mf-watched`,
+        body: { ...watched, data: { v: '2' } },
+      });
+      const stored = await core.readNamespacedConfigMap({ namespace, name: 'mf-watched' });
+      expect(stored.data).toEqual({ v: '2' });
+      expect(stored.metadata?.managedFields?.length ?? 0).toBeGreaterThan(0);
+    } finally {
+      await cache.stop();
+    }
   });
 
   it('retries a throwing reconcile with growing delays, then clears the backoff on success', async () => {
