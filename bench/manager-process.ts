@@ -6,7 +6,7 @@
 // manager's peak RSS (VmHWM) and the render workers' separately, CPU while busy, and when idle:
 // CPU per minute and API writes.
 // Run: node --import ./scripts/register-ts.mjs bench/manager-process.ts [instances=1000]
-// Extra node flags for the manager: BENCH_NODE_FLAGS="--max-semi-space-size=…"; extra arguments
+// Node flags of the manager: BENCH_NODE_FLAGS (default the Dockerfile's; "" for none); extra arguments
 // of `start`: BENCH_MANAGER_ARGS="--no-leader-election".
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -109,7 +109,10 @@ const cluster = await startLocalCluster({ onProgress: (l) => console.error(l) })
 const kc = new KubeConfig();
 kc.loadFromFile(cluster.kubeconfigPath);
 const client = new KubeClient(kc);
-const flags = (process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter((f) => f !== '');
+// The Dockerfile's node flags by default.
+const flags = (process.env['BENCH_NODE_FLAGS'] ?? '--max-semi-space-size=2')
+  .split(' ')
+  .filter((f) => f !== '');
 const manager = spawn(
   process.execPath,
   [
