@@ -203,7 +203,7 @@ async function endToEnd(): Promise<void> {
         controllerUsers: new Set(),
       }),
     );
-    const { port } = await server.start(stop.signal);
+    const { port } = await server.listen(stop.signal);
     for (const ns of [NS, `${NS}-plain`]) {
       await kubectl(['create', 'namespace', ns]);
       await kubectl(

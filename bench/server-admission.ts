@@ -68,7 +68,7 @@ async function serve(kind: Kind, pair: { certPem: string; keyPem: string }): Pro
       registry: new Registry(),
     });
     server.registerValidating('noop', () => allow());
-    return (await server.start(new AbortController().signal)).port;
+    return (await server.listen(new AbortController().signal)).port;
   }
   const server = https.createServer(
     { cert: pair.certPem, key: pair.keyPem, minVersion: 'TLSv1.2', keepAlive: true },

@@ -135,7 +135,9 @@ export class App {
     // Callers that do not wait for the port must not see an unhandled rejection.
     this.listening.catch(() => undefined);
     const manager = this.manager;
-    manager.add(pool('render-pool', this.renderPool));
+    // Only the leader's controller renders: a non-leader starts no render workers, and a
+    // lost term stops them (the next term starts them again).
+    manager.add(pool('render-pool', this.renderPool, true));
     if (settings.webhook) {
       const server = new WebhookServer({
         ...settings.webhook,
@@ -175,12 +177,11 @@ export class App {
         () => this.operatorVersionCache?.isSynced === true,
       );
       manager.probes.addReadyz(INSTANCE_CACHE_CHECK, () => this.instanceCache?.isSynced === true);
-      manager.add(pool('admission-pool', this.admissionPool));
+      manager.add(pool('admission-pool', this.admissionPool, false));
       manager.add(
         runnable('webhook-server', false, async (signal) => {
-          this.listened?.((await server.start(signal)).port);
-          await aborted(signal);
-          await server.stop();
+          this.listened?.((await server.listen(signal)).port);
+          await server.start(signal);
         }),
       );
     } else {
@@ -237,9 +238,12 @@ export class App {
   }
 }
 
-/** A render pool as a runnable: warm workers until the signal aborts, then stopped. */
-function pool(name: string, renderPool: RenderPool): Runnable {
-  return runnable(name, false, async (signal) => {
+/**
+ * A render pool as a runnable: warm workers until the signal aborts, then stopped — on every
+ * replica, or (`needLeaderElection`) for each term of leadership.
+ */
+function pool(name: string, renderPool: RenderPool, needLeaderElection: boolean): Runnable {
+  return runnable(name, needLeaderElection, async (signal) => {
     renderPool.start(signal);
     await aborted(signal);
     await renderPool.stop();

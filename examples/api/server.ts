@@ -72,7 +72,7 @@ export async function server(
   const server = new WebhookServer({ port: 9443, tls, logger, registry: new Registry(), probes });
   server.registerValidating('sizes', frozenSize);
   probes.addReadyz('caches-synced', () => true);
-  const { port } = await server.start(signal); // stops when signal aborts (or on stop())
+  const { port } = await server.listen(signal); // stops when signal aborts (or on stop())
   return port;
 }
 

@@ -5,7 +5,7 @@
  *
  * See examples/api/server.ts.
  */
-export { WebhookServer, type WebhookServerOptions } from './server.ts';
+export { WEBHOOK_SERVER_CHECK, WebhookServer, type WebhookServerOptions } from './server.ts';
 export {
   allow,
   deny,

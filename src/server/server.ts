@@ -17,7 +17,7 @@ import type { AdmissionHandler, WebhookType } from './admission/handler.ts';
 import { admissionRoute } from './admission/route.ts';
 import { ServerConfigError, TlsError } from './errors.ts';
 import { ServerMetrics } from './metrics.ts';
-import { Probes } from '../runtime/index.ts';
+import { aborted, Probes } from '../runtime/index.ts';
 import { healthzRoute, readyzRoute } from './routes/health.ts';
 import type { CertificateSource, ServingCertificate } from './tls/source.ts';
 
@@ -55,6 +55,9 @@ export interface WebhookServerOptions {
   readonly shutdownGraceMs?: number;
 }
 
+/** The `/readyz` check that is true while the server accepts connections. */
+export const WEBHOOK_SERVER_CHECK = 'webhook-server';
+
 const NAME_PATTERN = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 
 /** The answer to a client error Node's parser or timers report (default: 400). */
@@ -76,6 +79,7 @@ export class WebhookServer {
   private readonly metrics: ServerMetrics;
   private readonly stopController = new AbortController();
   private server: https.Server | undefined;
+  private listened: Promise<{ port: number }> | undefined;
   private stopped: Promise<void> | undefined;
 
   constructor(options: WebhookServerOptions) {
@@ -109,6 +113,11 @@ export class WebhookServer {
     for (const [name, check] of Object.entries(options.tls.readinessChecks())) {
       this.probes.addReadyz(name, check);
     }
+    // Ready only while it accepts connections: not before listen, not once stopping.
+    this.probes.addReadyz(
+      WEBHOOK_SERVER_CHECK,
+      () => this.server?.listening === true && !this.stopController.signal.aborted,
+    );
   }
 
   /** Serves `handler` at `/mutate/<name>`. */
@@ -131,11 +140,28 @@ export class WebhookServer {
   }
 
   /**
-   * Starts the certificate source, waits for its first certificate, then listens. Stops
-   * (gracefully) when `signal` aborts; {@link stop} does the same and can be awaited.
+   * The {@link Runnable} shape: listens (see {@link listen}), serves until `signal` aborts or
+   * {@link stop} is called, and resolves once the server has closed. Rejects when it cannot
+   * listen (no certificate, port taken).
    */
-  async start(signal: AbortSignal): Promise<{ port: number }> {
-    if (this.server) throw new ServerConfigError('start was already called', 'start');
+  async start(signal: AbortSignal): Promise<void> {
+    await this.listen(signal);
+    await aborted(AbortSignal.any([signal, this.stopController.signal]));
+    await this.stop();
+  }
+
+  /**
+   * Starts the certificate source, waits for its first certificate, listens and resolves
+   * with the port, leaving the server running until `signal` aborts ({@link stop} does the
+   * same and can be awaited). For callers that need the port; {@link start} calls it too
+   * (the second call returns the first one's result).
+   */
+  listen(signal: AbortSignal): Promise<{ port: number }> {
+    this.listened ??= this.open(signal);
+    return this.listened;
+  }
+
+  private async open(signal: AbortSignal): Promise<{ port: number }> {
     if (signal.aborted) throw new ServerConfigError('the signal is already aborted', 'start');
     const tls = this.options.tls;
     tls.start(AbortSignal.any([signal, this.stopController.signal]));

@@ -153,7 +153,7 @@ export async function startInstanceWebhook(options: {
       controllerUsers: new Set(options.controllerUsers ?? []),
     }),
   );
-  const { port } = await server.start(stop.signal);
+  const { port } = await server.listen(stop.signal);
 
   const [manifest] = await readYamlObjects(WEBHOOK_MANIFEST);
   const config = structuredClone(manifest) as unknown as k8s.V1MutatingWebhookConfiguration;

@@ -98,7 +98,7 @@ export async function startContainerOutcomes(
   const stop = new AbortController();
   const server = loopbackWebhookServer(loopback.source, pino({ level: 'warn' }));
   server.registerMutating('pods', podMutation);
-  const { port } = await server.start(stop.signal);
+  const { port } = await server.listen(stop.signal);
   const config = {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingWebhookConfiguration',

@@ -195,7 +195,7 @@ class FreezableProxy {
 }
 
 describe('liveness', () => {
-  it('/healthz fails while the watches are wedged and recovers when they move; a non-leader caches only what admission reads', async () => {
+  it('/healthz fails while the watches are wedged and recovers when they move; a non-leader caches only what admission reads and starts no render workers', async () => {
     await installKudoCrds();
     const namespace = await createTestNamespace('healthz');
     const cluster = testCluster();
@@ -288,6 +288,9 @@ describe('liveness', () => {
       'local|kudo.dev/v1beta1/Instance',
       'local|kudo.dev/v1beta1/OperatorVersion',
     ]);
+    // …and warms only the worker admission decodes with: no render workers off the leader.
+    expect(app.renderPool.workers).toBe(0);
+    expect(app.admissionPool.workers).toBe(1);
 
     proxy.freeze();
     await waitFor('healthz to fail while wedged', async () => (await get('/healthz')) === 503, {

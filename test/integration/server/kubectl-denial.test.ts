@@ -58,7 +58,7 @@ describe('admission denial through the real apiserver and kubectl', () => {
       }
       return allow();
     });
-    const { port } = await server.start(stop.signal);
+    const { port } = await server.listen(stop.signal);
     await admission.createValidatingWebhookConfiguration({
       body: {
         metadata: { name: configName },

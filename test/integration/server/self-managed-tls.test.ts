@@ -131,7 +131,7 @@ describe('self-managed TLS with two instances', () => {
       servers.push(server);
     }
     // Both start at once: both find no Secret and race to create it.
-    await Promise.all(servers.map((s) => s.start(stop.signal)));
+    await Promise.all(servers.map((s) => s.listen(stop.signal)));
   });
 
   afterAll(async () => {
@@ -254,7 +254,7 @@ describe('rotation with a validity of seconds under load', () => {
       calls++;
       return allow();
     });
-    await server.start(stop.signal);
+    await server.listen(stop.signal);
     await waitFor('bundle injected', async () =>
       (await validatingCaBundles(configName)).every((b) => b.includes('BEGIN')),
     );

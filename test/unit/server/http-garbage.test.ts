@@ -47,7 +47,7 @@ describe('WebhookServer under HTTP garbage', () => {
       bodyLimitBytes: 64 * 1024,
     });
     server.registerValidating('noop', () => allow());
-    ({ port } = await server.start(stop.signal));
+    ({ port } = await server.listen(stop.signal));
   });
 
   afterAll(async () => {

@@ -11,6 +11,7 @@ import {
   patch,
   ServerConfigError,
   StaticCertificateSource,
+  WEBHOOK_SERVER_CHECK,
   WebhookServer,
   type AdmissionContext,
   type AdmissionRequest,
@@ -96,7 +97,7 @@ describe('WebhookServer', () => {
         }),
     );
     server.probes.addReadyz('external', () => ready);
-    ({ port } = await server.start(stop.signal));
+    ({ port } = await server.listen(stop.signal));
   });
 
   afterAll(async () => {
@@ -338,3 +339,28 @@ function randomJson(depth: number): unknown {
     [randomBytes(2).toString('hex')]: randomJson(depth - 1),
   };
 }
+
+describe('WebhookServer lifetime', () => {
+  it('start(signal) is a Runnable: ready while it serves, resolves only once closed after the signal', async () => {
+    const own = new WebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      tls: new StaticCertificateSource(leaf),
+      logger: capturingLogger().logger,
+      registry: new Registry(),
+    });
+    expect((await own.probes.readyz()).checks[WEBHOOK_SERVER_CHECK]).toBe(false);
+    const signal = new AbortController();
+    let settled = false;
+    const running = own.start(signal.signal).then(() => (settled = true));
+    const { port } = await own.listen(signal.signal);
+    expect((await own.probes.readyz()).checks[WEBHOOK_SERVER_CHECK]).toBe(true);
+    expect((await httpsRequest({ port, path: '/healthz', ca: ca.certPem })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    signal.abort();
+    await running;
+    expect((await own.probes.readyz()).checks[WEBHOOK_SERVER_CHECK]).toBe(false);
+    await expect(httpsRequest({ port, path: '/healthz', ca: ca.certPem })).rejects.toThrow();
+  });
+});

@@ -106,15 +106,23 @@ export class RenderPool implements Renderer {
   /**
    * Starts all `size` workers (so the first renders do not wait for a start) and takes jobs
    * until `signal` aborts; then stops like {@link stop}. Without start, workers start on
-   * demand.
+   * demand. A stopped pool starts again (a replica's next term of leadership) once its
+   * previous stop has finished; jobs submitted in between fail with RenderPoolStoppedError.
    */
   start(signal: AbortSignal): void {
     if (signal.aborted) {
       void this.stop();
       return;
     }
-    signal.addEventListener('abort', () => void this.stop(), { once: true });
-    while (!this.stopping && this.slots.size < this.options.size) this.spawn();
+    const begin = (): void => {
+      if (signal.aborted) return;
+      this.stopping = false;
+      this.stopped = undefined;
+      signal.addEventListener('abort', () => void this.stop(), { once: true });
+      while (!this.stopping && this.slots.size < this.options.size) this.spawn();
+    };
+    if (this.stopped) void this.stopped.then(begin);
+    else begin();
   }
 
   /** Fails queued and running jobs with RenderPoolStoppedError and ends every worker. */

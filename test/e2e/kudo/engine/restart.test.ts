@@ -95,7 +95,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
         gate.held = true;
       });
     });
-    const { port } = await server.start(stop.signal);
+    const { port } = await server.listen(stop.signal);
     await kc.makeApiClient(k8s.AdmissionregistrationV1Api).createValidatingWebhookConfiguration({
       body: {
         metadata: { name: 'restart-test-hold' },

@@ -95,7 +95,7 @@ describe('validating webhooks through the real apiserver and kubectl', () => {
       if (labels?.['inject'] !== 'yes') return allow();
       return patch([{ op: 'add', path: '/spec/parameters/bar', value: 'injected' }]);
     });
-    const { port: injectorPort } = await injector.start(injectorStop.signal);
+    const { port: injectorPort } = await injector.listen(injectorStop.signal);
     await register({
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'MutatingWebhookConfiguration',

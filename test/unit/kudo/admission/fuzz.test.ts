@@ -213,7 +213,7 @@ describe('Instance webhook under wrong-shaped AdmissionReviews', () => {
         controllerUsers: new Set(['system:serviceaccount:x:planwright']),
       }),
     );
-    ({ port } = await server.start(stop.signal));
+    ({ port } = await server.listen(stop.signal));
   });
 
   afterAll(async () => {

@@ -184,6 +184,31 @@ describe('RenderPool', () => {
     );
   });
 
+  it('starts no worker until started or asked, and starts again after a stop (a new term)', async () => {
+    const p = pool(20_000, 2);
+    expect(p.workers).toBe(0);
+    const term1 = new AbortController();
+    p.start(term1.signal);
+    expect(p.workers).toBe(2);
+    term1.abort();
+    await p.stop();
+    expect(p.workers).toBe(0);
+    expect(await failure(p.render(job('between.yaml', 'a: 1')))).toBeInstanceOf(
+      RenderPoolStoppedError,
+    );
+    const term2 = new AbortController();
+    p.start(term2.signal);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(p.workers).toBe(2);
+    const out = await p.render(
+      job('cm.yaml', CONFIGMAP, [{ name: 'LIST', type: 'array', raw: '[x]' }]),
+    );
+    expect(out.objects[0]).toMatchObject({ data: { first: 'x' } });
+    term2.abort();
+    await p.stop();
+    expect(p.workers).toBe(0);
+  });
+
   it('makes renderTask fail FATAL for limits and budgets, naming the template', async () => {
     const p = pool(1_500);
     const ov: OperatorVersion = {

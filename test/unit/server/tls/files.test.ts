@@ -58,7 +58,7 @@ describe('FileCertificateSource', () => {
       new FileCertificateSource({ directory: dir, logger, pollIntervalMs: 200 }),
       logger,
     );
-    ({ port } = await server.start(stop.signal));
+    ({ port } = await server.listen(stop.signal));
   });
 
   afterAll(async () => {
