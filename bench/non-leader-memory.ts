@@ -4,7 +4,8 @@
 // against one local control plane whose leader Lease is held by someone else. After /readyz
 // answers 200 and a settle time (a replica that warms more caches finishes listing them), the
 // child's RSS (/proc) and V8 heap (its /metrics) are sampled, and the LIST and WATCH requests
-// for Deployments it made (the apiserver's apiserver_request_total).
+// for Deployments it made (the apiserver's apiserver_request_total); also the RSS of its whole
+// process tree and how many child processes it runs (render workers).
 // Run: BENCH_BASELINE_ROOT=/tmp/base node --import ./scripts/register-ts.mjs bench/non-leader-memory.ts [deployments=1000] [rounds=2]
 import { spawn } from 'node:child_process';
 import https from 'node:https';
@@ -14,7 +15,7 @@ import { KubeClient } from '../src/kube/index.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { sleep } from '../src/runtime/time.ts';
 import { pool } from './pool.ts';
-import { rssOf } from './support/process-stats.ts';
+import { rssOf, sampleTree } from './support/process-stats.ts';
 
 const total = Number(process.argv[2] ?? 1_000);
 const rounds = Number(process.argv[3] ?? 2);
@@ -116,13 +117,18 @@ async function measure(
     await sleep(settleMs);
     let rss = 0;
     let heap = 0;
+    let treeRss = 0;
+    let children = 0;
     for (let i = 0; i < 5; i++) {
       rss = Math.max(rss, rssOf(child.pid ?? 0));
+      const tree = sampleTree(child.pid ?? 0);
+      treeRss = Math.max(treeRss, tree.rss);
+      children = Math.max(children, tree.processes - 1);
       const text = (await get(port, '/metrics')).text;
       heap = Math.max(heap, metric(text, 'nodejs_heap_size_used_bytes'));
       await sleep(1_000);
     }
-    return [rss, heap, (await deploymentReads(kc)) - readsBefore];
+    return [rss, heap, (await deploymentReads(kc)) - readsBefore, treeRss, children];
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -199,8 +205,10 @@ try {
     const rss = samples.map((s) => mib(s[0] ?? 0)).join(', ');
     const heap = samples.map((s) => mib(s[1] ?? 0)).join(', ');
     const reads = samples.map((s) => s[2] ?? 0).join(', ');
+    const tree = samples.map((s) => mib(s[3] ?? 0)).join(', ');
+    const children = samples.map((s) => s[4] ?? 0).join(', ');
     console.log(
-      `  ${name}: RSS ${rss} MiB; V8 heap used ${heap} MiB; Deployment LIST+WATCH requests ${reads}`,
+      `  ${name}: RSS ${rss} MiB (with children ${tree} MiB; child processes ${children}); V8 heap used ${heap} MiB; Deployment LIST+WATCH requests ${reads}`,
     );
   }
 } finally {
