@@ -1,13 +1,17 @@
 // Compiled examples of src/kube: configuration, the raw client, mapping, server-side apply,
-// removed API versions (type-checked with the rest; nothing runs at import).
+// removed API versions, target clusters (type-checked with the rest; nothing runs at import).
 import type { Logger } from 'pino';
 import { ServerSideApply, isUnchanged, type ApplyObject } from '../../src/kube/apply.ts';
 import {
   ApiError,
+  ClusterGate,
+  ClusterUnavailableError,
+  GatedKubeClient,
   KubeClient,
   ResourceMapper,
   collectionPath,
   loadKubeConfig,
+  parseTargetKubeconfig,
 } from '../../src/kube/index.ts';
 import { resolveKind } from '../../src/kube/kinds.ts';
 import { removedApi } from '../../src/kube/removed-apis/index.ts';
@@ -70,4 +74,25 @@ export async function apply(
 export function convertRemoved(pdb: ApplyObject): ApplyObject | undefined {
   const removed = removedApi('policy/v1beta1', 'PodDisruptionBudget');
   return removed?.convert(pdb); // a policy/v1 PodDisruptionBudget
+}
+
+/**
+ * A client for a target cluster whose kubeconfig a Secret holds, behind a gate that fails fast
+ * (ClusterUnavailableError) while the cluster is unreachable, with backoff.
+ */
+export async function targetCluster(secretText: string): Promise<void> {
+  const kubeConfig = parseTargetKubeconfig(secretText, {
+    source: 'Secret ns/target key value',
+  });
+  const gate = new ClusterGate(
+    'secret:ns/target/value',
+    kubeConfig.getCurrentCluster()?.server ?? '',
+  );
+  const client = new GatedKubeClient(kubeConfig, gate, { timeoutMs: 10_000 });
+  try {
+    await client.request({ path: '/version' });
+  } catch (err) {
+    if (!(err instanceof ClusterUnavailableError)) throw err;
+    // Shut until err.retryAt: callers requeue instead of waiting on a dead cluster.
+  }
 }

@@ -1,11 +1,14 @@
 // Compiled examples of src/server: the webhook server with its certificate sources and
-// admission results (type-checked with the rest; nothing runs at import).
+// admission results, its lifetime, certificate rotation (type-checked with the rest; nothing runs at import).
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import type { KubeClient } from '../../src/kube/index.ts';
 import { Probes } from '../../src/runtime/index.ts';
 import {
+  DEFAULT_ROTATION_POLICY,
   FileCertificateSource,
+  SecretTlsStore,
   SelfManagedTls,
   StaticCertificateSource,
   WebhookServer,
@@ -18,6 +21,7 @@ import {
   type AdmissionRequest,
   type CertificateSource,
 } from '../../src/server/index.ts';
+import { advance } from '../../src/server/tls/rotation.ts';
 
 /** Self-managed TLS: CA + serving certificate in a Secret, the CA bundle injected. */
 export function selfManaged(kubeConfig: KubeConfig, logger: Logger): CertificateSource {
@@ -74,6 +78,41 @@ export async function server(
   probes.addReadyz('caches-synced', () => true);
   const { port } = await server.listen(signal); // stops when signal aborts (or on stop())
   return port;
+}
+
+/**
+ * The server as a Runnable (the App's `webhook-server`): listen for the port, then serve until
+ * `signal` aborts; start resolves once the server has closed. `/readyz` includes
+ * WEBHOOK_SERVER_CHECK, true while it accepts connections.
+ */
+export async function serverRunnable(server: WebhookServer, signal: AbortSignal): Promise<void> {
+  const { port } = await server.listen(signal);
+  void port; // e.g. tell a test where to connect
+  await server.start(signal);
+}
+
+/**
+ * One rotation pass over CA + serving certificate stored in a Secret: advance is pure (what
+ * is due now), the store writes it back with optimistic concurrency.
+ */
+export async function rotateOnce(
+  client: KubeClient,
+): Promise<'updated' | 'conflict' | 'created' | 'exists' | 'nothing due'> {
+  const store = new SecretTlsStore(client, 'planwright-system', 'planwright-webhook-tls');
+  const identity = {
+    commonName: 'planwright-webhook.planwright-system.svc',
+    dnsNames: ['planwright-webhook.planwright-system.svc'],
+    ipAddresses: [],
+  };
+  const stored = await store.read();
+  const { material, steps } = advance(
+    stored?.material,
+    new Date(),
+    DEFAULT_ROTATION_POLICY,
+    identity,
+  );
+  if (steps.length === 0) return 'nothing due';
+  return stored ? store.update(material, stored.resourceVersion) : store.create(material);
 }
 
 /** Reading a review by hand: throws AdmissionInputError (answered 400) when malformed. */

@@ -6,10 +6,7 @@
  * stays down. A slow or dead cluster thus costs its own callers at most one request timeout
  * per retry period, never the workers other clusters need.
  *
- * @example
- * const gate = new ClusterGate('secret:ns/target/value', 'https://10.0.0.1:6443');
- * const client = new GatedKubeClient(kubeConfig, gate, { timeoutMs: 10_000 });
- * await client.request({ path: '/version' }); // ClusterUnavailableError while the gate is shut
+ * See examples/api/kube.ts.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, type RequestOptions } from './client.ts';

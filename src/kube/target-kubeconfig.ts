@@ -7,9 +7,7 @@
  * without verifying the server (`insecure-skip-tls-verify`). `allowUnsafe` (a manager flag)
  * lets them through for people who run Planwright where that is acceptable.
  *
- * @example
- * const kc = parseTargetKubeconfig(secretText, { source: 'Secret ns/target key value' });
- * const client = new KubeClient(kc, 'secret:ns/target/value');
+ * See examples/api/kube.ts.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';

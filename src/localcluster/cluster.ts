@@ -108,9 +108,7 @@ const WORKLOAD_COMPONENTS = new Set<string>(['kube-controller-manager', 'kube-sc
  * kube-scheduler and kwok with a few fake nodes and a default StorageClass, ready when the
  * ServiceAccount `default/default` exists and every node takes pods.
  *
- * @example
- * const cluster = await startLocalCluster({ mode: 'workloads', onProgress: console.log });
- * try { kc.loadFromFile(cluster.kubeconfigPath); … } finally { await cluster.stop(); }
+ * See examples/api/localcluster.ts.
  */
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const mode = options.mode ?? 'bare';

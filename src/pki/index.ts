@@ -6,10 +6,7 @@
  * Knows nothing of Kubernetes; used by the local control plane (apiserver serving cert,
  * client CA, admin user) and by the webhook server's self-managed TLS.
  *
- * @example
- * const ca = createCertificateAuthority({ commonName: 'planwright-ca' });
- * const leaf = issueCertificate(ca, { commonName: 'localhost', dnsNames: ['localhost'],
- *   ipAddresses: ['127.0.0.1'], usage: 'server' });
+ * See examples/api/pki.ts.
  */
 export {
   createCertificateAuthority,

@@ -9,10 +9,7 @@
  * cleanup, and only while the Instance is being deleted; while a plan runs only the same plan
  * may be re-triggered (or the plan aborted); metadata-only changes always pass.
  *
- * @example
- * const decision = decide({ operation: 'UPDATE', instance, oldInstance, operatorVersion: ov,
- *   oldOperatorVersion: ov, user: { username: 'alice' }, dryRun: false },
- *   { validator, newUid: randomUUID, now: () => new Date(), controllerUsers: new Set() });
+ * See examples/api/kudo.ts.
  */
 import type { JsonPatchOperation } from '../../server/index.ts';
 import { operatorVersionRef, runningPlan } from '../api/read.ts';

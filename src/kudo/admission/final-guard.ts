@@ -13,8 +13,7 @@
  * the object as it is: a direct plan request, an abort or the controller's `cleanup` are
  * judged by the same rules as in the mutating webhook.
  *
- * @example
- * const decision = finalGuard(input, { validator, controllerUsers, newUid: () => '', now });
+ * See examples/api/kudo.ts.
  */
 import { jsonEqual } from '../api/json-equal.ts';
 import { PLAN_DEPLOY, type Instance, type PlanExecution } from '../api/types.ts';

@@ -3,10 +3,7 @@
  * OperatorVersion(s) it needs, and turns the pure {@link decide} result into an admission
  * result — a JSON patch of `spec.planExecution`, or a 422 Invalid with field causes.
  *
- * @example
- * server.registerMutating('instances', instanceMutator({ operatorVersions: source,
- *   validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
- *   controllerUsers: new Set(['system:serviceaccount:planwright-system:planwright']) }));
+ * See examples/api/kudo.ts.
  */
 import { randomUUID } from 'node:crypto';
 import {

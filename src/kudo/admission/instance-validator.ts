@@ -3,9 +3,7 @@
  * mutating webhook. Reads the request like the mutating webhook does and refuses what
  * {@link finalGuard} refuses, with the same 422 causes; never patches.
  *
- * @example
- * server.registerValidating('instances', instanceValidator({ operatorVersions: source,
- *   validator, controllerUsers: new Set(['system:serviceaccount:planwright-system:planwright']) }));
+ * See examples/api/kudo.ts.
  */
 import { allow, type AdmissionHandler } from '../../server/index.ts';
 import type { ParameterValidator } from '../params/validator.ts';

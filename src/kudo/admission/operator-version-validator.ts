@@ -8,9 +8,7 @@
  *   warning naming them (OperatorVersions are meant to be versioned).
  * - DELETE of an OperatorVersion or Operator that Instances still use is refused, naming them.
  *
- * @example
- * server.registerValidating('operatorversions', operatorVersionValidator({ verify, operators, usage }));
- * server.registerValidating('operators', operatorValidator({ usage }));
+ * See examples/api/kudo.ts.
  */
 import { jsonEqual } from '../api/json-equal.ts';
 import {

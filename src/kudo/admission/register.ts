@@ -9,9 +9,7 @@
  * | /validate/operatorversions | ValidatingWebhookConfiguration planwright-validation | package verify; delete in use |
  * | /validate/operators | ValidatingWebhookConfiguration planwright-validation | delete in use |
  *
- * @example
- * registerAdmissionWebhooks(server, { operatorVersions, validator, controllerUsers, decoder,
- *   verify: (ov, nsManifest, signal) => pool.verify(ov, nsManifest, signal), operators, usage });
+ * See examples/api/kudo.ts.
  */
 import type { AdmissionHandler } from '../../server/index.ts';
 import { instanceMutator } from './handler.ts';

@@ -3,11 +3,7 @@
  * miss (an OperatorVersion created a moment ago, or a cache still syncing) costs one live
  * GET, never a list, and admission never writes.
  *
- * @example
- * const live = new LiveOperatorVersionSource({ client, timeoutMs: 2_000 });
- * const lease = await registry.acquire<OperatorVersion>(OPERATOR_VERSION_GVK, 'admission');
- * const source = new CachedOperatorVersionSource({ cache: lease.cache, live });
- * const ov = await source.get('default', 'zookeeper-3.6.2-0.3.3', signal);
+ * See examples/api/kudo.ts.
  */
 import { ApiError, type KubeClient } from '../../kube/index.ts';
 import { OPERATOR_VERSION_GVK, type OperatorVersionSource } from '../api/contracts.ts';

@@ -4,10 +4,7 @@
  * spec change. The shared caches answer once synced; until then (or without them) one bounded
  * live list does. Admission never writes.
  *
- * @example
- * const usage = new CachedKudoUsage({ instances: () => instanceCache, operatorVersions: () => ovCache,
- *   client, timeoutMs: 2_000 });
- * const users = await usage.instancesUsing({ namespace: 'ns', name: 'zk-0.3.3' }, signal);
+ * See examples/api/kudo.ts.
  */
 import type { KubeClient } from '../../kube/index.ts';
 import {

@@ -2,9 +2,7 @@
  * Reads a KUDO package folder into the Operator and OperatorVersion objects KUDO's CLI would
  * create, so packages run unchanged: a convenience over the reader for tests and benches.
  *
- * @example
- * const pkg = await loadPackage('../shared/kudo-packages/zookeeper', { namespace: 'ns' });
- * await apply(pkg.operator); await apply(pkg.operatorVersion);
+ * See examples/api/kudo.ts.
  */
 import type { Instance, Operator, OperatorVersion } from '../api/types.ts';
 import { packageResources } from './convert.ts';

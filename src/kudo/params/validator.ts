@@ -10,10 +10,7 @@
  * {@link ParameterValidator.validate}. Without decoded values, validate decodes inline
  * (tests, tools).
  *
- * @example
- * const validator = new ParameterValidator({ maxCachedOperatorVersions: 256 });
- * const decoded = await validator.decode(ov, values, (raw, type, signal) => pool.decode(raw, type, signal));
- * const problems = validator.validate(ov, values, undefined, decoded);
+ * See examples/api/kudo.ts.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { OperatorVersion, Parameter, ParameterValueType } from '../api/types.ts';

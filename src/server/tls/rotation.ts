@@ -10,9 +10,7 @@
  *             old cert;
  *   drop    — after another `caOverlapMs` (or its expiry) the previous CA leaves the bundle.
  *
- * @example
- * const { material, steps } = advance(current, new Date(), policy, identity);
- * if (steps.length > 0) await store.update(material, resourceVersion);
+ * See examples/api/server.ts.
  */
 import { X509Certificate } from 'node:crypto';
 import {

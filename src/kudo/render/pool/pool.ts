@@ -8,10 +8,7 @@
  * memory or dies fails its job the same way. Either way the worker is replaced on demand and
  * nothing else in the process notices. (Why processes and not worker threads: spawn.ts.)
  *
- * @example
- * const pool = new RenderPool({ name: 'render', size: 2, deadlineMs: 10_000, maxHeapMb: 256, logger });
- * pool.start(signal);                               // workers end when signal aborts
- * const { objects } = await pool.render(job, reconcileSignal);
+ * See examples/api/kudo.ts.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
