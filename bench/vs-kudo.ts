@@ -134,6 +134,8 @@ interface Workload {
 }
 
 interface Result {
+  /** The bench client's creates (each through the manager's admission webhook). */
+  readonly createSeconds: number;
   readonly seconds: number;
   readonly requests: Array<[string, number]>;
   /** From its start until the first Instance (Planwright's include its CRD and webhook install). */
@@ -176,6 +178,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     progress(`${contestant.name}: creating ${workload.instances} Instances (${workload.name})`);
     const started = performance.now();
     await createInstances(admin, NS, workload.instances);
+    const createSeconds = (performance.now() - started) / 1000;
     await waitForPlans(admin, NS, workload.instances, { intervalMs: 500 });
     const seconds = (performance.now() - started) / 1000;
     progress(`${contestant.name}: all COMPLETE after ${seconds.toFixed(1)} s`);
@@ -191,6 +194,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     const idleEnd = tally.snapshot(contestant.user);
     const cpuIdleEnd = sampler.sample().cpuSeconds;
     return {
+      createSeconds,
       seconds,
       requests: countsSince(after, before),
       startupRequests: total(before),
@@ -218,6 +222,7 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
   const perMinute = IDLE_S / 60;
   const rows: Array<[string, (r: Result) => number, (v: number) => string]> = [
     ['all COMPLETE after', (r) => r.seconds, (v) => `${v.toFixed(1)} s`],
+    ['  creates done after (webhook)', (r) => r.createSeconds, (v) => `${v.toFixed(1)} s`],
     ['manager requests per Instance', (r) => total(r.requests) / n, (v) => v.toFixed(2)],
     ['  of which writes', (r) => total(r.requests, true) / n, (v) => v.toFixed(2)],
     ['manager requests at startup', (r) => r.startupRequests, (v) => v.toFixed(0)],
