@@ -85,6 +85,12 @@ const kudo = (binary: string): Contestant => ({
   name: `KUDO ${KUDO_VERSION.replace(/^v/, '').replace(/\.0$/, '')}`,
   user: 'kudo-manager',
   async start(kubeconfig, workDir, admin) {
+    if (await tlsAnswers(KUDO_WEBHOOK_PORT))
+      throw new Error(
+        `Port ${KUDO_WEBHOOK_PORT} is taken before KUDO's manager starts (a manager left over ` +
+          `from an interrupted run?): find it with \`ss -ltnp 'sport = :${KUDO_WEBHOOK_PORT}'\` ` +
+          'and stop it, then run the bench again.',
+      );
     await installCrds(admin, undefined, join(SHARED_DIR, 'kudo-reference', 'crds'));
     const k = await startKudoManager({ binary, kubeconfig, workDir });
     try {
