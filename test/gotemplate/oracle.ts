@@ -21,13 +21,11 @@ export interface OracleResult {
   error?: string;
 }
 
-const oracle = new GoOracle({
-  name: 'gotemplate-oracle',
-  purpose: 'the Go template oracle for the differential tests',
-  moduleDir: oracleDir,
-  pkg: '.',
-  sources: [join(oracleDir, 'main.go')],
-});
+const oracle = GoOracle.module(
+  'gotemplate-oracle',
+  oracleDir,
+  'the Go template oracle for the differential tests',
+);
 
 /** Path of the oracle binary, built on first use into the shared cache. */
 export function oracleBinary(): Promise<string> {

@@ -4,21 +4,17 @@ import { join } from 'node:path';
 import { GoOracle } from '../support/go-oracle.ts';
 import { here } from './oracle.ts';
 
-const oracleDir = join(here, 'yaml-oracle');
-
 export interface YamlOracleResult {
   readonly yaml?: string;
   readonly md5?: string;
   readonly error?: string;
 }
 
-const oracle = new GoOracle({
-  name: 'yaml-oracle',
-  purpose: 'the go-yaml oracle for the dependencies-hash tests',
-  moduleDir: oracleDir,
-  pkg: '.',
-  sources: [join(oracleDir, 'main.go')],
-});
+const oracle = GoOracle.module(
+  'yaml-oracle',
+  join(here, 'yaml-oracle'),
+  'the go-yaml oracle for the dependencies-hash tests',
+);
 
 /** go-yaml's text (and its MD5) for each object, in one process. */
 export function runYamlOracle(objects: readonly unknown[]): Promise<YamlOracleResult[]> {

@@ -3,6 +3,7 @@
 // module and sources, under a lock so parallel jest workers build it once); asked with a JSON
 // request on stdin, answering JSON on stdout.
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { ensureGoTool, type GoToolSpec } from '../../src/localcluster/go-tool.ts';
 
 export type GoOracleSpec = Omit<GoToolSpec, 'cacheFolder' | 'version'>;
@@ -11,6 +12,17 @@ export class GoOracle {
   private built: Promise<string> | undefined;
 
   constructor(private readonly spec: GoOracleSpec) {}
+
+  /** An oracle whose main package is its module (main.go beside go.mod in `moduleDir`). */
+  static module(name: string, moduleDir: string, purpose: string): GoOracle {
+    return new GoOracle({
+      name,
+      purpose,
+      moduleDir,
+      pkg: '.',
+      sources: [join(moduleDir, 'main.go')],
+    });
+  }
 
   /** Path of the binary, built on first use. */
   binary(onProgress?: (line: string) => void): Promise<string> {

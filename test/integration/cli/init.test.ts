@@ -146,15 +146,17 @@ describe('planwright init', () => {
   });
 
   it('--wait fails with a clear message while the webhook does not answer, and returns once it does', async () => {
-    const timeout = await planwright([
+    // The same upgrade of pw-sys, waiting up to `seconds` for the webhook.
+    const initWaiting = (seconds: number): string[] => [
       'init',
       '--namespace',
       'pw-sys',
       '--upgrade',
       '--wait',
       '--wait-time',
-      '2',
-    ]);
+      String(seconds),
+    ];
+    const timeout = await planwright(initWaiting(2));
     expect(timeout.code).toBe(255);
     expect(timeout.stderr).toMatch(
       /^Error: timeout waiting for the Planwright webhook to answer after 2 s \(last: .*failed calling webhook/,
@@ -173,15 +175,7 @@ describe('planwright init', () => {
       const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
       return { child, out, exited };
     };
-    const init = spawnBuilt([
-      'init',
-      '--namespace',
-      'pw-sys',
-      '--upgrade',
-      '--wait',
-      '--wait-time',
-      '120',
-    ]);
+    const init = spawnBuilt(initWaiting(120));
     const manager = spawnBuilt([
       'start',
       '--install',

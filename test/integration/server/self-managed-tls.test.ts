@@ -6,18 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import * as k8s from '@kubernetes/client-node';
-import { Registry } from 'prom-client';
+import type { WebhookServer } from '../../../src/server/index.ts';
 import {
   allow,
   denyForbidden,
   SelfManagedTls,
-  WebhookServer,
   type AdmissionRequest,
   type ServingCertificate,
 } from '../../../src/server/index.ts';
 import { createTestNamespace, kubeConfig, kubectl, uniqueName } from '../../support/cluster.ts';
 import { capturingLogger, httpsRequest } from '../../support/https.ts';
 import { waitFor } from '../../support/wait.ts';
+import { loopbackWebhookServer } from '../../support/admission.ts';
 
 const kc = kubeConfig();
 const core = kc.makeApiClient(k8s.CoreV1Api);
@@ -107,22 +107,17 @@ describe('self-managed TLS with two instances', () => {
     });
     for (const [i, id] of instances.entries()) {
       const { logger } = capturingLogger();
-      const server = new WebhookServer({
-        port: ports[i] ?? 0,
-        host: '127.0.0.1',
+      const tls = new SelfManagedTls({
+        kubeConfig: kc,
         logger,
-        registry: new Registry(),
-        tls: new SelfManagedTls({
-          kubeConfig: kc,
-          logger,
-          namespace,
-          secretName,
-          serviceName: 'planwright-webhook',
-          ipAddresses: ['127.0.0.1'],
-          webhookConfigurations: [{ kind: 'validating', name: configName }],
-          checkIntervalMs: 1_000,
-        }),
+        namespace,
+        secretName,
+        serviceName: 'planwright-webhook',
+        ipAddresses: ['127.0.0.1'],
+        webhookConfigurations: [{ kind: 'validating', name: configName }],
+        checkIntervalMs: 1_000,
       });
+      const server = loopbackWebhookServer(tls, logger, { port: ports[i] ?? 0 });
       server.registerValidating('configmaps', (request) =>
         labels(request.object)['planwright.dev/deny'] === id
           ? denyForbidden(`instance ${id} refuses configmap ${request.name}`)
@@ -243,13 +238,7 @@ describe('rotation with a validity of seconds under load', () => {
       },
     });
     tlsSource.onCertificate((c) => swapped.push(c));
-    server = new WebhookServer({
-      port,
-      host: '127.0.0.1',
-      logger,
-      registry: new Registry(),
-      tls: tlsSource,
-    });
+    server = loopbackWebhookServer(tlsSource, logger, { port });
     server.registerValidating('count', () => {
       calls++;
       return allow();
