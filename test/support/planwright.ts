@@ -30,6 +30,10 @@ function quietLogger(lines: string[]): Logger {
   return pino({ level: process.env['PW_TEST_LOG'] ?? 'info' }, stream);
 }
 
+/**
+ * Planwright in this process for `namespaces` (or a prefix); with its webhook (the default),
+ * returns once the apiserver calls it in each of `namespaces`.
+ */
 export async function startPlanwright(options: {
   kubeConfig: KubeConfig;
   namespaces: readonly string[];
@@ -77,7 +81,7 @@ export async function startPlanwright(options: {
       ...(prefix === undefined ? { namespaces: options.namespaces } : { namespacePrefix: prefix }),
     });
   }
-  return {
+  const planwright: RunningPlanwright = {
     app,
     registry,
     logLines: lines,
@@ -88,6 +92,17 @@ export async function startPlanwright(options: {
       client.close();
     },
   };
+  // Ready when the apiserver calls the webhook in every namespace it serves.
+  try {
+    if (withWebhook) {
+      for (const namespace of options.namespaces)
+        await waitForWebhook(options.kubeConfig, namespace);
+    }
+  } catch (err) {
+    await planwright.stop();
+    throw err;
+  }
+  return planwright;
 }
 
 /**

@@ -14,11 +14,7 @@ import type { Instance } from '../../../src/kudo/api/types.ts';
 import { repositoryRoot } from '../../../src/localcluster/paths.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../support/kudo.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 
 const FIXTURES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
@@ -54,8 +50,6 @@ describe('kubectl-kudo with a parent package and its child (KudoOperator)', () =
     home = await mkdtemp(join(tmpdir(), 'pw-kudo-home-'));
     work = await mkdtemp(join(tmpdir(), 'pw-cli-deps-'));
     planwright = await startPlanwright({ kubeConfig: kc, namespaces: [fromFolder, fromArchive] });
-    await waitForWebhook(kc, fromFolder);
-    await waitForWebhook(kc, fromArchive);
   }, 300_000);
 
   afterAll(async () => {

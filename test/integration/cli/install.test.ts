@@ -15,11 +15,7 @@ import { installKudoCrds } from '../../support/kudo.ts';
 import { KUDO_PACKAGES_DIR } from '../../support/shared.ts';
 import { waitFor } from '../../support/wait.ts';
 import { closedPort, serve } from '../../unit/kudo/package/helpers.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 
 const ROOT = repositoryRoot();
@@ -68,8 +64,6 @@ describe('kubectl kudo install / update / upgrade / package / repo', () => {
     work = await mkdtemp(join(tmpdir(), 'pw-cli-work-'));
     client = new KubeClient(kubeConfig());
     planwright = await startPlanwright({ kubeConfig: kubeConfig(), namespaces: [ns, archives] });
-    await waitForWebhook(kubeConfig(), ns);
-    await waitForWebhook(kubeConfig(), archives);
   }, 300_000);
 
   afterAll(async () => {

@@ -9,11 +9,7 @@ import type { Instance } from '../../../src/kudo/api/types.ts';
 import { createTestNamespace, kubeConfig, mintUser, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 import { createDemo, createDemoInstance, DEMO_OV } from './fixtures.ts';
 
@@ -36,7 +32,6 @@ describe('kubectl kudo plan / get / uninstall', () => {
     ns = await createTestNamespace('cli-plan');
     client = new KubeClient(kubeConfig());
     planwright = await startPlanwright({ kubeConfig: kubeConfig(), namespaces: [ns] });
-    await waitForWebhook(kubeConfig(), ns);
     await createDemo(client, ns);
   }, 300_000);
 

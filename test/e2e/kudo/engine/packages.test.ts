@@ -13,11 +13,7 @@ import { POD_FAIL_LABEL, POD_NOT_READY_LABEL } from '../../../../src/localcluste
 import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
 import { installKudoCrds, KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
 import { instanceObject, serialPlan } from '../../../support/kudo-objects.ts';
 
 // cowsay's pipe pod must be given the files its init container would write: pipe.test.ts.
@@ -61,7 +57,6 @@ describe('real KUDO packages on a workloads cluster', () => {
       kubeConfig: kc,
       namespaces: [...namespaces.values(), failing],
     });
-    for (const ns of [...namespaces.values(), failing]) await waitForWebhook(kc, ns);
   }, 180_000);
 
   afterAll(async () => {

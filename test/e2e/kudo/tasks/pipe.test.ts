@@ -18,11 +18,7 @@ import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
 import { installKudoCrds, KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
 import { simulatePodFiles } from '../../../support/simulated-exec.ts';
 import { waitFor } from '../../../support/wait.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
 
 const COW = `<html><body><pre>
  _______________________________________
@@ -68,8 +64,6 @@ describe('Pipe tasks on a workloads cluster', () => {
       stepTimeoutMs: STEP_TIMEOUT_MS,
       pipeWaiterImage: WAITER_IMAGE,
     });
-    await waitForWebhook(kc, ns);
-    await waitForWebhook(kc, failures);
   }, 180_000);
 
   afterAll(async () => {

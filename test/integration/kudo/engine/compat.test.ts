@@ -10,11 +10,7 @@ import type { Instance, Plan } from '../../../../src/kudo/api/types.ts';
 import { createTestNamespace, kubeConfig, uniqueName } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
 import {
   instanceObject,
   parallelPlan,
@@ -73,7 +69,6 @@ describe('KUDO compatibility of rendering and applying (bare control plane)', ()
     apps = kc.makeApiClient(k8s.AppsV1Api);
     ns = await createTestNamespace('compat');
     planwright = await startPlanwright({ kubeConfig: kc, namespaces: [ns] });
-    await waitForWebhook(kc, ns);
   }, 120_000);
 
   afterAll(async () => {

@@ -16,11 +16,7 @@ import {
   mergePatchInstance,
 } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
 
 const packages = readdirSync(KUDO_PACKAGES).sort();
 
@@ -58,7 +54,6 @@ describe('Instance controller (in-process, real webhook)', () => {
       kubeConfig: kc,
       namespaces: [ns, ...pkgNamespaces.values()],
     });
-    await waitForWebhook(kc, ns);
   }, 120_000);
 
   afterAll(async () => {
@@ -234,7 +229,6 @@ describe('Instance controller (in-process, real webhook)', () => {
     'real package %s: deploy renders and applies (or reports clearly why not)',
     async (pkgName) => {
       const namespace = pkgNamespaces.get(pkgName) ?? '';
-      await waitForWebhook(kubeConfig(), namespace);
       const pkg = await loadPackage(join(KUDO_PACKAGES, pkgName), { namespace });
       await create(namespace, 'operators', pkg.operator);
       await create(namespace, 'operatorversions', pkg.operatorVersion);

@@ -13,11 +13,7 @@ import { startLocalCluster, type LocalCluster } from '../../../../src/localclust
 import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
 
 const OV = {
   apiVersion: 'kudo.dev/v1beta1',
@@ -237,7 +233,6 @@ describe('Instances in a target cluster (two control planes)', () => {
     await kudo.create(ns, 'operatorversions', OV);
     await kudo.create(localNs, 'operatorversions', LOCAL_OV);
     planwright = await startPlanwright({ kubeConfig: home, namespaces: [ns, localNs] });
-    await waitForWebhook(home, ns);
   }, 180_000);
 
   afterAll(async () => {

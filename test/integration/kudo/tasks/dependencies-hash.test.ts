@@ -16,11 +16,7 @@ import {
 import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
 import { instanceObject, serialPlan } from '../../../support/kudo-objects.ts';
 
 const DEPLOYMENT = `apiVersion: apps/v1
@@ -56,7 +52,6 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
     await installKudoCrds();
     ns = await createTestNamespace('dephash');
     planwright = await startPlanwright({ kubeConfig: kc, namespaces: [ns] });
-    await waitForWebhook(kc, ns);
   }, 120_000);
 
   afterAll(async () => {

@@ -19,11 +19,7 @@ import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { repositoryRoot } from '../../../../src/localcluster/paths.ts';
 import { waitFor } from '../../../support/wait.ts';
-import {
-  startPlanwright,
-  waitForWebhook,
-  type RunningPlanwright,
-} from '../../../support/planwright.ts';
+import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
 
 const FIXTURE_PACKAGES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
 const noRepository = (): Promise<never> => Promise.reject(new Error('no repository in tests'));
@@ -107,8 +103,6 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
     ns = await createTestNamespace('kudo-op');
     failures = await createTestNamespace('kudo-op-fail');
     planwright = await startPlanwright({ kubeConfig: kc, namespaces: [ns, failures] });
-    await waitForWebhook(kc, ns);
-    await waitForWebhook(kc, failures);
   }, 120_000);
 
   afterAll(async () => {
