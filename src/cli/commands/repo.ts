@@ -8,6 +8,7 @@ import {
   parseRepositoryIndex,
   RepositoryClient,
   searchIndex,
+  type RepositoryStore,
   serializeRepositoryIndex,
 } from '../../kudo/package/index.ts';
 import type { CliContext } from '../context.ts';
@@ -24,6 +25,22 @@ function exactly(args: readonly string[], n: number, what: string): void {
 }
 
 export function repoCommand(ctx: CliContext): Command {
+  /** A subcommand of exactly one repository name: `act` on the store, then say `done`. */
+  const byName = (
+    command: string,
+    description: string,
+    act: (store: RepositoryStore, name: string) => Promise<unknown>,
+    done: (name: string) => string,
+  ): Command =>
+    new Command(command)
+      .description(description)
+      .argument('[args...]')
+      .action(async (args: string[], _flags: unknown, cmd: Command) => {
+        exactly(args, 1, 'name of the repository');
+        const name = args[0] ?? '';
+        await act(repositoryStore(ctx, globals(cmd)), name);
+        ctx.term.out(done(name));
+      });
   const repo = new Command('repo').description(
     'Manage the package repositories of repositories.yaml ($KUDO_HOME/repository).',
   );
@@ -40,14 +57,12 @@ export function repoCommand(ctx: CliContext): Command {
       }),
   );
   repo.addCommand(
-    new Command('remove')
-      .description('Remove a repository.')
-      .argument('[args...]')
-      .action(async (args: string[], _flags: unknown, cmd: Command) => {
-        exactly(args, 1, 'name of the repository');
-        await repositoryStore(ctx, globals(cmd)).remove(args[0] ?? '');
-        ctx.term.out(`"${args[0] ?? ''}" has been removed from your repositories`);
-      }),
+    byName(
+      'remove',
+      'Remove a repository.',
+      (store, name) => store.remove(name),
+      (name) => `"${name}" has been removed from your repositories`,
+    ),
   );
   repo.addCommand(
     new Command('list')
@@ -66,14 +81,12 @@ export function repoCommand(ctx: CliContext): Command {
       }),
   );
   repo.addCommand(
-    new Command('context')
-      .description('Make a repository the current one.')
-      .argument('[args...]')
-      .action(async (args: string[], _flags: unknown, cmd: Command) => {
-        exactly(args, 1, 'name of the repository');
-        await repositoryStore(ctx, globals(cmd)).setContext(args[0] ?? '');
-        ctx.term.out(`"${args[0] ?? ''}" is now the current repository`);
-      }),
+    byName(
+      'context',
+      'Make a repository the current one.',
+      (store, name) => store.setContext(name),
+      (name) => `"${name}" is now the current repository`,
+    ),
   );
   repo.addCommand(
     new Command('index')

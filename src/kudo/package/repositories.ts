@@ -142,10 +142,7 @@ export class RepositoryStore {
   }
 
   async remove(name: string): Promise<RepositoriesFile> {
-    const file = await this.load();
-    if (!file.repositories.some((r) => r.name === name)) {
-      throw new RepositoryError(`no repository found with name: ${name}`, { source: this.path });
-    }
+    const file = await this.loadNaming(name, `no repository found with name: ${name}`);
     const next = { ...file, repositories: file.repositories.filter((r) => r.name !== name) };
     await this.save(next);
     return next;
@@ -153,12 +150,18 @@ export class RepositoryStore {
 
   /** Makes `name` the current repository (`repo context`). */
   async setContext(name: string): Promise<RepositoriesFile> {
-    const file = await this.load();
-    if (!file.repositories.some((r) => r.name === name)) {
-      throw new RepositoryError(`no config found with name: ${name}`, { source: this.path });
-    }
+    const file = await this.loadNaming(name, `no config found with name: ${name}`);
     const next = { ...file, context: name };
     await this.save(next);
     return next;
+  }
+
+  /** The file, which must list `name` (else `missing`, KUDO's text for the command). */
+  private async loadNaming(name: string, missing: string): Promise<RepositoriesFile> {
+    const file = await this.load();
+    if (!file.repositories.some((r) => r.name === name)) {
+      throw new RepositoryError(missing, { source: this.path });
+    }
+    return file;
   }
 }
