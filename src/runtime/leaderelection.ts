@@ -60,6 +60,12 @@ function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+/** Another writer's win (409 Conflict) as undefined; any other error as it is. */
+function conflictAsUndefined(e: unknown): undefined {
+  if (e instanceof ApiError && e.statusCode === 409) return undefined;
+  throw e;
+}
+
 export class LeaderElector {
   readonly identity: string;
   readonly leaseDurationMs: number;
@@ -287,13 +293,8 @@ export class LeaderElector {
             },
           },
         })
-        .catch((e: unknown) => {
-          if (e instanceof ApiError && e.statusCode === 409) return undefined; // someone was faster
-          throw e;
-        });
-      if (!created) return false;
-      this.see(created, Date.now());
-      return true;
+        .catch(conflictAsUndefined); // a 409: someone was faster
+      return this.won(created);
     }
     const spec = lease.spec ?? {};
     // Expiry is judged by when WE saw the record change, immune to clock skew between machines.
@@ -323,12 +324,14 @@ export class LeaderElector {
           },
         },
       })
-      .catch((e: unknown) => {
-        if (e instanceof ApiError && e.statusCode === 409) return undefined; // lost the race
-        throw e;
-      });
-    if (!updated) return false;
-    this.see(updated, Date.now());
+      .catch(conflictAsUndefined); // a 409: lost the race
+    return this.won(updated);
+  }
+
+  /** The Lease a create or update wrote, or undefined when another writer won the race. */
+  private won(lease: Lease | undefined): boolean {
+    if (!lease) return false;
+    this.see(lease, Date.now());
     return true;
   }
 
