@@ -114,17 +114,14 @@ describe('parsePackage', () => {
   it('accepts a missing apiVersion, refuses another one with KUDO text', () => {
     const files = minimalPackage('v');
     expect(parsePackage(tree(files), '/p').operator.apiVersion).toBe('kudo.dev/v1beta1');
-    expect(() =>
-      parsePackage(
-        tree({ ...files, 'operator.yaml': 'apiVersion: kudo.dev/v1alpha1\nname: v' }),
-        '/p',
-      ),
-    ).toThrow(
+    const refused =
+      (file: string, text: string): (() => unknown) =>
+      () =>
+        parsePackage(tree({ ...files, [file]: text }), '/p');
+    expect(refused('operator.yaml', 'apiVersion: kudo.dev/v1alpha1\nname: v')).toThrow(
       '/p/operator.yaml: expecting supported API version kudo.dev/v1beta1 but got kudo.dev/v1alpha1',
     );
-    expect(() =>
-      parsePackage(tree({ ...files, 'params.yaml': 'apiVersion: v2\nparameters: []' }), '/p'),
-    ).toThrow(
+    expect(refused('params.yaml', 'apiVersion: v2\nparameters: []')).toThrow(
       'failed to unmarshal parameters file: /p/params.yaml: expecting supported API version kudo.dev/v1beta1 but got v2',
     );
   });
@@ -138,24 +135,25 @@ describe('parsePackage', () => {
     );
   });
 
-  it('names the field when YAML has the wrong shape or does not parse', () => {
-    const files = minimalPackage('s');
-    expect(() =>
-      parsePackage(tree({ ...files, 'operator.yaml': 'name: s\ntasks: 5' }), '/p'),
-    ).toThrow(
+  it.each([
+    [
+      'operator.yaml',
+      'name: s\ntasks: 5',
       'failed to unmarshal operator file: /p/operator.yaml: tasks must be a list, got the number 5',
-    );
-    expect(() =>
-      parsePackage(
-        tree({ ...files, 'params.yaml': 'parameters:\n  - name: A\n    required: "yes"' }),
-        '/p',
-      ),
-    ).toThrow(
+    ],
+    [
+      'params.yaml',
+      'parameters:\n  - name: A\n    required: "yes"',
       'failed to unmarshal parameters file: /p/params.yaml: parameters[0].required must be true or false, got the string "yes"',
-    );
-    expect(() =>
-      parsePackage(tree({ ...files, 'operator.yaml': 'name: [unclosed' }), '/p'),
-    ).toThrow(/^failed to unmarshal operator file: \/p\/operator.yaml: line 1: /);
+    ],
+    [
+      'operator.yaml',
+      'name: [unclosed',
+      /^failed to unmarshal operator file: \/p\/operator.yaml: line 1: /,
+    ],
+  ])('names the field when %s has the wrong shape or does not parse: %s', (file, text, message) => {
+    const files = { ...minimalPackage('s'), [file]: text };
+    expect(() => parsePackage(tree(files), '/p')).toThrow(message);
   });
 });
 
