@@ -80,54 +80,61 @@ describe('the child’s progress', () => {
     status: { planStatus },
   });
 
-  it('is done when its scheduled plan is COMPLETE (or nothing is scheduled)', () => {
-    expect(
-      childProgress(
-        child({ planName: 'deploy', uid: 'u1' }, { deploy: { uid: 'u1', status: 'COMPLETE' } }),
-      ),
-    ).toEqual({ state: 'done' });
-    expect(childProgress(child(undefined))).toEqual({ state: 'done' });
-  });
-
-  it('waits while the scheduled run has not finished, even if an older run is COMPLETE', () => {
-    expect(
-      childProgress(
-        child({ planName: 'update', uid: 'u2' }, { update: { uid: 'u1', status: 'COMPLETE' } }),
-      ),
-    ).toEqual({
-      state: 'waiting',
-      message: 'child Instance apps/web-redis: plan update is PENDING',
-    });
-    expect(
-      childProgress(
-        child(
-          { planName: 'deploy', uid: 'u1' },
-          { deploy: { uid: 'u1', status: 'IN_PROGRESS', message: 'main: pods starting' } },
-        ),
-      ),
-    ).toEqual({
-      state: 'waiting',
-      message: 'child Instance apps/web-redis: plan deploy is IN_PROGRESS (main: pods starting)',
-    });
-  });
-
-  it('fails on FATAL_ERROR or ABORTED, naming the child and its plan', () => {
-    expect(
-      childProgress(
-        child(
-          { planName: 'deploy', uid: 'u1' },
-          { deploy: { uid: 'u1', status: 'FATAL_ERROR', message: 'main: job failed' } },
-        ),
-      ),
-    ).toEqual({
-      state: 'failed',
-      message:
-        'child Instance apps/web-redis: plan deploy ended FATAL_ERROR: main: job failed; see `kubectl kudo plan status --instance web-redis`',
-    });
-    expect(
-      childProgress(
-        child({ planName: 'deploy', uid: 'u1' }, { deploy: { uid: 'u1', status: 'ABORTED' } }),
-      ),
-    ).toMatchObject({ state: 'failed' });
+  interface ProgressCase {
+    readonly what: string;
+    readonly planExecution: { planName?: string; uid?: string } | undefined;
+    readonly planStatus: Record<string, { uid?: string; status?: string; message?: string }>;
+    readonly expected: unknown;
+  }
+  const deploy = { planName: 'deploy', uid: 'u1' };
+  it.each<ProgressCase>([
+    {
+      what: 'done when its scheduled plan is COMPLETE',
+      planExecution: deploy,
+      planStatus: { deploy: { uid: 'u1', status: 'COMPLETE' } },
+      expected: { state: 'done' },
+    },
+    {
+      what: 'done when nothing is scheduled',
+      planExecution: undefined,
+      planStatus: {},
+      expected: { state: 'done' },
+    },
+    {
+      what: 'waiting while the scheduled run has not started, even if an older run is COMPLETE',
+      planExecution: { planName: 'update', uid: 'u2' },
+      planStatus: { update: { uid: 'u1', status: 'COMPLETE' } },
+      expected: {
+        state: 'waiting',
+        message: 'child Instance apps/web-redis: plan update is PENDING',
+      },
+    },
+    {
+      what: 'waiting while the scheduled run is IN_PROGRESS',
+      planExecution: deploy,
+      planStatus: { deploy: { uid: 'u1', status: 'IN_PROGRESS', message: 'main: pods starting' } },
+      expected: {
+        state: 'waiting',
+        message: 'child Instance apps/web-redis: plan deploy is IN_PROGRESS (main: pods starting)',
+      },
+    },
+    {
+      what: 'failed on FATAL_ERROR, naming the child and its plan',
+      planExecution: deploy,
+      planStatus: { deploy: { uid: 'u1', status: 'FATAL_ERROR', message: 'main: job failed' } },
+      expected: {
+        state: 'failed',
+        message:
+          'child Instance apps/web-redis: plan deploy ended FATAL_ERROR: main: job failed; see `kubectl kudo plan status --instance web-redis`',
+      },
+    },
+    {
+      what: 'failed on ABORTED',
+      planExecution: deploy,
+      planStatus: { deploy: { uid: 'u1', status: 'ABORTED' } },
+      expected: expect.objectContaining({ state: 'failed' }),
+    },
+  ])('is $what', ({ planExecution, planStatus, expected }) => {
+    expect(childProgress(child(planExecution, planStatus))).toEqual(expected);
   });
 });
