@@ -5,6 +5,7 @@ import type {
   Instance,
   InstanceSpec,
   OperatorVersion,
+  OperatorVersionSpec,
   Parameter,
   PhaseStatus,
   Plan,
@@ -19,6 +20,20 @@ export function serialPlan(steps: Step[]): Plan {
 /** A plan of one parallel phase `main` running all `steps` at once. */
 export function parallelPlan(steps: Step[]): Plan {
   return { strategy: 'parallel', phases: [{ name: 'main', strategy: 'parallel', steps }] };
+}
+
+/** An OperatorVersion named `name` (in `namespace`, or the one it is created in). */
+export function operatorVersionObject(
+  name: string,
+  spec: OperatorVersionSpec,
+  namespace?: string,
+): OperatorVersion {
+  return {
+    apiVersion: 'kudo.dev/v1beta1',
+    kind: 'OperatorVersion',
+    metadata: { name, ...(namespace ? { namespace } : {}) },
+    spec,
+  };
 }
 
 /** A phase's status whose steps all stand where the phase does (NEVER_RUN, COMPLETE …). */

@@ -3,7 +3,7 @@
 // issue 15's example (a template syntax error, a step naming an unknown task, a default
 // outside its enum).
 import type { OperatorVersion } from '../../src/kudo/api/index.ts';
-import { serialPlan } from './kudo-objects.ts';
+import { operatorVersionObject, serialPlan } from './kudo-objects.ts';
 
 export function validOperatorVersion(
   name: string,
@@ -11,11 +11,9 @@ export function validOperatorVersion(
   operator = 'app',
 ): OperatorVersion {
   const steps = [{ name: 'config', tasks: ['config'] }];
-  return {
-    apiVersion: 'kudo.dev/v1beta1',
-    kind: 'OperatorVersion',
-    metadata: { name, namespace },
-    spec: {
+  return operatorVersionObject(
+    name,
+    {
       operator: { name: operator, kind: 'Operator' },
       version: '0.1.0',
       templates: {
@@ -32,15 +30,14 @@ export function validOperatorVersion(
         { name: 'bar', default: 'b', trigger: 'update' },
       ],
     },
-  };
+    namespace,
+  );
 }
 
 export function brokenOperatorVersion(name: string, namespace: string): OperatorVersion {
-  return {
-    apiVersion: 'kudo.dev/v1beta1',
-    kind: 'OperatorVersion',
-    metadata: { name, namespace },
-    spec: {
+  return operatorVersionObject(
+    name,
+    {
       operator: { name: 'broken', kind: 'Operator' },
       version: '0.1.0',
       templates: {
@@ -53,5 +50,6 @@ export function brokenOperatorVersion(name: string, namespace: string): Operator
       },
       parameters: [{ name: 'MODE', default: 'turbo', enum: ['fast', 'safe'], trigger: 'deploy' }],
     },
-  };
+    namespace,
+  );
 }

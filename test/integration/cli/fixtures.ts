@@ -2,7 +2,12 @@
 // an OperatorVersion whose plans finish, never finish, or fail fatally on demand (Dummy tasks).
 import type { KubeClient } from '../../../src/kube/index.ts';
 import type { Operator, OperatorVersion } from '../../../src/kudo/api/types.ts';
-import { createKudoObject, instanceObject, serialPlan } from '../../support/kudo-objects.ts';
+import {
+  createKudoObject,
+  instanceObject,
+  operatorVersionObject,
+  serialPlan,
+} from '../../support/kudo-objects.ts';
 
 export const DEMO_OPERATOR = 'cli-demo';
 export const DEMO_OV = 'cli-demo-1.0.0';
@@ -15,11 +20,9 @@ export function demoObjects(namespace: string): [Operator, OperatorVersion] {
       metadata: { name: DEMO_OPERATOR, namespace },
       spec: { description: 'CLI test operator' },
     },
-    {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'OperatorVersion',
-      metadata: { name: DEMO_OV, namespace },
-      spec: {
+    operatorVersionObject(
+      DEMO_OV,
+      {
         operator: { name: DEMO_OPERATOR, kind: 'Operator' },
         version: '1.0.0',
         parameters: [
@@ -51,7 +54,8 @@ export function demoObjects(namespace: string): [Operator, OperatorVersion] {
           broken: serialPlan([{ name: 'explode', tasks: ['fatal'] }]),
         },
       },
-    },
+      namespace,
+    ),
   ];
 }
 

@@ -14,7 +14,11 @@ import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
 import { installKudoCrds, KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
-import { instanceObject, serialPlan } from '../../../support/kudo-objects.ts';
+import {
+  instanceObject,
+  operatorVersionObject,
+  serialPlan,
+} from '../../../support/kudo-objects.ts';
 
 // cowsay's pipe pod must be given the files its init container would write: pipe.test.ts.
 const PACKAGES = readdirSync(KUDO_PACKAGES)
@@ -155,11 +159,10 @@ describe('real KUDO packages on a workloads cluster', () => {
   it(
     'a Job that fails ends the plan in FATAL_ERROR with the Job’s reason',
     async () => {
-      await create(failing, 'operatorversions', {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'OperatorVersion',
-        metadata: { name: 'failjob-0.1.0' },
-        spec: {
+      await create(
+        failing,
+        'operatorversions',
+        operatorVersionObject('failjob-0.1.0', {
           operator: { name: 'failjob' },
           version: '0.1.0',
           templates: {
@@ -180,8 +183,8 @@ describe('real KUDO packages on a workloads cluster', () => {
           },
           tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['job.yaml'] } }],
           plans: { deploy: serialPlan([{ name: 'everything', tasks: ['app'] }]) },
-        },
-      });
+        }),
+      );
       await create(
         failing,
         'instances',

@@ -12,6 +12,7 @@ import {
   type InstanceWebhook,
 } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
+import { operatorVersionObject } from '../../../support/kudo-objects.ts';
 
 const CONTROLLER = 'planwright-controller-test';
 
@@ -61,16 +62,11 @@ describe('Instance admission across users and apply modes', () => {
           { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'dana' },
         ],
       },
-      {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'OperatorVersion',
-        metadata: { name: 'app-1' },
-        spec: {
-          operator: { name: 'app' },
-          plans: { deploy: {}, update: {}, cleanup: {} },
-          parameters: [{ name: 'A' }],
-        },
-      },
+      operatorVersionObject('app-1', {
+        operator: { name: 'app' },
+        plans: { deploy: {}, update: {}, cleanup: {} },
+        parameters: [{ name: 'A' }],
+      }),
     ];
     const res = await kubectl(['create', '-n', ns, '-f', '-'], {
       input: rbac.map((o) => stringify(o)).join('---\n'),

@@ -21,6 +21,7 @@ import {
 } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { scriptedEditor } from '../../../support/kubectl-edit.ts';
+import { operatorVersionObject } from '../../../support/kudo-objects.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PARAMETERS: Parameter[] = [
@@ -30,17 +31,12 @@ const PARAMETERS: Parameter[] = [
 ];
 
 function ov(name: string, plans: readonly string[]): OperatorVersion {
-  return {
-    apiVersion: 'kudo.dev/v1beta1',
-    kind: 'OperatorVersion',
-    metadata: { name },
-    spec: {
-      operator: { name: 'app', kind: 'Operator' },
-      version: name,
-      parameters: PARAMETERS,
-      plans: Object.fromEntries(plans.map((p) => [p, { strategy: 'serial', phases: [] }])),
-    },
-  };
+  return operatorVersionObject(name, {
+    operator: { name: 'app', kind: 'Operator' },
+    version: name,
+    parameters: PARAMETERS,
+    plans: Object.fromEntries(plans.map((p) => [p, { strategy: 'serial', phases: [] }])),
+  });
 }
 
 function instanceYaml(

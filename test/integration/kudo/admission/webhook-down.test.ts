@@ -11,7 +11,7 @@ import {
   type InstanceWebhook,
 } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import { instanceObject } from '../../../support/kudo-objects.ts';
+import { instanceObject, operatorVersionObject } from '../../../support/kudo-objects.ts';
 
 describe('Instance writes with the webhook process stopped', () => {
   let ns: string;
@@ -21,12 +21,11 @@ describe('Instance writes with the webhook process stopped', () => {
     await installKudoCrds();
     ns = await createTestNamespace('kudo-webhook-down');
     const objects = [
-      {
-        apiVersion: 'kudo.dev/v1beta1',
-        kind: 'OperatorVersion',
-        metadata: { name: 'app-1' },
-        spec: { operator: { name: 'app' }, plans: { deploy: {} }, parameters: [{ name: 'A' }] },
-      },
+      operatorVersionObject('app-1', {
+        operator: { name: 'app' },
+        plans: { deploy: {} },
+        parameters: [{ name: 'A' }],
+      }),
       instanceObject('app', 'app-1'),
     ];
     const [operatorVersion, instance] = objects.map((o) => stringify(o));

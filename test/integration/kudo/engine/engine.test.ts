@@ -17,6 +17,7 @@ import {
 } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { operatorVersionObject } from '../../../support/kudo-objects.ts';
 
 const packages = readdirSync(KUDO_PACKAGES).sort();
 
@@ -62,11 +63,10 @@ describe('Instance controller (in-process, real webhook)', () => {
 
   it('deletion runs the cleanup plan, deletes the inventory (cluster-scoped too) but not another Instance’s object, then drops the finalizer', async () => {
     const role = uniqueName('pw-cleanup-role');
-    await create(ns, 'operatorversions', {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'OperatorVersion',
-      metadata: { name: 'cleaner' },
-      spec: {
+    await create(
+      ns,
+      'operatorversions',
+      operatorVersionObject('cleaner', {
         version: '1.0',
         templates: {
           'own.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-own\n',
@@ -92,8 +92,8 @@ describe('Instance controller (in-process, real webhook)', () => {
             phases: [{ name: 'c', strategy: 'serial', steps: [{ name: 'c', tasks: ['bye'] }] }],
           },
         },
-      },
-    });
+      }),
+    );
     await create(ns, 'instances', instance('a', 'cleaner'));
     await waitFor('a COMPLETE', async () => (await planOf(ns, 'a'))?.status === 'COMPLETE');
     // b takes over the ConfigMap "shared" (server-side apply with force): it is b's now.
@@ -177,11 +177,10 @@ describe('Instance controller (in-process, real webhook)', () => {
   });
 
   it('a template error is FATAL_ERROR naming the template and line; an abort makes a waiting plan ABORTED', async () => {
-    await create(ns, 'operatorversions', {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'OperatorVersion',
-      metadata: { name: 'broken' },
-      spec: {
+    await create(
+      ns,
+      'operatorversions',
+      operatorVersionObject('broken', {
         version: '1.0',
         templates: {
           'bad.yaml':
@@ -197,8 +196,8 @@ describe('Instance controller (in-process, real webhook)', () => {
           deploy: { phases: [{ name: 'p', steps: [{ name: 's', tasks: ['bad'] }] }] },
           slow: { phases: [{ name: 'p', steps: [{ name: 'w', tasks: ['wait'] }] }] },
         },
-      },
-    });
+      }),
+    );
     await create(ns, 'instances', instance('broken', 'broken'));
     const fatal = await waitFor('FATAL_ERROR', async () => {
       const ps = await planOf(ns, 'broken');

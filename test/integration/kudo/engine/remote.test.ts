@@ -14,78 +14,69 @@ import { createTestNamespace, kubeConfig, testCluster } from '../../../support/c
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { operatorVersionObject } from '../../../support/kudo-objects.ts';
 
-const OV = {
-  apiVersion: 'kudo.dev/v1beta1',
-  kind: 'OperatorVersion',
-  metadata: { name: 'remote-app' },
-  spec: {
-    version: '1.0',
-    parameters: [
-      { name: 'VALUE', default: 'v1' },
-      { name: 'GEN', default: 'a' },
-      { name: 'EXTRA', default: 'true' },
-    ],
-    templates: {
-      'cm.yaml':
-        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-cm\ndata:\n  value: {{ .Params.VALUE | quote }}\n',
-      'extra.yaml':
-        '{{ if eq .Params.EXTRA "true" }}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-extra\n{{ end }}',
-      'kept.yaml':
-        '{{ if eq .Params.EXTRA "true" }}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-kept\n  annotations:\n    planwright.dev/gc: keep\n{{ end }}',
-      'once.yaml':
-        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-once\n  annotations:\n    planwright.dev/apply: once\ndata:\n  value: {{ .Params.VALUE | quote }}\n',
-      'deploy.yaml': [
-        'apiVersion: apps/v1',
-        'kind: Deployment',
-        'metadata:',
-        '  name: {{ .Name }}-{{ .Params.GEN }}',
-        'spec:',
-        '  replicas: 1',
-        '  selector:',
-        '    matchLabels: { app: {{ .Name }}-{{ .Params.GEN }} }',
-        '  template:',
-        '    metadata:',
-        '      labels: { app: {{ .Name }}-{{ .Params.GEN }} }',
-        '    spec:',
-        '      containers: [{ name: c, image: registry.invalid/app:1 }]',
-        '',
-      ].join('\n'),
+const OV = operatorVersionObject('remote-app', {
+  version: '1.0',
+  parameters: [
+    { name: 'VALUE', default: 'v1' },
+    { name: 'GEN', default: 'a' },
+    { name: 'EXTRA', default: 'true' },
+  ],
+  templates: {
+    'cm.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-cm\ndata:\n  value: {{ .Params.VALUE | quote }}\n',
+    'extra.yaml':
+      '{{ if eq .Params.EXTRA "true" }}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-extra\n{{ end }}',
+    'kept.yaml':
+      '{{ if eq .Params.EXTRA "true" }}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-kept\n  annotations:\n    planwright.dev/gc: keep\n{{ end }}',
+    'once.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-once\n  annotations:\n    planwright.dev/apply: once\ndata:\n  value: {{ .Params.VALUE | quote }}\n',
+    'deploy.yaml': [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata:',
+      '  name: {{ .Name }}-{{ .Params.GEN }}',
+      'spec:',
+      '  replicas: 1',
+      '  selector:',
+      '    matchLabels: { app: {{ .Name }}-{{ .Params.GEN }} }',
+      '  template:',
+      '    metadata:',
+      '      labels: { app: {{ .Name }}-{{ .Params.GEN }} }',
+      '    spec:',
+      '      containers: [{ name: c, image: registry.invalid/app:1 }]',
+      '',
+    ].join('\n'),
+  },
+  tasks: [
+    {
+      name: 'app',
+      kind: 'Apply',
+      spec: { resources: ['cm.yaml', 'extra.yaml', 'kept.yaml', 'once.yaml', 'deploy.yaml'] },
     },
-    tasks: [
-      {
-        name: 'app',
-        kind: 'Apply',
-        spec: { resources: ['cm.yaml', 'extra.yaml', 'kept.yaml', 'once.yaml', 'deploy.yaml'] },
-      },
-    ],
-    plans: {
-      deploy: {
-        strategy: 'serial',
-        phases: [{ name: 'p', strategy: 'serial', steps: [{ name: 's', tasks: ['app'] }] }],
-      },
+  ],
+  plans: {
+    deploy: {
+      strategy: 'serial',
+      phases: [{ name: 'p', strategy: 'serial', steps: [{ name: 's', tasks: ['app'] }] }],
     },
   },
-};
+});
 
-const LOCAL_OV = {
-  apiVersion: 'kudo.dev/v1beta1',
-  kind: 'OperatorVersion',
-  metadata: { name: 'local-app' },
-  spec: {
-    version: '1.0',
-    templates: {
-      'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-cm\n',
-    },
-    tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['cm.yaml'] } }],
-    plans: {
-      deploy: {
-        strategy: 'serial',
-        phases: [{ name: 'p', strategy: 'serial', steps: [{ name: 's', tasks: ['app'] }] }],
-      },
+const LOCAL_OV = operatorVersionObject('local-app', {
+  version: '1.0',
+  templates: {
+    'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-cm\n',
+  },
+  tasks: [{ name: 'app', kind: 'Apply', spec: { resources: ['cm.yaml'] } }],
+  plans: {
+    deploy: {
+      strategy: 'serial',
+      phases: [{ name: 'p', strategy: 'serial', steps: [{ name: 's', tasks: ['app'] }] }],
     },
   },
-};
+});
 
 /** Sum of `apiserver_longrunning_requests` WATCHes of configmaps and deployments. */
 async function watchCount(client: k8s.KubeConfig): Promise<Record<string, number>> {

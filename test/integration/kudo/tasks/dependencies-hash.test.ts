@@ -17,7 +17,11 @@ import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
-import { instanceObject, serialPlan } from '../../../support/kudo-objects.ts';
+import {
+  instanceObject,
+  operatorVersionObject,
+  serialPlan,
+} from '../../../support/kudo-objects.ts';
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
@@ -77,11 +81,10 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
       },
     });
     const { create, getInstance } = kudoObjects(custom);
-    await create(ns, 'operatorversions', {
-      apiVersion: 'kudo.dev/v1beta1',
-      kind: 'OperatorVersion',
-      metadata: { name: 'hashed-1.0.0' },
-      spec: {
+    await create(
+      ns,
+      'operatorversions',
+      operatorVersionObject('hashed-1.0.0', {
         operator: { name: 'hashed' },
         version: '1.0.0',
         parameters: [
@@ -103,8 +106,8 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
             { name: 'app', tasks: ['app'] },
           ]),
         },
-      },
-    });
+      }),
+    );
     await create(
       ns,
       'instances',
