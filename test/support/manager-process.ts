@@ -58,6 +58,20 @@ export function sumMetric(text: string, name: string, match: string): number {
   return sum;
 }
 
+/** Resolves once the manager's log says its controller started; the log's tail in the error. */
+export async function waitForControllerStarted(
+  manager: ManagerProcess,
+  timeoutMs = 60_000,
+): Promise<void> {
+  await waitFor(
+    'the manager to start its controller',
+    () => manager.log.includes('controller started'),
+    { timeoutMs },
+  ).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}; its log:\n${manager.log.slice(-4000)}`);
+  });
+}
+
 /** The webhook port the manager's log names, once it listens. */
 export function managerPort(manager: ManagerProcess): number | undefined {
   const port = /listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(manager.log)?.[1];

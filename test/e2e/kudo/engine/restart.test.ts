@@ -35,6 +35,7 @@ import { KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
 import {
   apiserverWriteCounts,
   startManagerProcess,
+  waitForControllerStarted,
   waitForManagerCaughtUp,
   type ManagerProcess,
 } from '../../../support/manager-process.ts';
@@ -139,13 +140,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
   async function startManager(): Promise<ManagerProcess> {
     const manager = startManagerProcess(cluster.kubeconfigPath, ['--install']);
     managers.push(manager);
-    await waitFor(
-      'the manager to start its controller',
-      () => manager.log.includes('controller started'),
-      { timeoutMs: 90_000 },
-    ).catch((err: unknown) => {
-      throw new Error(`${(err as Error).message}; its log:\n${manager.log.slice(-4000)}`);
-    });
+    await waitForControllerStarted(manager, 90_000);
     return manager;
   }
 

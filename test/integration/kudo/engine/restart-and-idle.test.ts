@@ -17,6 +17,7 @@ import { mergePatchInstance } from '../../../support/kudo.ts';
 import {
   apiserverWriteCounts,
   startManagerProcess,
+  waitForControllerStarted,
   waitForManagerCaughtUp,
   type ManagerProcess,
 } from '../../../support/manager-process.ts';
@@ -119,11 +120,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     for (let round = 0; round < 4; round++) {
       const child = startManagerProcess(cluster.kubeconfigPath);
       children.push(child);
-      await waitFor(
-        'the manager to start its controller',
-        () => child.log.includes('controller started'),
-        { timeoutMs: 60_000 },
-      );
+      await waitForControllerStarted(child);
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
       child.proc.kill('SIGKILL');
       await child.exited;
@@ -141,11 +138,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     children.push(final);
     // Wait for it to be up even if the plans are already COMPLETE: the SIGTERM below tests a
     // graceful stop, not a signal landing before the process has installed its handlers.
-    await waitFor(
-      'the last manager to start its controller',
-      () => final.log.includes('controller started'),
-      { timeoutMs: 60_000 },
-    );
+    await waitForControllerStarted(final);
     await waitFor('every multi-step plan to be COMPLETE', () => allComplete('r', INSTANCES), {
       timeoutMs: 120_000,
       intervalMs: 300,
