@@ -2,6 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { checkHealth } from '../../../src/kudo/health/index.ts';
 
 const state = (o: Record<string, unknown>): string => checkHealth(o).state;
+/** An object of `kind` whose status holds the one condition `type`=`status`. */
+const withCondition = (kind: string, type: string, status: string): Record<string, unknown> => ({
+  kind,
+  metadata: { name: 'x' },
+  status: { conditions: [{ type, status }] },
+});
 
 describe('checkHealth', () => {
   it('Deployment needs an observed, current status with all replicas ready', () => {
@@ -151,20 +157,8 @@ describe('checkHealth', () => {
 
   it('unknown kinds: Ready condition decides, else done; Stalled fails; deleting waits', () => {
     expect(state({ kind: 'Widget', metadata: { name: 'w' } })).toBe('healthy');
-    expect(
-      state({
-        kind: 'Widget',
-        metadata: { name: 'w' },
-        status: { conditions: [{ type: 'Ready', status: 'False' }] },
-      }),
-    ).toBe('waiting');
-    expect(
-      state({
-        kind: 'Widget',
-        metadata: { name: 'w' },
-        status: { conditions: [{ type: 'Stalled', status: 'True' }] },
-      }),
-    ).toBe('failed');
+    expect(state(withCondition('Widget', 'Ready', 'False'))).toBe('waiting');
+    expect(state(withCondition('Widget', 'Stalled', 'True'))).toBe('failed');
     expect(
       state({
         kind: 'ConfigMap',
@@ -174,20 +168,10 @@ describe('checkHealth', () => {
   });
 
   it('CRD Established; NamesAccepted=False fails; PVC Bound; Namespace Active; Pod phases', () => {
-    expect(
-      state({
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'c' },
-        status: { conditions: [{ type: 'Established', status: 'True' }] },
-      }),
-    ).toBe('healthy');
-    expect(
-      state({
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'c' },
-        status: { conditions: [{ type: 'NamesAccepted', status: 'False' }] },
-      }),
-    ).toBe('failed');
+    expect(state(withCondition('CustomResourceDefinition', 'Established', 'True'))).toBe('healthy');
+    expect(state(withCondition('CustomResourceDefinition', 'NamesAccepted', 'False'))).toBe(
+      'failed',
+    );
     expect(
       state({
         kind: 'PersistentVolumeClaim',
