@@ -17,6 +17,7 @@ import {
 } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { KUDO_CASES_DIR } from '../../../support/shared.ts';
+import { instanceObject } from '../../../support/kudo-objects.ts';
 
 const CASES = KUDO_CASES_DIR;
 const REPLAYED = [
@@ -48,12 +49,7 @@ describe("KUDO's test cases through the Instance webhook", () => {
     webhook = await startInstanceWebhook({ namespaces: [ns] });
     await waitFor('instance webhook active', async () => {
       const r = await kubectl(['create', '--dry-run=server', '-n', ns, '-f', '-'], {
-        input: stringify({
-          apiVersion: 'kudo.dev/v1beta1',
-          kind: 'Instance',
-          metadata: { name: 'probe' },
-          spec: { operatorVersion: { name: 'missing' } },
-        }),
+        input: stringify(instanceObject('probe', 'missing')),
       });
       return r.stderr.includes('not found; install the operator package first');
     });
