@@ -111,31 +111,35 @@ describe('workloads-mode objects', () => {
     expect(() => collectionPath({ apiVersion: 'v1', kind: 'Pod' })).toThrow(/Pod/);
   });
 
-  it('a node takes pods once Ready and free of NoSchedule/NoExecute taints', () => {
-    const ready = { type: 'Ready', status: 'True' };
+  it.each([
+    ['no conditions', [], [], 'Ready is not reported'],
+    ['Ready False', [{ type: 'Ready', status: 'False' }], [], 'Ready is False'],
+    [
+      'Ready, tainted NoSchedule',
+      [{ type: 'Ready', status: 'True' }],
+      [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }],
+      'still tainted node.kubernetes.io/not-ready:NoSchedule',
+    ],
+    [
+      'Ready, tainted PreferNoSchedule only',
+      [{ type: 'Ready', status: 'True' }],
+      [{ key: 'x', effect: 'PreferNoSchedule' }],
+      undefined,
+    ],
+  ])(
+    'a node takes pods once Ready and free of NoSchedule/NoExecute taints: %s',
+    (_what, conditions, taints, reason) => {
+      expect(
+        nodeNotSchedulableReason({
+          metadata: { name: 'n' },
+          spec: { taints },
+          status: { conditions },
+        }),
+      ).toBe(reason);
+    },
+  );
+
+  it('a node that does not exist takes no pods', () => {
     expect(nodeNotSchedulableReason(undefined)).toBe('does not exist');
-    expect(nodeNotSchedulableReason({ metadata: { name: 'n' }, status: { conditions: [] } })).toBe(
-      'Ready is not reported',
-    );
-    expect(
-      nodeNotSchedulableReason({
-        metadata: { name: 'n' },
-        status: { conditions: [{ type: 'Ready', status: 'False' }] },
-      }),
-    ).toBe('Ready is False');
-    expect(
-      nodeNotSchedulableReason({
-        metadata: { name: 'n' },
-        spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] },
-        status: { conditions: [ready] },
-      }),
-    ).toBe('still tainted node.kubernetes.io/not-ready:NoSchedule');
-    expect(
-      nodeNotSchedulableReason({
-        metadata: { name: 'n' },
-        spec: { taints: [{ key: 'x', effect: 'PreferNoSchedule' }] },
-        status: { conditions: [ready] },
-      }),
-    ).toBeUndefined();
   });
 });
