@@ -74,18 +74,13 @@ describe('shared control plane', () => {
 
     const objects = kc.makeApiClient(k8s.CustomObjectsApi);
     const target = { group, version: 'v1', namespace, plural: 'widgets' };
-    // The structural schema is enforced by the real apiserver.
-    await expect(
+    const createWidget = (name: string, size: number): Promise<unknown> =>
       objects.createNamespacedCustomObject({
         ...target,
-        body: {
-          apiVersion: `${group}/v1`,
-          kind: 'Widget',
-          metadata: { name: 'bad' },
-          spec: { size: 0 },
-        },
-      }),
-    ).rejects.toThrow(/spec.size/);
+        body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { size } },
+      });
+    // The structural schema is enforced by the real apiserver.
+    await expect(createWidget('bad', 0)).rejects.toThrow(/spec.size/);
 
     const seen: Array<[string, string, number]> = [];
     const controller = await new k8s.Watch(kc).watch(
@@ -95,15 +90,7 @@ describe('shared control plane', () => {
       () => undefined,
     );
     try {
-      await objects.createNamespacedCustomObject({
-        ...target,
-        body: {
-          apiVersion: `${group}/v1`,
-          kind: 'Widget',
-          metadata: { name: 'w1' },
-          spec: { size: 3 },
-        },
-      });
+      await createWidget('w1', 3);
       await objects.patchNamespacedCustomObject(
         { ...target, name: 'w1', body: { spec: { size: 4 } } },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
