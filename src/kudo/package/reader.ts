@@ -41,6 +41,36 @@ function templatesOf(tree: FileTree): Record<string, string> {
  * Throws {@link PackageReadError} for missing files, YAML that does not decode, or a wrong
  * apiVersion. Does not run the read-time task checks: see {@link readTimeProblems}.
  */
+/**
+ * One of the package's two files, decoded and its apiVersion checked, with KUDO's texts: one
+ * that does not decode is "failed to unmarshal <what> file: <path>: …", a wrong apiVersion
+ * "<apiVersionPrefix><path>: expecting supported API version …".
+ */
+function decodeChecked<T extends { readonly apiVersion: string }>(
+  bytes: Buffer,
+  source: string,
+  file: string,
+  what: 'operator' | 'parameters',
+  how: { readonly decode: (text: string) => T; readonly apiVersionPrefix: string },
+): T {
+  let decoded: T;
+  try {
+    decoded = how.decode(bytes.toString('utf8'));
+  } catch (err) {
+    throw new PackageReadError(
+      `failed to unmarshal ${what} file: ${location(source, file)}: ${(err as Error).message}`,
+      { source, cause: err },
+    );
+  }
+  const problem = apiVersionProblem(decoded.apiVersion);
+  if (problem) {
+    throw new PackageReadError(`${how.apiVersionPrefix}${location(source, file)}: ${problem}`, {
+      source,
+    });
+  }
+  return decoded;
+}
+
 export function parsePackage(tree: FileTree, source: string): PackageDefinition {
   const operatorBytes = tree.get(OPERATOR_FILE);
   if (operatorBytes === undefined) {
@@ -53,36 +83,13 @@ export function parsePackage(tree: FileTree, source: string): PackageDefinition 
     throw new PackageReadError(`operator package missing ${PARAMS_FILE} in ${source}`, { source });
   }
 
-  let operator;
-  try {
-    operator = decodeOperatorFile(operatorBytes.toString('utf8'));
-  } catch (err) {
-    throw new PackageReadError(
-      `failed to unmarshal operator file: ${location(source, OPERATOR_FILE)}: ${(err as Error).message}`,
-      { source, cause: err },
-    );
-  }
-  const operatorApi = apiVersionProblem(operator.apiVersion);
-  if (operatorApi) {
-    throw new PackageReadError(`${location(source, OPERATOR_FILE)}: ${operatorApi}`, { source });
-  }
-
-  let params;
-  try {
-    params = decodeParamsFile(paramsBytes.toString('utf8'));
-  } catch (err) {
-    throw new PackageReadError(
-      `failed to unmarshal parameters file: ${location(source, PARAMS_FILE)}: ${(err as Error).message}`,
-      { source, cause: err },
-    );
-  }
-  const paramsApi = apiVersionProblem(params.apiVersion);
-  if (paramsApi) {
-    throw new PackageReadError(
-      `failed to unmarshal parameters file: ${location(source, PARAMS_FILE)}: ${paramsApi}`,
-      { source },
-    );
-  }
-
+  const operator = decodeChecked(operatorBytes, source, OPERATOR_FILE, 'operator', {
+    decode: decodeOperatorFile,
+    apiVersionPrefix: '',
+  });
+  const params = decodeChecked(paramsBytes, source, PARAMS_FILE, 'parameters', {
+    decode: decodeParamsFile,
+    apiVersionPrefix: 'failed to unmarshal parameters file: ',
+  });
   return { source, operator, params, templates: templatesOf(tree) };
 }
