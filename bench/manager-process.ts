@@ -8,7 +8,7 @@
 // Run: node --import ./scripts/register-ts.mjs bench/manager-process.ts [instances=1000]
 // Node flags of the manager: BENCH_NODE_FLAGS (default the Dockerfile's; "" for none); extra arguments
 // of `start`: BENCH_MANAGER_ARGS="--no-leader-election".
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../src/kube/index.ts';
@@ -16,54 +16,15 @@ import type { Instance } from '../src/kudo/api/types.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { repositoryRoot } from '../src/localcluster/paths.ts';
 import { pool } from './pool.ts';
+import { requestCounts } from './support/apiserver-metrics.ts';
+import { countsSince } from './support/audit.ts';
+import { peakRssOf, rssOf } from './support/process-stats.ts';
 
 const total = Number(process.argv[2] ?? 1_000);
 const idleSeconds = Number(process.env['BENCH_IDLE_S'] ?? 60);
 const ns = 'default';
 const MiB = 1024 * 1024;
 const TICKS = 100; // USER_HZ on Linux
-
-function requestCounts(kubectl: string, kubeconfig: string): Promise<Map<string, number>> {
-  return new Promise((resolve, reject) =>
-    execFile(
-      kubectl,
-      ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'],
-      { maxBuffer: 128 << 20 },
-      (err, out) => {
-        if (err) return reject(new Error(err.message));
-        const counts = new Map<string, number>();
-        for (const line of out.split('\n')) {
-          if (!line.startsWith('apiserver_request_total{')) continue;
-          const verb = /verb="([A-Z]+)"/.exec(line)?.[1] ?? '';
-          const resource = /resource="([a-z]*)"/.exec(line)?.[1] ?? '';
-          const sub = /subresource="([a-z]*)"/.exec(line)?.[1] ?? '';
-          const key = `${verb} ${resource}${sub ? `/${sub}` : ''}`;
-          counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-        }
-        resolve(counts);
-      },
-    ),
-  );
-}
-
-function diff(after: Map<string, number>, before: Map<string, number>): [string, number][] {
-  return [...after]
-    .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as [string, number])
-    .filter(([, v]) => v > 0)
-    .sort((a, b) => b[1] - a[1]);
-}
-
-/** VmHWM (peak RSS) and VmRSS of a process, bytes; undefined once it is gone. */
-function memory(pid: number): { peak: number; rss: number } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string): number =>
-      Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
-    return { peak: kb('VmHWM'), rss: kb('VmRSS') };
-  } catch {
-    return undefined;
-  }
-}
 
 /** user + system CPU seconds of a process. */
 function cpuSeconds(pid: number): number {
@@ -185,14 +146,14 @@ try {
     }
   }
   await new Promise((r) => setTimeout(r, 2_000));
-  const startRss = memory(pid);
-  const before = await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath);
+  const startRss = rssOf(pid);
+  const before = await requestCounts(cluster, { subresources: true });
   const cpuBefore = cpuSeconds(pid);
   const workers = new Map<number, number>();
   const sampler = setInterval(() => {
     for (const w of children(pid)) {
-      const m = memory(w);
-      if (m) workers.set(w, Math.max(workers.get(w) ?? 0, m.peak));
+      const peak = peakRssOf(w);
+      if (peak > 0) workers.set(w, Math.max(workers.get(w) ?? 0, peak));
     }
   }, 500);
   const started = performance.now();
@@ -225,10 +186,11 @@ try {
   }
   const finished = performance.now();
   const cpuBusy = cpuSeconds(pid) - cpuBefore;
-  const after = await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath);
-  const busy = diff(after, before);
+  const after = await requestCounts(cluster, { subresources: true });
+  const busy = countsSince(after, before);
   const all = busy.reduce((n, [, v]) => n + v, 0);
-  const peak = memory(pid);
+  const peak = peakRssOf(pid);
+  const now = rssOf(pid);
   console.log(
     `instances: ${total} (3 ConfigMaps each, one Apply step); manager flags: ${flags.join(' ') || 'none'}`,
   );
@@ -238,7 +200,7 @@ try {
     `requests per Instance by Planwright: ${((all - benchRequests) / total).toFixed(2)} (${all} in all, ${benchRequests} by the bench: creates + polls)`,
   );
   console.log(
-    `manager RSS: ${((startRss?.rss ?? 0) / MiB).toFixed(0)} MiB before the Instances, peak ${((peak?.peak ?? 0) / MiB).toFixed(0)} MiB, now ${((peak?.rss ?? 0) / MiB).toFixed(0)} MiB`,
+    `manager RSS: ${(startRss / MiB).toFixed(0)} MiB before the Instances, peak ${(peak / MiB).toFixed(0)} MiB, now ${(now / MiB).toFixed(0)} MiB`,
   );
   console.log(
     `render workers (separate processes): ${workers.size}, peak RSS ${[...workers.values()].map((v) => `${(v / MiB).toFixed(0)} MiB`).join(', ') || '-'}`,
@@ -250,7 +212,7 @@ try {
   if (idleSeconds > 0) {
     // Let the last events, drift checks and requeues settle before measuring idle.
     await new Promise((r) => setTimeout(r, 10_000));
-    const idleBefore = await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath);
+    const idleBefore = await requestCounts(cluster, { subresources: true });
     const cpuIdle = cpuSeconds(pid);
     const threadsBefore = threadCpu(pid);
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
@@ -262,8 +224,8 @@ try {
       .sort((a, b) => b[1] - a[1])
       .map(([name, v]) => `${name} ${((v * 60) / idleSeconds).toFixed(2)}`)
       .join(', ');
-    const idle = diff(
-      await requestCounts(cluster.binaries.kubectl, cluster.kubeconfigPath),
+    const idle = countsSince(
+      await requestCounts(cluster, { subresources: true }),
       idleBefore,
     ).filter(([k]) => !k.startsWith('GET ') && !k.startsWith('LIST ') && !k.startsWith('WATCH '));
     console.log(
