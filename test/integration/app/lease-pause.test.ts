@@ -114,10 +114,19 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
           items: Instance[];
         }
       ).items;
-    // Pause while plans are under way.
-    await waitFor('a plan in progress', async () =>
-      (await list()).some((i) => i.status?.planStatus?.['deploy']?.status === 'IN_PROGRESS'),
-    );
+    // Pause while plans are under way: some applied their first object, not all are COMPLETE.
+    // (IN_PROGRESS is not a state to wait for: a plan of owned objects that runs through in
+    // one pass writes its status once, COMPLETE.)
+    await waitFor('plans under way', async () => {
+      const items = await list();
+      const applied = await client.request<{ items: { metadata: { name: string } }[] }>({
+        path: `/api/v1/namespaces/${NS}/configmaps`,
+      });
+      return (
+        applied.items.some((c) => c.metadata.name.startsWith('paused-')) &&
+        items.some((i) => i.status?.planStatus?.['deploy']?.status !== 'COMPLETE')
+      );
+    });
     const scheduled = new Map(
       (await list()).map((i) => [i.metadata.name ?? '', i.spec?.planExecution?.uid]),
     );
