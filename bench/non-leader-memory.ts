@@ -7,7 +7,6 @@
 // for Deployments it made (the apiserver's apiserver_request_total); also the RSS of its whole
 // process tree and how many child processes it runs (render workers).
 // Run: BENCH_BASELINE_ROOT=/tmp/base node --import ./scripts/register-ts.mjs bench/non-leader-memory.ts [deployments=1000] [rounds=2]
-import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { installCrds } from '../src/cli/install.ts';
@@ -16,6 +15,7 @@ import { startLocalCluster } from '../src/localcluster/index.ts';
 import { sleep } from '../src/runtime/time.ts';
 import { pool } from './pool.ts';
 import { rssOf, sampleTree } from './support/process-stats.ts';
+import { managerPort, startManagerProcess } from '../test/support/manager-process.ts';
 
 const total = Number(process.argv[2] ?? 1_000);
 const rounds = Number(process.argv[3] ?? 2);
@@ -79,41 +79,26 @@ function metric(text: string, name: string): number {
   return Number(line?.split(' ')[1] ?? NaN);
 }
 
-async function measure(
-  root: string,
-  kubeconfig: string,
-  port: number,
-  kc: KubeConfig,
-): Promise<number[]> {
+async function measure(root: string, kubeconfig: string, kc: KubeConfig): Promise<number[]> {
   const readsBefore = await deploymentReads(kc);
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      './scripts/register-ts.mjs',
-      'src/main.ts',
-      'start',
-      '--kubeconfig',
-      kubeconfig,
-      '--webhook-port',
-      String(port),
-      '--namespace',
-      'default',
-    ],
-    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A replica of `root`'s checkout; its port is read from its log (`--webhook-port 0`).
+  const manager = startManagerProcess(kubeconfig, ['--namespace', 'default'], {
+    leaderElection: true,
+    cwd: root,
+  });
+  const child = manager.proc;
   try {
     const deadline = Date.now() + 120_000;
     for (;;) {
       if (Date.now() > deadline || child.exitCode !== null)
-        throw new Error(`replica not ready (exit ${child.exitCode}):\n${stderr}`);
-      const ready = await get(port, '/readyz').catch(() => undefined);
+        throw new Error(`replica not ready (exit ${child.exitCode}):\n${manager.log.slice(-4000)}`);
+      const port = managerPort(manager);
+      const ready =
+        port === undefined ? undefined : await get(port, '/readyz').catch(() => undefined);
       if (ready?.status === 200) break;
       await sleep(250);
     }
+    const port = managerPort(manager) ?? 0;
     await sleep(settleMs);
     let rss = 0;
     let heap = 0;
@@ -131,7 +116,7 @@ async function measure(
     return [rss, heap, (await deploymentReads(kc)) - readsBefore, treeRss, children];
   } finally {
     child.kill('SIGTERM');
-    await exited;
+    await manager.exited;
   }
 }
 
@@ -190,10 +175,9 @@ try {
   client.close();
   console.error(`created ${total} Deployments in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const results = new Map<string, number[][]>();
-  let port = 19_443;
   for (let round = 0; round < rounds; round++) {
     for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
-      const sample = await measure(v.root, cluster.kubeconfigPath, port++, kc);
+      const sample = await measure(v.root, cluster.kubeconfigPath, kc);
       console.error(`round ${round + 1} ${v.name}: RSS ${mib(sample[0] ?? 0)} MiB`);
       results.set(v.name, [...(results.get(v.name) ?? []), sample]);
     }

@@ -20,7 +20,7 @@ export interface ManagerProcess {
 export function startManagerProcess(
   kubeconfig: string,
   args: readonly string[] = [],
-  options: { readonly leaderElection?: boolean } = {},
+  options: { readonly leaderElection?: boolean; readonly cwd?: string } = {},
 ): ManagerProcess {
   const proc = spawn(
     process.execPath,
@@ -36,7 +36,11 @@ export function startManagerProcess(
       ...(options.leaderElection ? [] : ['--no-leader-election']),
       ...args,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PLANWRIGHT_LOG_LEVEL: 'info' } },
+    {
+      cwd: options.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PLANWRIGHT_LOG_LEVEL: 'info' },
+    },
   );
   const child: ManagerProcess = {
     proc,
