@@ -54,6 +54,15 @@ const APP_NS = 'apps';
 const WRITES_EACH_SIDE = 30;
 
 const fingerprint = (pem: string): string => new X509Certificate(pem).fingerprint256;
+/**
+ * Fingerprints of every certificate in a PEM bundle. cert-manager's cainjector appends a new
+ * CA to a caBundle rather than replacing it (earlier CAs stay trusted while callers move), so
+ * a bundle is checked for containing a CA, not for being it.
+ */
+const bundleFingerprints = (pem: string): string[] =>
+  (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
+    fingerprint,
+  );
 
 describe('cert-manager variant: issued certificate, cainjector, files mode, renewal', () => {
   let dedicated: DedicatedCluster;
@@ -241,7 +250,9 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
           return config.webhooks.every(
             (w) =>
               w.clientConfig.caBundle !== undefined &&
-              fingerprint(Buffer.from(w.clientConfig.caBundle, 'base64').toString('utf8')) === ca,
+              bundleFingerprints(
+                Buffer.from(w.clientConfig.caBundle, 'base64').toString('utf8'),
+              ).includes(ca),
           );
         },
         { timeoutMs: 60_000, intervalMs: 500 },
