@@ -3,8 +3,9 @@
  * schedules. Each call reads the Instance (cache) and its OperatorVersion (cache, one live GET
  * on a miss), resets the plan's status when the scheduled uid is new, runs one idempotent
  * pass, writes status only when it changed, records Events, and asks to be called again with
- * a growing delay while the plan waits or errs. Deletion runs the `cleanup` plan (if any),
- * deletes the inventory, then removes the finalizer.
+ * a growing delay while the plan waits or errs. The cleanup finalizer only when deleting the
+ * Instance needs us (finalizer.ts). Deletion runs the `cleanup` plan (if any), deletes the
+ * inventory, then removes the finalizer.
  */
 import type { Logger } from 'pino';
 import type { ServerSideApply } from '../../kube/apply.ts';
@@ -14,7 +15,6 @@ import type { ReconcileResult } from '../../runtime/index.ts';
 import type { OperatorVersionSource } from '../api/contracts.ts';
 import { isTerminal, operatorVersionRef } from '../api/read.ts';
 import {
-  CLEANUP_FINALIZER,
   PLAN_CLEANUP,
   type Instance,
   type InstanceStatus,
@@ -25,6 +25,7 @@ import { InlineRenderer, RenderBudget, rawParameters, type Renderer } from '../r
 import { OperatorVersionMissingError } from './errors.ts';
 import { InstanceWriter } from './instance-api.ts';
 import { deleteInventory } from './cleanup.ts';
+import { cleanupFinalizerNeeded, hasCleanupFinalizer } from './finalizer.ts';
 import { executePass, freshPlanStatus } from './plan.ts';
 import { pipesOfPlan } from './pipes.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
@@ -186,14 +187,11 @@ export class InstanceReconciler {
     target: Target | Error,
     signal: AbortSignal,
   ): Promise<ReconcileResult | void> {
-    let current = instance;
-    if (!(current.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
-      current = await this.writer.addFinalizer(current, signal);
-    }
-    const ov = await this.operatorVersion(current, signal);
-    const session = this.openSession(key, current, signal);
+    const ov = await this.operatorVersion(instance, signal);
+    const session = this.openSession(key, instance, signal);
     try {
-      return await this.runLive(key, instance, current, ov, session, target, signal);
+      if (cleanupFinalizerNeeded(instance, ov, session.inventory)) await session.requireFinalizer();
+      return await this.runLive(key, instance, session.instance, ov, session, target, signal);
     } finally {
       this.keepUnwritten(key, session);
     }
@@ -636,7 +634,7 @@ export class InstanceReconciler {
     target: Target | Error,
     signal: AbortSignal,
   ): Promise<ReconcileResult | void> {
-    if (!(instance.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
+    if (!hasCleanupFinalizer(instance)) return;
     const session = this.openSession(key, instance, signal);
     try {
       return await this.finalizeWith(key, instance, session, target, signal);

@@ -7,9 +7,16 @@
  * collector finds without us (`foundWithoutInventory`): they ride on the pass's closing write.
  * Until a write carries them they are {@link unwritten}; the reconciler hands them to the next
  * session when that write fails.
+ *
+ * The cleanup finalizer is added (a metadata patch, in the same serialized chain, before the
+ * status write) only once the Instance needs it: when the reconciler asks (a cleanup plan, a
+ * recorded object the garbage collector does not remove) or when entries of such objects are
+ * recorded — always before they are applied.
  */
 import type { Instance, InstanceStatus } from '../api/types.ts';
+import { hasCleanupFinalizer } from './finalizer.ts';
 import {
+  collectedWithInstance,
   inventoryKey,
   mergeInventory,
   readInventory,
@@ -27,11 +34,13 @@ export class StatusSession implements InventoryRecorder {
   private chain: Promise<void> = Promise.resolve();
   /** Recorded, not carried by a successful write yet. */
   private pending: InventoryEntry[] = [];
+  /** The Instance must carry the cleanup finalizer before the next write. */
+  private finalizerWanted = false;
   writes = 0;
 
   constructor(
     instance: Instance,
-    private readonly writer: Pick<InstanceWriter, 'writeStatus'>,
+    private readonly writer: Pick<InstanceWriter, 'writeStatus' | 'addFinalizer'>,
     private readonly now: () => Date,
     private readonly signal: AbortSignal,
   ) {
@@ -60,7 +69,14 @@ export class StatusSession implements InventoryRecorder {
       this.pending.push(...entries);
       return;
     }
+    if (entries.some((e) => !collectedWithInstance(e, this.instance))) this.finalizerWanted = true;
     await this.flush();
+  }
+
+  /** Adds the cleanup finalizer if the Instance lacks it (serialized with the status writes). */
+  requireFinalizer(): Promise<void> {
+    this.finalizerWanted = true;
+    return this.flush();
   }
 
   /** Takes over entries an earlier session recorded but could not write (see unwritten). */
@@ -105,6 +121,9 @@ export class StatusSession implements InventoryRecorder {
   }
 
   private async write(): Promise<void> {
+    if (this.finalizerWanted && !hasCleanupFinalizer(this.instance)) {
+      this.instance = await this.writer.addFinalizer(this.instance, this.signal);
+    }
     stampChangedPlans(this.written, this.working, this.now());
     if (statusEqual(this.written, this.working)) return;
     // What is sent is what counts as written: steps running in parallel may record more

@@ -2,3 +2,4 @@
 export * from './inventory.ts';
 export * from './policy.ts';
 export * from './drift.ts';
+export * from './collected.ts';

@@ -11,6 +11,7 @@ import type { Task } from '../api/types.ts';
 import { checkHealth } from '../health/index.ts';
 import {
   PolicyAnnotationError,
+  collectedWithInstance,
   digestOf,
   entryOf,
   extractPolicy,
@@ -52,7 +53,7 @@ export async function applyObjects(
     const known = objects.map((o) => ctx.inventory.has(o.entry));
     await ctx.inventory.record(
       objects.map((o) => o.entry),
-      { foundWithoutInventory: objects.every((o) => collectedWithInstance(o, ctx)) },
+      { foundWithoutInventory: objects.every((o) => collectedWithOwner(o, ctx)) },
     );
     const results = await Promise.all(
       objects.map((o, i) => applyOne(task, o, ctx, known[i] ?? true)),
@@ -98,15 +99,14 @@ function withPolicy(task: string, decorated: ApplyObject, ctx: TaskContext): Pol
 
 /**
  * Whether the garbage collector deletes the object with the Instance, without our inventory:
- * home cluster, a controller owner reference to this Instance (decorate sets it in the
- * Instance's namespace), and no `gc: keep` (kept objects are let go through the inventory).
+ * its entry is one the collector removes (inventory/collected.ts) and the object really carries
+ * the controller owner reference to this Instance that decorate sets.
  */
-function collectedWithInstance({ object, entry }: PolicyObject, ctx: TaskContext): boolean {
-  if (ctx.cluster !== undefined || entry.policy === 'keep') return false;
+function collectedWithOwner({ object, entry }: PolicyObject, ctx: TaskContext): boolean {
+  if (!collectedWithInstance(entry, ctx.instance)) return false;
   const uid = ctx.instance.metadata.uid;
   const refs = object.metadata?.['ownerReferences'];
   return (
-    uid !== undefined &&
     Array.isArray(refs) &&
     refs.some(
       (r: unknown) =>

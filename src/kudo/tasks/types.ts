@@ -11,14 +11,19 @@ export interface RecordOptions {
    * The objects are found without the inventory if the manager dies before writing it: the
    * caller applies them with a controller owner reference to the Instance (home cluster,
    * Instance's namespace, not `gc: keep`), so the garbage collector deletes them with the
-   * Instance, and the same run renders them again after a restart. Their record rides on the
+   * Instance, and a later pass finds them again after a restart (the same run renders them;
+   * a new run discovers them by owner, see engine/unrecorded.ts). Their record rides on the
    * pass's closing status write instead of a write of its own before applying.
    */
   readonly foundWithoutInventory?: boolean;
 }
 
 export interface InventoryRecorder {
-  /** Records entries; written before it resolves unless `foundWithoutInventory`. */
+  /**
+   * Records entries; written before it resolves unless `foundWithoutInventory`. Entries the
+   * garbage collector does not remove with the Instance get the cleanup finalizer onto the
+   * Instance first (inventory/collected.ts).
+   */
   record(entries: readonly InventoryEntry[], options?: RecordOptions): Promise<void>;
   /** Whether the entry is already recorded (an object we applied before). */
   has(entry: InventoryEntry): boolean;

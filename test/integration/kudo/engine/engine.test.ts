@@ -123,7 +123,60 @@ describe('Instance controller (in-process, real webhook)', () => {
     await expect(rbac.readClusterRole({ name: `${role}-b` })).resolves.toBeDefined();
   });
 
-  it('a plan of owned objects that completes in its first pass is one status write: its inventory rides on the COMPLETE write', async () => {
+  it('without a cleanup plan the finalizer comes with the first object the garbage collector misses, and deletion removes that object', async () => {
+    const role = uniqueName('pw-scoped-role');
+    await create(
+      ns,
+      'operatorversions',
+      operatorVersionObject('scoped', {
+        version: '1.0',
+        templates: {
+          'own.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-own\n',
+          'role.yaml': `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${role}\nrules: []\n`,
+        },
+        tasks: [
+          { name: 'own', kind: 'Apply', spec: { resources: ['own.yaml'] } },
+          { name: 'role', kind: 'Apply', spec: { resources: ['role.yaml'] } },
+        ],
+        plans: {
+          deploy: {
+            strategy: 'serial',
+            phases: [
+              {
+                name: 'p',
+                strategy: 'serial',
+                steps: [
+                  { name: 'own', tasks: ['own'] },
+                  { name: 'role', tasks: ['role'] },
+                ],
+              },
+            ],
+          },
+        },
+      }),
+    );
+    await create(ns, 'instances', instance('scoped', 'scoped'));
+    await waitFor(
+      'scoped COMPLETE',
+      async () => (await planOf(ns, 'scoped'))?.status === 'COMPLETE',
+    );
+    const scoped = await get(ns, 'scoped');
+    expect(scoped?.metadata.finalizers).toEqual(['kudo.dev.instance.cleanup']);
+    expect(
+      (scoped?.status?.inventory ?? []).map((e) => (e as { kind?: string }).kind).sort(),
+    ).toEqual(['ClusterRole', 'ConfigMap']);
+    await custom.deleteNamespacedCustomObject({
+      group: 'kudo.dev',
+      version: 'v1beta1',
+      namespace: ns,
+      plural: 'instances',
+      name: 'scoped',
+    });
+    await waitFor('scoped to be gone', async () => (await get(ns, 'scoped')) === undefined);
+    await expect(rbac.readClusterRole({ name: role })).rejects.toThrow();
+  });
+
+  it('a plan of owned objects that completes in its first pass is one write: its inventory rides on the COMPLETE write, no finalizer', async () => {
     const templates: Record<string, string> = {};
     for (const i of [0, 1, 2])
       templates[`cm${i}.yaml`] =
@@ -161,14 +214,14 @@ describe('Instance controller (in-process, real webhook)', () => {
     } finally {
       watching.abort();
     }
-    // Created; the finalizer added (no status yet); then one status write: COMPLETE with the
-    // inventory (no IN_PROGRESS write with the inventory before applying).
-    expect(seen.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'MODIFIED']);
-    expect(seen[1]?.object.metadata.finalizers).toEqual(['kudo.dev.instance.cleanup']);
-    expect(seen[1]?.object.status).toBeUndefined();
-    expect(seen[2]?.object.status?.planStatus?.['deploy']?.status).toBe('COMPLETE');
+    // Created; then one write: COMPLETE with the inventory (no IN_PROGRESS write with the
+    // inventory before applying), and no finalizer — the garbage collector alone deletes what
+    // it owns, and it has no cleanup plan.
+    expect(seen.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
+    expect(seen[1]?.object.metadata.finalizers).toBeUndefined();
+    expect(seen[1]?.object.status?.planStatus?.['deploy']?.status).toBe('COMPLETE');
     expect(
-      (seen[2]?.object.status?.inventory ?? []).map((e) => (e as { name?: string }).name).sort(),
+      (seen[1]?.object.status?.inventory ?? []).map((e) => (e as { name?: string }).name).sort(),
     ).toEqual(['one-0', 'one-1', 'one-2']);
     for (const i of [0, 1, 2]) {
       const cm = await core.readNamespacedConfigMap({ name: `one-${i}`, namespace: ns });

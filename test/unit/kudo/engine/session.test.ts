@@ -1,5 +1,6 @@
 // StatusSession: inventory written before applying unless the objects are found without it
-// (then the pass's closing write carries them), and what a failed write leaves unwritten.
+// (then the pass's closing write carries them), what a failed write leaves unwritten, and the
+// cleanup finalizer added before the first record of an object the garbage collector misses.
 import { describe, expect, it } from '@jest/globals';
 import type { Instance, InstanceStatus } from '../../../../src/kudo/api/types.ts';
 import { StatusSession } from '../../../../src/kudo/engine/session.ts';
@@ -11,12 +12,20 @@ class FakeWriter {
   /** When set, writes wait for it (a request in flight). */
   hold: Promise<void> | undefined;
   calls = 0;
+  /** Every request in order: `status` or `finalizer`. */
+  readonly requests: string[] = [];
   async writeStatus(instance: Instance, status: InstanceStatus): Promise<Instance> {
     this.calls++;
+    this.requests.push('status');
     if (this.hold) await this.hold;
     if (this.fail) throw new Error('409 Conflict');
     this.written.push(structuredClone(status));
     return { ...instance, status: structuredClone(status) };
+  }
+  addFinalizer(instance: Instance): Promise<Instance> {
+    this.requests.push('finalizer');
+    const finalizers = [...(instance.metadata.finalizers ?? []), 'kudo.dev.instance.cleanup'];
+    return Promise.resolve({ ...instance, metadata: { ...instance.metadata, finalizers } });
   }
 }
 
@@ -94,5 +103,62 @@ describe('StatusSession inventory writes', () => {
     await s.flush();
     expect(writer.written.map(names).at(-1)).toEqual(['x', 'y']);
     expect(s.unwritten).toEqual([]);
+  });
+});
+
+describe('StatusSession cleanup finalizer', () => {
+  const role = (name: string): InventoryEntry => ({
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'ClusterRole',
+    name,
+  });
+
+  it('owned objects of the Instance namespace need none, also when written before applying', async () => {
+    const writer = new FakeWriter();
+    const s = session(writer);
+    await s.record([cm('pod-like')]);
+    await s.record([cm('x')], { foundWithoutInventory: true });
+    await s.flush();
+    expect(writer.requests).toEqual(['status', 'status']);
+    expect(s.instance.metadata.finalizers).toBeUndefined();
+  });
+
+  it.each<[string, InventoryEntry]>([
+    ['a cluster-scoped object', role('r')],
+    ['an object in another namespace', { ...cm('x'), namespace: 'other' }],
+    ['an object in a target cluster', { ...cm('x'), cluster: 'secret:ns/kc/value' }],
+    ['a gc: keep object', { ...cm('x'), policy: 'keep' }],
+    [
+      'a child Instance',
+      { group: 'kudo.dev', version: 'v1beta1', kind: 'Instance', namespace: 'ns', name: 'c' },
+    ],
+  ])('%s gets the finalizer onto the Instance before its record is written', async (_, e) => {
+    const writer = new FakeWriter();
+    const s = session(writer);
+    await s.record([cm('own'), e]);
+    expect(writer.requests).toEqual(['finalizer', 'status']);
+    expect(s.instance.metadata.finalizers).toEqual(['kudo.dev.instance.cleanup']);
+    await s.record([{ ...role('second') }]);
+    expect(writer.requests).toEqual(['finalizer', 'status', 'status']);
+  });
+
+  it('requireFinalizer adds it once, and nothing when the Instance has it', async () => {
+    const writer = new FakeWriter();
+    const s = session(writer);
+    await s.requireFinalizer();
+    await s.requireFinalizer();
+    expect(writer.requests).toEqual(['finalizer']);
+    const has = new StatusSession(
+      {
+        ...instance,
+        metadata: { ...instance.metadata, finalizers: ['kudo.dev.instance.cleanup'] },
+      },
+      writer,
+      () => new Date(0),
+      new AbortController().signal,
+    );
+    await has.requireFinalizer();
+    expect(writer.requests).toEqual(['finalizer']);
   });
 });
