@@ -10,6 +10,7 @@
 // of `start`: BENCH_MANAGER_ARGS="--no-leader-election".
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../src/kube/index.ts';
 import type { Instance } from '../src/kudo/api/types.ts';
@@ -149,6 +150,11 @@ try {
   const startRss = rssOf(pid);
   const before = await requestCounts(cluster, { subresources: true });
   const cpuBefore = cpuSeconds(pid);
+  const { kubeApiServer, etcd } = cluster.pids;
+  const apiCpuBefore = cpuSeconds(kubeApiServer);
+  const etcdCpuBefore = cpuSeconds(etcd);
+  const workerCpuBefore = new Map(children(pid).map((w) => [w, cpuSeconds(w)] as const));
+  const loadBefore = loadavg()[0] ?? 0;
   const workers = new Map<number, number>();
   const sampler = setInterval(() => {
     for (const w of children(pid)) {
@@ -186,6 +192,14 @@ try {
   }
   const finished = performance.now();
   const cpuBusy = cpuSeconds(pid) - cpuBefore;
+  const apiCpuBusy = cpuSeconds(kubeApiServer) - apiCpuBefore;
+  const etcdCpuBusy = cpuSeconds(etcd) - etcdCpuBefore;
+  // Workers started during the run (a replacement) count from zero.
+  const workerCpuBusy = children(pid).reduce(
+    (sum, w) => sum + cpuSeconds(w) - (workerCpuBefore.get(w) ?? 0),
+    0,
+  );
+  const loadAfter = loadavg()[0] ?? 0;
   const after = await requestCounts(cluster, { subresources: true });
   const busy = countsSince(after, before);
   const all = busy.reduce((n, [, v]) => n + v, 0);
@@ -206,6 +220,10 @@ try {
     `render workers (separate processes): ${workers.size}, peak RSS ${[...workers.values()].map((v) => `${(v / MiB).toFixed(0)} MiB`).join(', ') || '-'}`,
   );
   console.log(`manager CPU while busy: ${cpuBusy.toFixed(1)} s`);
+  const perInstance = (s: number): string => `${((s * 1000) / total).toFixed(2)} ms`;
+  console.log(
+    `CPU per Instance: manager ${perInstance(cpuBusy)}, render workers ${perInstance(workerCpuBusy)}, kube-apiserver ${perInstance(apiCpuBusy)}, etcd ${perInstance(etcdCpuBusy)} (load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after)`,
+  );
   console.log('by verb/resource (bench creates and polls included):');
   for (const [k, v] of busy) console.log(`  ${k.padEnd(40)} ${v}`);
   clearInterval(sampler);

@@ -8,6 +8,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ApiError,
@@ -49,6 +50,11 @@ const MAX_ERROR_BODY = 64 * 1024;
 export class KubeClient {
   private agent: https.Agent | http.Agent | undefined;
   private readonly server: URL;
+  /** Host, port and protocol of every request (from the server URL, taken apart once). */
+  private readonly endpoint: http.RequestOptions;
+  /** The server URL's own path (a proxy's prefix), without its trailing slash. */
+  private readonly pathPrefix: string;
+  private staticAuth: Authentication | undefined;
   private closed = false;
 
   constructor(
@@ -59,6 +65,9 @@ export class KubeClient {
     const current = kubeConfig.getCurrentCluster();
     if (!current) throw new KubeConfigError('no current cluster in the kubeconfig', cluster);
     this.server = new URL(current.server);
+    const { protocol, hostname, port } = urlToHttpOptions(this.server);
+    this.endpoint = { protocol, hostname, port };
+    this.pathPrefix = this.server.pathname.replace(/\/$/, '');
   }
 
   /** One JSON request. Non-2xx answers throw {@link ApiError}. */
@@ -152,55 +161,126 @@ export class KubeClient {
     timeoutMs: number | undefined,
   ): Promise<http.IncomingMessage> {
     if (this.closed) throw new Error(`client for cluster ${this.cluster} is closed`);
-    // applyToHTTPSOptions is called per request because tokens (exec plugins, projected
-    // service-account tokens) rotate; the TLS material is taken once for our own pooled agent.
-    const opts: https.RequestOptions = {};
-    await this.kubeConfig.applyToHTTPSOptions(opts);
+    const auth = await this.authentication();
     const isHttps = this.server.protocol === 'https:';
     if (!this.agent) {
-      const tls = {
-        ca: opts.ca,
-        cert: opts.cert,
-        key: opts.key,
-        servername: opts.servername,
-        rejectUnauthorized: opts.rejectUnauthorized,
-        keepAlive: true,
-        maxSockets: 64,
-      };
-      this.agent = isHttps ? new https.Agent(tls) : new http.Agent({ keepAlive: true });
+      this.agent = isHttps
+        ? new https.Agent({ ...tlsOptionsOf(auth), keepAlive: true, maxSockets: 64 })
+        : new http.Agent({ keepAlive: true });
     }
-    const url = new URL(this.server.toString().replace(/\/$/, '') + options.path);
-    for (const [key, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    // client-node puts bearer tokens and impersonation into a plain headers object.
-    for (const [name, value] of Object.entries((opts.headers ?? {}) as Record<string, unknown>)) {
-      if (typeof value === 'string') headers[name] = value;
-    }
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    const headers: Record<string, string> = { ...auth.headers };
     let payload: string | undefined;
     if (options.body !== undefined) {
       payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       headers['Content-Type'] = options.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(payload));
     }
-    const signals = [
-      options.signal,
-      timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs),
-    ].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
     const mod = isHttps ? https : http;
     return new Promise((resolve, reject) => {
       const req = mod.request(
-        url,
-        { method: options.method ?? 'GET', headers, agent: this.agent, signal },
+        {
+          ...this.endpoint,
+          path: requestPath(this.pathPrefix, options.path, options.query),
+          method: options.method ?? 'GET',
+          headers,
+          agent: this.agent,
+          signal: options.signal,
+        },
         resolve,
       );
       req.on('error', reject);
+      if (timeoutMs !== undefined) armTimeout(req, timeoutMs);
       req.end(payload);
     });
   }
+
+  /**
+   * Headers (and, once, TLS material) from the kubeconfig. client-node's applyToHTTPSOptions
+   * re-reads certificate files, decodes base64 and builds a throw-away agent on every call:
+   * done per request that is a large part of a request's client-side cost. Only exec
+   * plugins and auth providers (OIDC, cloud providers, the in-cluster token file) produce
+   * credentials that change, so only those users are asked again per request; for the rest
+   * (client certificates, static tokens, basic auth) the first answer is kept.
+   */
+  private async authentication(): Promise<Authentication> {
+    if (this.staticAuth) return this.staticAuth;
+    const opts: https.RequestOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    // client-node puts bearer tokens and impersonation into a plain headers object.
+    for (const [name, value] of Object.entries((opts.headers ?? {}) as Record<string, unknown>)) {
+      if (typeof value === 'string') headers[name] = value;
+    }
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    const auth: Authentication = { headers, tls: opts };
+    const user = this.kubeConfig.getCurrentUser();
+    if (!user?.exec && !user?.authProvider) this.staticAuth = auth;
+    return auth;
+  }
+}
+
+/** What a request takes from the kubeconfig: headers per request, TLS for the agent. */
+interface Authentication {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly tls: https.RequestOptions;
+}
+
+/**
+ * The agent's TLS options. Certificates as strings: the agent derives a pool key from them
+ * on every request (https.Agent#getName), and a Buffer there is converted to a string anew
+ * each time.
+ */
+function tlsOptionsOf(auth: Authentication): https.AgentOptions {
+  const { ca, cert, key, servername, rejectUnauthorized } = auth.tls;
+  return {
+    ca: pemText(ca),
+    cert: pemText(cert),
+    key: pemText(key),
+    servername,
+    rejectUnauthorized,
+  };
+}
+
+function pemText<T>(value: T): T | string {
+  return Buffer.isBuffer(value) ? value.toString('utf8') : value;
+}
+
+/**
+ * The request path with its query. Built as a string: a URL object per request (parse,
+ * searchParams, and node's conversion back to request options) costs more than the rest of
+ * the request's own JavaScript.
+ */
+export function requestPath(
+  prefix: string,
+  path: string,
+  query: Readonly<Record<string, QueryValue>> | undefined,
+): string {
+  let out = prefix + path;
+  if (query === undefined) return out;
+  let sep = path.includes('?') ? '&' : '?';
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    out += `${sep}${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`;
+    sep = '&';
+  }
+  return out;
+}
+
+/**
+ * Ends the request (and a response being read) with a TimeoutError after `ms`: one timer per
+ * request, cheaper than AbortSignal.timeout combined with the caller's signal through
+ * AbortSignal.any (each allocates signals, listeners and weak references per request).
+ */
+function armTimeout(req: http.ClientRequest, ms: number): void {
+  let res: http.IncomingMessage | undefined;
+  req.once('response', (r: http.IncomingMessage) => (res = r));
+  const timer = setTimeout(() => {
+    const err = new DOMException(`no answer within ${ms} ms`, 'TimeoutError');
+    if (res) res.destroy(err);
+    req.destroy(err);
+  }, ms);
+  // 'close' comes when the response has been read to its end, or the request failed.
+  req.once('close', () => clearTimeout(timer));
 }
 
 function readBody(res: http.IncomingMessage, limit: number): Promise<string> {

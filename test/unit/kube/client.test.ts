@@ -3,6 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   ApiError,
@@ -10,6 +13,7 @@ import {
   WatchInactivityError,
   parseRetryAfter,
 } from '../../../src/kube/index.ts';
+import { requestPath } from '../../../src/kube/client.ts';
 
 type Handler = (url: URL, res: ServerResponse, req: IncomingMessage) => void;
 
@@ -151,6 +155,108 @@ describe('KubeClient', () => {
     });
     setTimeout(() => ac.abort(), 50);
     await expect(watching).resolves.toBeUndefined();
+  });
+
+  it('ends a request that gets no answer with a TimeoutError, also while the body is read', async () => {
+    handler = () => undefined; // never answers
+    const silent = await client
+      .request({ path: '/api/v1/pods', timeoutMs: 100 })
+      .catch((e: unknown) => e);
+    expect(silent).toMatchObject({ name: 'TimeoutError' });
+    handler = (_url, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"items":['); // …and the rest never comes
+    };
+    const stalled = await client
+      .request({ path: '/api/v1/pods', timeoutMs: 100 })
+      .catch((e: unknown) => e);
+    expect(stalled).toMatchObject({ name: 'TimeoutError' });
+    // The pool is still usable afterwards.
+    handler = (_url, res) => res.end('{"ok":true}');
+    await expect(client.request({ path: '/api/v1/pods', timeoutMs: 1_000 })).resolves.toEqual({
+      ok: true,
+    });
+  });
+
+  it("aborts with the caller's signal", async () => {
+    handler = () => undefined;
+    const ac = new AbortController();
+    const pending = client.request({ path: '/api/v1/pods', signal: ac.signal });
+    setTimeout(() => ac.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('builds request paths with the query encoded, after a server path prefix', () => {
+    expect(requestPath('', '/api/v1/pods', undefined)).toBe('/api/v1/pods');
+    expect(
+      requestPath('/k8s/clusters/c-1', '/api/v1/pods', {
+        labelSelector: 'app in (a,b),tier!=x',
+        limit: 500,
+        continue: undefined,
+        watch: true,
+      }),
+    ).toBe(
+      '/k8s/clusters/c-1/api/v1/pods?labelSelector=app%20in%20(a%2Cb)%2Ctier!%3Dx&limit=500&watch=true',
+    );
+    expect(requestPath('', '/api/v1/pods?dryRun=All', { fieldManager: 'me' })).toBe(
+      '/api/v1/pods?dryRun=All&fieldManager=me',
+    );
+    expect(new URLSearchParams(requestPath('', '/x', { q: 'a b&c=d' }).slice(3)).get('q')).toBe(
+      'a b&c=d',
+    );
+  });
+
+  it('asks the kubeconfig for credentials per request only when they can change', async () => {
+    const seen: (string | undefined)[] = [];
+    handler = (_url, res, req) => {
+      seen.push(req.headers.authorization);
+      res.end('{}');
+    };
+    const port = (server.address() as AddressInfo).port;
+    const kubeConfig = (user: object): KubeConfig => {
+      const kc = new KubeConfig();
+      kc.loadFromOptions({
+        clusters: [{ name: 'c', server: `http://127.0.0.1:${port}/`, skipTLSVerify: true }],
+        users: [{ name: 'u', ...user }],
+        contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+        currentContext: 'ctx',
+      });
+      return kc;
+    };
+    // A static token: read once, sent on every request.
+    const staticKc = kubeConfig({ token: 't1' });
+    let asked = 0;
+    const apply = staticKc.applyToHTTPSOptions.bind(staticKc);
+    staticKc.applyToHTTPSOptions = (opts) => {
+      asked++;
+      return apply(opts);
+    };
+    const staticClient = new KubeClient(staticKc);
+    await staticClient.request({ path: '/a' });
+    await staticClient.request({ path: '/b' });
+    staticClient.close();
+    expect(asked).toBe(1);
+    expect(seen).toEqual(['Bearer t1', 'Bearer t1']);
+    // An auth provider (here the in-cluster token file, which the kubelet rewrites): client-node
+    // is asked again on every request (it decides when to re-read the file).
+    const dir = await mkdtemp(join(tmpdir(), 'kube-client-'));
+    const tokenFile = join(dir, 'token');
+    await writeFile(tokenFile, 'from-file');
+    const rotatingKc = kubeConfig({ authProvider: { name: 'tokenFile', config: { tokenFile } } });
+    let askedAgain = 0;
+    const applyAgain = rotatingKc.applyToHTTPSOptions.bind(rotatingKc);
+    rotatingKc.applyToHTTPSOptions = (opts) => {
+      askedAgain++;
+      return applyAgain(opts);
+    };
+    const rotating = new KubeClient(rotatingKc);
+    seen.length = 0;
+    await rotating.request({ path: '/a' });
+    await rotating.request({ path: '/b' });
+    rotating.close();
+    await rm(dir, { recursive: true, force: true });
+    expect(askedAgain).toBe(2);
+    expect(seen).toEqual(['Bearer from-file', 'Bearer from-file']);
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {
