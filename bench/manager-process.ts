@@ -2,7 +2,7 @@
 // as its own process against a fresh local control plane, leader election on. N Instances
 // (default 1,000) of a 3-ConfigMap deploy plan, created through the real webhook, until all are
 // COMPLETE; then idle for BENCH_IDLE_S seconds (default 60). Prints: wall time, apiserver
-// requests per Instance by verb/resource (the bench's own creates and polls subtracted), the
+// requests per Instance by verb/resource (the bench's own creates and its LIST + WATCH subtracted), the
 // manager's peak RSS (VmHWM) and the render workers' separately, CPU while busy, and when idle:
 // CPU per minute and API writes.
 // Run: node --import ./scripts/register-ts.mjs bench/manager-process.ts [instances=1000]
@@ -13,10 +13,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../src/kube/index.ts';
-import type { Instance } from '../src/kudo/api/types.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { repositoryRoot } from '../src/localcluster/paths.ts';
 import { pool } from './pool.ts';
+import { waitForPlans } from './support/bench-operator.ts';
 import { requestCounts } from './support/apiserver-metrics.ts';
 import { countsSince } from './support/audit.ts';
 import { peakRssOf, rssOf } from './support/process-stats.ts';
@@ -178,18 +178,13 @@ try {
     });
   });
   const created = performance.now();
-  for (;;) {
-    benchRequests++;
-    const list = await client.request<{ items: Instance[] }>({
-      path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`,
-    });
-    const done = list.items.filter(
-      (i) => i.status?.planStatus?.['deploy']?.status === 'COMPLETE',
-    ).length;
-    if (done === total) break;
-    if (manager.exitCode !== null) throw new Error(`the manager exited:\n${log}`);
-    await new Promise((r) => setTimeout(r, Number(process.env['BENCH_POLL_MS'] ?? 250)));
-  }
+  const waiting = waitForPlans(client, ns, total);
+  // The manager dying ends the wait with its log.
+  const died = exited.then((code) => {
+    throw new Error(`the manager exited (${code}):\n${log}`);
+  });
+  died.catch(() => undefined); // its exit at the end, after the race, is no failure
+  benchRequests += await Promise.race([waiting, died]);
   const finished = performance.now();
   const cpuBusy = cpuSeconds(pid) - cpuBefore;
   const apiCpuBusy = cpuSeconds(kubeApiServer) - apiCpuBefore;
@@ -211,7 +206,7 @@ try {
   console.log(`creates done after: ${((created - started) / 1000).toFixed(1)} s`);
   console.log(`all COMPLETE after: ${((finished - started) / 1000).toFixed(1)} s`);
   console.log(
-    `requests per Instance by Planwright: ${((all - benchRequests) / total).toFixed(2)} (${all} in all, ${benchRequests} by the bench: creates + polls)`,
+    `requests per Instance by Planwright: ${((all - benchRequests) / total).toFixed(2)} (${all} in all, ${benchRequests} by the bench: creates + LIST/WATCH until COMPLETE)`,
   );
   console.log(
     `manager RSS: ${(startRss / MiB).toFixed(0)} MiB before the Instances, peak ${(peak / MiB).toFixed(0)} MiB, now ${(now / MiB).toFixed(0)} MiB`,
@@ -224,7 +219,7 @@ try {
   console.log(
     `CPU per Instance: manager ${perInstance(cpuBusy)}, render workers ${perInstance(workerCpuBusy)}, kube-apiserver ${perInstance(apiCpuBusy)}, etcd ${perInstance(etcdCpuBusy)} (load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after)`,
   );
-  console.log('by verb/resource (bench creates and polls included):');
+  console.log('by verb/resource (bench creates, LIST and WATCH included):');
   for (const [k, v] of busy) console.log(`  ${k.padEnd(40)} ${v}`);
   clearInterval(sampler);
   if (idleSeconds > 0) {

@@ -201,7 +201,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     const started = performance.now();
     await createInstances(admin, NS, workload.instances);
     const createSeconds = (performance.now() - started) / 1000;
-    await waitForPlans(admin, NS, workload.instances, { intervalMs: 500 });
+    await waitForPlans(admin, NS, workload.instances);
     const seconds = (performance.now() - started) / 1000;
     progress(`${contestant.name}: all COMPLETE after ${seconds.toFixed(1)} s`);
     await sleep(SETTLE_S * 1000);

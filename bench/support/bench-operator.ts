@@ -112,9 +112,12 @@ export class PlansNotDoneError extends Error {
 }
 
 /**
- * Lists the namespace's Instances every `intervalMs` until `count` of them have plan `plan`
- * COMPLETE; fails after `timeoutMs` saying how many were done and the status of one that was
- * not. Returns the number of LIST requests made.
+ * Waits until `count` of the namespace's Instances have plan `plan` COMPLETE: one LIST, then a
+ * WATCH from its resourceVersion (again LIST + WATCH when the watch ends or fails). Polling
+ * with LISTs instead costs the apiserver a full encoding of every Instance per poll, CPU that
+ * grows with the run's length and competes with the manager being measured. Fails after
+ * `timeoutMs` saying how many were done and the status of one that was not. Returns the
+ * number of requests made (LISTs and WATCHes).
  */
 export async function waitForPlans(
   client: KubeClient,
@@ -122,26 +125,70 @@ export async function waitForPlans(
   count: number,
   options: {
     readonly plan?: string;
-    readonly intervalMs?: number;
     readonly timeoutMs?: number;
   } = {},
 ): Promise<number> {
   const plan = options.plan ?? 'deploy';
-  const deadline = Date.now() + (options.timeoutMs ?? 1_800_000);
-  for (let polls = 1; ; polls++) {
-    const list = await client.request<{ items: Instance[] }>({
-      path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`,
-    });
-    const pending = list.items.filter((i) => i.status?.planStatus?.[plan]?.status !== 'COMPLETE');
-    if (list.items.length >= count && pending.length === 0) return polls;
-    if (Date.now() > deadline) {
-      const example = pending[0];
-      throw new PlansNotDoneError(
-        `${list.items.length - pending.length} of ${count} Instances in namespace ${ns} have ` +
-          `plan ${plan} COMPLETE after ${options.timeoutMs ?? 1_800_000} ms; e.g. ` +
-          `${example?.metadata?.name ?? '?'}: ${JSON.stringify(example?.status?.planStatus?.[plan] ?? null)}`,
-      );
+  const timeoutMs = options.timeoutMs ?? 1_800_000;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const path = `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`;
+  const done = new Set<string>();
+  const pending = new Map<string, Instance>();
+  const see = (i: Instance): void => {
+    const name = i.metadata?.name ?? '';
+    if (i.status?.planStatus?.[plan]?.status === 'COMPLETE') {
+      done.add(name);
+      pending.delete(name);
+    } else {
+      done.delete(name);
+      pending.set(name, i);
     }
-    await sleep(options.intervalMs ?? 250);
+  };
+  const finished = (): boolean => done.size >= count && pending.size === 0;
+  let requests = 0;
+  while (!deadline.aborted) {
+    try {
+      requests++;
+      const list = await client.request<{
+        metadata?: { resourceVersion?: string };
+        items: Instance[];
+      }>({ path, signal: deadline });
+      done.clear();
+      pending.clear();
+      for (const i of list.items) see(i);
+      if (finished()) return requests;
+      const enough = new AbortController();
+      requests++;
+      await client.watch({
+        path,
+        query: { resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true },
+        signal: AbortSignal.any([deadline, enough.signal]),
+        inactivityMs: 120_000,
+        onEvent: (event) => {
+          const { type, object } = event as { type?: string; object?: Instance };
+          if (type === 'ERROR') throw new Error(`watch error: ${JSON.stringify(object)}`);
+          if (!object || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED')) return;
+          if (type === 'DELETED') {
+            done.delete(object.metadata?.name ?? '');
+            pending.delete(object.metadata?.name ?? '');
+          } else see(object);
+          if (finished()) enough.abort();
+        },
+      });
+      if (enough.signal.aborted) return requests;
+    } catch (err) {
+      if (deadline.aborted) break;
+      // A watch that expired (410) or failed: list again after a breath.
+      console.error(
+        `waitForPlans: ${err instanceof Error ? err.message : String(err)}; listing again`,
+      );
+      await sleep(250);
+    }
   }
+  const example = [...pending.values()][0];
+  throw new PlansNotDoneError(
+    `${done.size} of ${count} Instances in namespace ${ns} have plan ${plan} COMPLETE after ` +
+      `${timeoutMs} ms; e.g. ${example?.metadata?.name ?? '?'}: ` +
+      `${JSON.stringify(example?.status?.planStatus?.[plan] ?? null)}`,
+  );
 }

@@ -1,4 +1,5 @@
 /** Status bookkeeping: plan entries, the Ready condition, change detection, timestamps. */
+import { jsonEqual } from '../api/json-equal.ts';
 import { isTerminal } from '../api/read.ts';
 import {
   PLAN_DEPLOY,
@@ -93,11 +94,13 @@ export function canonical(value: unknown): string {
   );
 }
 
-function planTree(ps: PlanStatus | undefined): string {
-  if (!ps) return '';
-  const rest: PlanStatus = { ...ps };
-  delete rest.lastUpdatedTimestamp;
-  return canonical(rest);
+/** Whether a plan's status tree changed, its lastUpdatedTimestamp aside. */
+function planTreeChanged(old: PlanStatus | undefined, ps: PlanStatus): boolean {
+  if (!old) return true;
+  return !jsonEqual(
+    { ...old, lastUpdatedTimestamp: undefined },
+    { ...ps, lastUpdatedTimestamp: undefined },
+  );
 }
 
 /** Sets lastUpdatedTimestamp on plans whose status tree changed since `before`. */
@@ -108,13 +111,14 @@ export function stampChangedPlans(
 ): void {
   for (const [name, ps] of Object.entries(after.planStatus ?? {})) {
     const old = before?.planStatus?.[name];
-    if (planTree(old) !== planTree(ps) && ps.status !== 'NEVER_RUN')
+    if (ps.status !== 'NEVER_RUN' && planTreeChanged(old, ps))
       ps.lastUpdatedTimestamp = now.toISOString();
   }
 }
 
+/** Compared as JSON (any key order) without serializing: this runs on every status flush. */
 export function statusEqual(a: InstanceStatus | undefined, b: InstanceStatus | undefined): boolean {
-  return canonical(a ?? {}) === canonical(b ?? {});
+  return jsonEqual(a ?? {}, b ?? {});
 }
 
 export interface ReadyInput {

@@ -5,6 +5,8 @@ import {
   READY_MESSAGE,
   readyFromPlan,
   readyFromWorkloads,
+  stampChangedPlans,
+  statusEqual,
   syncPlanEntries,
 } from '../../../../src/kudo/engine/status.ts';
 import { phaseStatus } from '../../../support/kudo-objects.ts';
@@ -96,6 +98,63 @@ describe('plan entries', () => {
     const copy = structuredClone(status);
     syncPlanEntries(status, o);
     expect(status).toEqual(copy);
+  });
+});
+
+describe('change detection', () => {
+  const stored: InstanceStatus = {
+    planStatus: {
+      deploy: {
+        name: 'deploy',
+        status: 'COMPLETE',
+        lastUpdatedTimestamp: '2026-01-01T00:00:00Z',
+        phases: [{ name: 'p', status: 'COMPLETE', steps: [{ name: 's', status: 'COMPLETE' }] }],
+      },
+    },
+    conditions: [{ type: 'Ready', status: 'True', reason: 'ResourcesReady' }],
+  };
+
+  it('equal in any key order, with undefined members as absent; any value or array change differs', () => {
+    const reordered: InstanceStatus = {
+      conditions: [{ reason: 'ResourcesReady', status: 'True', type: 'Ready' }],
+      planStatus: {
+        deploy: {
+          phases: [{ steps: [{ status: 'COMPLETE', name: 's' }], status: 'COMPLETE', name: 'p' }],
+          lastUpdatedTimestamp: '2026-01-01T00:00:00Z',
+          status: 'COMPLETE',
+          name: 'deploy',
+        },
+      },
+      inventory: undefined,
+    };
+    expect(statusEqual(stored, reordered)).toBe(true);
+    expect(statusEqual(undefined, {})).toBe(true);
+    const changed = structuredClone(stored);
+    (changed.planStatus?.['deploy']?.phases?.[0]?.steps ?? []).push({
+      name: 't',
+      status: 'PENDING',
+    });
+    expect(statusEqual(stored, changed)).toBe(false);
+    expect(statusEqual(stored, { ...stored, conditions: [] })).toBe(false);
+  });
+
+  it('stamps a plan whose tree changed, not one that only differs in its timestamp or never ran', () => {
+    const now = new Date('2026-02-02T00:00:00Z');
+    const same = structuredClone(stored);
+    (same.planStatus ?? {})['deploy'] = {
+      ...(same.planStatus?.['deploy'] ?? {}),
+      lastUpdatedTimestamp: 'elsewhen',
+    };
+    stampChangedPlans(stored, same, now);
+    expect(same.planStatus?.['deploy']?.lastUpdatedTimestamp).toBe('elsewhen');
+
+    const moved = structuredClone(stored);
+    const deploy = moved.planStatus?.['deploy'];
+    if (deploy) deploy.status = 'IN_PROGRESS';
+    (moved.planStatus ?? {})['backup'] = { name: 'backup', status: 'NEVER_RUN', phases: [] };
+    stampChangedPlans(stored, moved, now);
+    expect(moved.planStatus?.['deploy']?.lastUpdatedTimestamp).toBe(now.toISOString());
+    expect(moved.planStatus?.['backup']?.lastUpdatedTimestamp).toBeUndefined();
   });
 });
 
