@@ -248,7 +248,14 @@ export interface Condition {
 }
 
 export interface InstanceStatus {
-  planExecution?: { planName?: string; uid?: string; status?: string; startedAt?: string };
+  planExecution?: {
+    planName?: string;
+    uid?: string;
+    status?: string;
+    startedAt?: string;
+    /** The Instance generation whose spec.planExecution this reflects (engine/unrecorded.ts). */
+    observedGeneration?: number;
+  };
   planStatus?: Record<string, PlanStatus>;
   conditions?: Condition[];
   inventory?: Array<Record<string, unknown>>;

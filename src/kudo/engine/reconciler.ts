@@ -26,6 +26,7 @@ import { OperatorVersionMissingError } from './errors.ts';
 import { InstanceWriter } from './instance-api.ts';
 import { deleteInventory } from './cleanup.ts';
 import { cleanupFinalizerNeeded, hasCleanupFinalizer } from './finalizer.ts';
+import { findUnrecorded, nothingUnrecorded } from './unrecorded.ts';
 import { executePass, freshPlanStatus } from './plan.ts';
 import { pipesOfPlan } from './pipes.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
@@ -111,6 +112,12 @@ export class InstanceReconciler {
    * closing write failed, e.g. a conflict): the next session of the Instance writes them.
    */
   private readonly unwritten = new Map<string, readonly InventoryEntry[]>();
+  /**
+   * Instances (key → metadata.uid) of which this process knows every applied object is
+   * recorded or in `unwritten`: it saw their scheduled run finished, or looked for unrecorded
+   * objects itself. A new run of such an Instance needs no look (unrecorded.ts).
+   */
+  private readonly accounted = new Map<string, string>();
 
   constructor(private readonly options: InstanceReconcilerOptions) {
     this.writer = new InstanceWriter(options.client);
@@ -150,6 +157,7 @@ export class InstanceReconciler {
       this.waits.forget(key);
       this.finished.delete(key);
       this.unwritten.delete(key);
+      this.accounted.delete(key);
       this.options.watches?.releaseAll(key);
       return;
     }
@@ -211,7 +219,11 @@ export class InstanceReconciler {
     if (left.length === 0) return;
     if (this.unwritten.size >= 65_536) {
       const oldest = this.unwritten.keys().next();
-      if (!oldest.done) this.unwritten.delete(oldest.value);
+      if (!oldest.done) {
+        this.unwritten.delete(oldest.value);
+        // Its entries are lost to memory: only a look can find their objects again.
+        this.accounted.delete(oldest.value);
+      }
     }
     this.unwritten.set(key, [...left]);
   }
@@ -255,6 +267,9 @@ export class InstanceReconciler {
       if (!wasTerminal && this.finished.get(key) === `${pe.planName}/${uid}`) {
         return { requeueAfter: 100 };
       }
+      if (wasTerminal) this.remember(this.accounted, key, current.metadata.uid ?? '');
+      else if ((was?.uid ?? '') !== uid)
+        await this.recordUnrecorded(key, session, current, ov, signal);
       const ps = await this.runPlan(
         session,
         ov,
@@ -270,6 +285,9 @@ export class InstanceReconciler {
         uid,
         status: ps.status ?? 'PENDING',
         ...(ps.startedAt ? { startedAt: ps.startedAt } : {}),
+        ...(current.metadata.generation !== undefined
+          ? { observedGeneration: current.metadata.generation }
+          : {}),
       };
       await this.updateReady(
         session,
@@ -510,12 +528,46 @@ export class InstanceReconciler {
   }
 
   private rememberFinished(key: string, run: string): void {
-    this.finished.delete(key);
-    if (this.finished.size >= 65_536) {
-      const oldest = this.finished.keys().next();
-      if (!oldest.done) this.finished.delete(oldest.value);
+    this.remember(this.finished, key, run);
+  }
+
+  /** Sets `key` in a bounded map (65,536 keys, oldest forgotten first). */
+  private remember(map: Map<string, string>, key: string, value: string): void {
+    map.delete(key);
+    if (map.size >= 65_536) {
+      const oldest = map.keys().next();
+      if (!oldest.done) map.delete(oldest.value);
     }
-    this.finished.set(key, run);
+    map.set(key, value);
+  }
+
+  /**
+   * A new run starts: unless the stored status (or this process) proves every object applied
+   * so far is recorded, finds the Instance's owned objects a run applied without their record
+   * reaching the API server, and records them for prune (unrecorded.ts). The home cluster
+   * only: objects in target clusters are always recorded before they are applied.
+   */
+  private async recordUnrecorded(
+    key: string,
+    session: StatusSession,
+    instance: Instance,
+    ov: OperatorVersion,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const uid = instance.metadata.uid ?? '';
+    if (this.accounted.get(key) === uid || nothingUnrecorded(instance)) return;
+    const found = await findUnrecorded(
+      instance,
+      ov,
+      session.inventory,
+      this.options.ssa,
+      this.options.logger,
+      signal,
+    );
+    if (found.length > 0) await session.record(found, { foundWithoutInventory: true });
+    // Not after nothingUnrecorded alone: an earlier process may have run part of the run now
+    // starting; its objects are re-rendered only if this run gets that far.
+    this.remember(this.accounted, key, uid);
   }
 
   /** Where an inventory entry's object lives, or why it cannot be reached now. */
