@@ -35,7 +35,12 @@ import { resolveKind } from '../../kube/kinds.ts';
 import { isTerminal } from '../api/read.ts';
 import type { Instance, OperatorVersion } from '../api/types.ts';
 import { entryOf, inventoryKey, type InventoryEntry } from '../inventory/index.ts';
-import { ANNOTATION_PHASE, ANNOTATION_PLAN, ANNOTATION_STEP } from '../render/index.ts';
+import {
+  ANNOTATION_PHASE,
+  ANNOTATION_PLAN,
+  ANNOTATION_STEP,
+  controlledByInstance,
+} from '../render/index.ts';
 import { instanceLabelSelector } from './workloads.ts';
 
 /** Whether the stored status proves that no applied object can be missing from the inventory. */
@@ -117,22 +122,6 @@ export function taskOf(obj: ApplyObject, ov: OperatorVersion): string | undefine
   return naming.length === 1 ? naming[0]?.name : undefined;
 }
 
-function controlledBy(obj: ApplyObject, instance: Instance): boolean {
-  const refs = obj.metadata?.['ownerReferences'];
-  const uid = instance.metadata.uid;
-  return (
-    uid !== undefined &&
-    Array.isArray(refs) &&
-    refs.some(
-      (r: unknown) =>
-        typeof r === 'object' &&
-        r !== null &&
-        (r as { uid?: unknown }).uid === uid &&
-        (r as { controller?: unknown }).controller === true,
-    )
-  );
-}
-
 const PAGE = 500;
 
 /**
@@ -192,7 +181,7 @@ export async function findUnrecorded(
       }
       for (const item of page.items ?? []) {
         const obj: ApplyObject = { ...item, apiVersion, kind: mapping.kind };
-        if (!controlledBy(obj, instance)) continue;
+        if (!controlledByInstance(obj, instance)) continue;
         const task = taskOf(obj, ov);
         const entry = entryOf(obj, task ? { task } : {});
         if (recorded.has(inventoryKey(entry))) continue;

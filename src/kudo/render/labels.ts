@@ -214,3 +214,23 @@ export function ownedByAnother(obj: ApplyObject, instance: Instance): boolean {
   const label = obj.metadata?.labels?.[LABEL_INSTANCE];
   return label !== undefined && label !== labelValue(instance.metadata.name ?? '');
 }
+
+/**
+ * Whether a live or decorated object carries the controller owner reference decorate gives it
+ * (so the garbage collector deletes it with `instance`).
+ */
+export function controlledByInstance(obj: ApplyObject, instance: Instance): boolean {
+  const refs = obj.metadata?.['ownerReferences'];
+  const uid = instance.metadata.uid;
+  return (
+    uid !== undefined &&
+    Array.isArray(refs) &&
+    refs.some(
+      (r: unknown) =>
+        typeof r === 'object' &&
+        r !== null &&
+        (r as { uid?: unknown }).uid === uid &&
+        (r as { controller?: unknown }).controller === true,
+    )
+  );
+}

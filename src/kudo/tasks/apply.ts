@@ -17,6 +17,7 @@ import {
   extractPolicy,
   type InventoryEntry,
 } from '../inventory/index.ts';
+import { controlledByInstance } from '../render/index.ts';
 import { pruneTask } from './prune.ts';
 import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
 import { applyOrder, decorateAll, renderTask, type Rendered } from './objects.ts';
@@ -103,19 +104,7 @@ function withPolicy(task: string, decorated: ApplyObject, ctx: TaskContext): Pol
  * the controller owner reference to this Instance that decorate sets.
  */
 function collectedWithOwner({ object, entry }: PolicyObject, ctx: TaskContext): boolean {
-  if (!collectedWithInstance(entry, ctx.instance)) return false;
-  const uid = ctx.instance.metadata.uid;
-  const refs = object.metadata?.['ownerReferences'];
-  return (
-    Array.isArray(refs) &&
-    refs.some(
-      (r: unknown) =>
-        typeof r === 'object' &&
-        r !== null &&
-        (r as { uid?: unknown }).uid === uid &&
-        (r as { controller?: unknown }).controller === true,
-    )
-  );
+  return collectedWithInstance(entry, ctx.instance) && controlledByInstance(object, ctx.instance);
 }
 
 /** Applies one object when it differs from the live one; returns why it is not healthy yet. */

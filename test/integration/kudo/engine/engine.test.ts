@@ -35,6 +35,16 @@ describe('Instance controller (in-process, real webhook)', () => {
     kudoObjects(custom).getInstance(namespace, name);
   const planOf = async (namespace: string, name: string, plan = 'deploy') =>
     (await get(namespace, name))?.status?.planStatus?.[plan];
+  const deleteAndWait = async (namespace: string, name: string): Promise<void> => {
+    await custom.deleteNamespacedCustomObject({
+      group: 'kudo.dev',
+      version: 'v1beta1',
+      namespace,
+      plural: 'instances',
+      name,
+    });
+    await waitFor(`${name} to be gone`, async () => (await get(namespace, name)) === undefined);
+  };
   const instance = (name: string, ov: string, parameters: Record<string, string> = {}) => ({
     apiVersion: 'kudo.dev/v1beta1',
     kind: 'Instance',
@@ -103,14 +113,7 @@ describe('Instance controller (in-process, real webhook)', () => {
     expect(a?.metadata.finalizers).toContain('kudo.dev.instance.cleanup');
     expect(a?.status?.inventory).toHaveLength(3);
 
-    await custom.deleteNamespacedCustomObject({
-      group: 'kudo.dev',
-      version: 'v1beta1',
-      namespace: ns,
-      plural: 'instances',
-      name: 'a',
-    });
-    await waitFor('a to be gone', async () => (await get(ns, 'a')) === undefined);
+    await deleteAndWait(ns, 'a');
     await expect(core.readNamespacedConfigMap({ name: 'a-own', namespace: ns })).rejects.toThrow();
     await expect(rbac.readClusterRole({ name: `${role}-a` })).rejects.toThrow();
     const shared = await core.readNamespacedConfigMap({ name: 'shared', namespace: ns });
@@ -165,14 +168,7 @@ describe('Instance controller (in-process, real webhook)', () => {
     expect(
       (scoped?.status?.inventory ?? []).map((e) => (e as { kind?: string }).kind).sort(),
     ).toEqual(['ClusterRole', 'ConfigMap']);
-    await custom.deleteNamespacedCustomObject({
-      group: 'kudo.dev',
-      version: 'v1beta1',
-      namespace: ns,
-      plural: 'instances',
-      name: 'scoped',
-    });
-    await waitFor('scoped to be gone', async () => (await get(ns, 'scoped')) === undefined);
+    await deleteAndWait(ns, 'scoped');
     await expect(rbac.readClusterRole({ name: role })).rejects.toThrow();
   });
 
