@@ -6,6 +6,7 @@
  * in-process. See examples/api/app.ts.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { GroupVersionKind } from './kube/index.ts';
@@ -15,6 +16,7 @@ import {
   LiveOperatorSource,
   LiveOperatorVersionSource,
   registerAdmissionWebhooks,
+  type AdmissionServer,
 } from './kudo/admission/index.ts';
 import {
   INSTANCE_GVK,
@@ -47,10 +49,17 @@ export type WebhookSettings = Omit<WebhookServerOptions, 'logger' | 'registry' |
 /** The manager's settings; kubeConfig, logger and registry are the App's. */
 export type ManagerSettings = Omit<ManagerOptions, 'kubeConfig' | 'logger' | 'registry'>;
 
-/** Limits of the render pools (rendering and parameter decoding run in worker processes). */
+/**
+ * Limits of the render pools (rendering and parameter decoding run in worker processes).
+ * Workers start when work needs them and exit after `idleMs` without work; the admission
+ * pool keeps one worker while the webhooks are called (and starts it at startup), so a
+ * webhook call does not wait for a worker's start.
+ */
 export interface RenderSettings {
-  /** Render workers (parallel renders). Default 2. */
+  /** Render workers at most (parallel renders). Default: the CPU count, 1 to 4. */
   readonly workers?: number;
+  /** A worker without work this long exits (render workers; the admission worker counts webhook calls as work). Default 30 s. */
+  readonly idleMs?: number;
   /** Wall-clock limit of one template render. Default 10 s. */
   readonly deadlineMs?: number;
   /** Heap of one render worker, MiB. Default 256. */
@@ -79,6 +88,13 @@ export interface AppSettings {
 /** The readiness checks of the caches admission reads. */
 export const OPERATOR_VERSION_CACHE_CHECK = 'cache-operatorversions-synced';
 export const INSTANCE_CACHE_CHECK = 'cache-instances-synced';
+/** Readiness: the admission worker's first start has finished (ready, or failed and logged). */
+export const ADMISSION_WORKER_CHECK = 'admission-worker-started';
+
+/** Render workers by default: one per CPU, at least 1 and at most 4. */
+export function defaultRenderWorkers(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
 
 export class App {
   readonly manager: Manager;
@@ -108,8 +124,9 @@ export class App {
     const render = settings.render ?? {};
     this.renderPool = new RenderPool({
       name: 'render',
-      size: render.workers ?? 2,
+      size: render.workers ?? defaultRenderWorkers(),
       deadlineMs: render.deadlineMs ?? 10_000,
+      ...(render.idleMs !== undefined ? { idleMs: render.idleMs } : {}),
       maxHeapMb: render.maxHeapMb ?? 256,
       logger: logger.child({ component: 'render-pool' }),
       registry,
@@ -118,6 +135,7 @@ export class App {
       name: 'admission',
       size: 1,
       deadlineMs: render.decodeDeadlineMs ?? 4_000,
+      ...(render.idleMs !== undefined ? { idleMs: render.idleMs } : {}),
       maxHeapMb: 128,
       logger: logger.child({ component: 'admission-pool' }),
       registry,
@@ -136,8 +154,8 @@ export class App {
     this.listening.catch(() => undefined);
     const manager = this.manager;
     // Only the leader's controller renders: a non-leader starts no render workers, and a
-    // lost term stops them (the next term starts them again).
-    manager.add(pool('render-pool', this.renderPool, true));
+    // lost term stops them (the next term takes jobs again).
+    manager.add(pool('render-pool', this.renderPool, true, false));
     if (settings.webhook) {
       const server = new WebhookServer({
         ...settings.webhook,
@@ -146,7 +164,7 @@ export class App {
         probes: manager.probes,
       });
       this.server = server;
-      registerAdmissionWebhooks(server, {
+      registerAdmissionWebhooks(warming(server, this.admissionPool), {
         operatorVersions,
         validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
         controllerUsers: new Set(settings.admission.controllerUsers),
@@ -177,7 +195,13 @@ export class App {
         () => this.operatorVersionCache?.isSynced === true,
       );
       manager.probes.addReadyz(INSTANCE_CACHE_CHECK, () => this.instanceCache?.isSynced === true);
-      manager.add(pool('admission-pool', this.admissionPool, false));
+      let admissionWorkerStarted = false;
+      manager.probes.addReadyz(ADMISSION_WORKER_CHECK, () => admissionWorkerStarted);
+      manager.add(
+        pool('admission-pool', this.admissionPool, false, true, () => {
+          admissionWorkerStarted = true;
+        }),
+      );
       manager.add(
         runnable('webhook-server', false, async (signal) => {
           this.listened?.((await server.listen(signal)).port);
@@ -239,13 +263,41 @@ export class App {
 }
 
 /**
- * A render pool as a runnable: warm workers until the signal aborts, then stopped — on every
- * replica, or (`needLeaderElection`) for each term of leadership.
+ * A render pool as a runnable: takes jobs until the signal aborts, then stopped — on every
+ * replica, or (`needLeaderElection`) for each term of leadership. With `warmAtStart`, one
+ * worker starts at once (`started` is called once it is ready, or failed to start).
  */
-function pool(name: string, renderPool: RenderPool, needLeaderElection: boolean): Runnable {
+function pool(
+  name: string,
+  renderPool: RenderPool,
+  needLeaderElection: boolean,
+  warmAtStart: boolean,
+  started?: () => void,
+): Runnable {
   return runnable(name, needLeaderElection, async (signal) => {
     renderPool.start(signal);
+    if (warmAtStart) void renderPool.warm().then(started);
     await aborted(signal);
     await renderPool.stop();
   });
+}
+
+/**
+ * The server, with every admission call keeping the admission worker warm: a webhook that
+ * needs it (array/map parameters, OperatorVersion verification) finds it running while the
+ * webhooks have recent traffic, instead of paying a process start inside its deadline.
+ */
+function warming(server: AdmissionServer, admissionPool: RenderPool): AdmissionServer {
+  return {
+    registerMutating: (name, handler) =>
+      server.registerMutating(name, (request, context) => {
+        void admissionPool.warm();
+        return handler(request, context);
+      }),
+    registerValidating: (name, handler) =>
+      server.registerValidating(name, (request, context) => {
+        void admissionPool.warm();
+        return handler(request, context);
+      }),
+  };
 }

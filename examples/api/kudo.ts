@@ -50,7 +50,7 @@ export async function renderPool(
     maxHeapMb: 256,
     logger,
   });
-  pool.start(signal); // workers end when signal aborts
+  pool.start(signal); // workers start on demand, exit when idle, and end when signal aborts
   const { objects } = await pool.render(job, signal);
   return objects;
 }

@@ -114,14 +114,20 @@ export async function leaderStatus(child: PlanwrightChild, agent: https.Agent): 
   return Number(m?.[1] ?? -1);
 }
 
-/** Ready workers of the render pool, from the child's /metrics. */
-export async function readyRenderWorkers(
+/** Workers of the render pool by state, from the child's /metrics (-1: not reported). */
+export async function renderWorkers(
   child: PlanwrightChild,
   agent: https.Agent,
-): Promise<number> {
+): Promise<{ readonly starting: number; readonly ready: number }> {
   const { text } = await call(child, agent, '/metrics');
-  const m = /^planwright_render_workers\{pool="render",state="ready"\} (\d+)/m.exec(text);
-  return Number(m?.[1] ?? -1);
+  const count = (state: string): number => {
+    const m = new RegExp(
+      `^planwright_render_workers\\{pool="render",state="${state}"\\} (\\d+)`,
+      'm',
+    ).exec(text);
+    return Number(m?.[1] ?? -1);
+  };
+  return { starting: count('starting'), ready: count('ready') };
 }
 
 /**

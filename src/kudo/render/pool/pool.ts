@@ -8,6 +8,12 @@
  * memory or dies fails its job the same way. Either way the worker is replaced on demand and
  * nothing else in the process notices. (Why processes and not worker threads: spawn.ts.)
  *
+ * Workers start on demand — up to `size` while jobs wait, so a burst gets the full
+ * concurrency — and a worker that has had nothing to do for `idleMs` exits: an idle replica
+ * keeps no worker processes (each costs a Node runtime, 60–70 MiB). {@link warm} starts one
+ * ahead of need and keeps the idle workers alive while its callers keep calling it (the
+ * admission webhooks do, so their first call does not wait for a start).
+ *
  * See examples/api/kudo.ts.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -27,8 +33,10 @@ import { spawnRenderWorker } from './spawn.ts';
 export interface RenderPoolOptions {
   /** For thread names and logs (`render`, `admission`). */
   readonly name: string;
-  /** Worker threads at most (started on demand). */
+  /** Worker processes at most (started on demand). */
   readonly size: number;
+  /** A worker with no job for this long exits (and {@link RenderPool.warm} was not called meanwhile). Default 30 s. */
+  readonly idleMs?: number;
   /** Wall-clock time one job may take. */
   readonly deadlineMs: number;
   /** Old-generation heap of each worker (V8 `--max-old-space-size`). */
@@ -62,6 +70,10 @@ interface Slot {
   ready: boolean;
   job: Pending | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** Armed while the worker is ready and has no job: ends it after the pool's idle time. */
+  idle: NodeJS.Timeout | undefined;
+  /** When the worker last finished a job (or became ready). */
+  idleSince: number;
   /** The end of the worker's stderr, where V8 says why it died. */
   stderr: string;
   readonly exited: Promise<void>;
@@ -79,6 +91,11 @@ export class RenderPool implements Renderer {
   private readonly queue: Pending[] = [];
   private readonly maxQueued: number;
   private readonly startTimeoutMs: number;
+  private readonly idleMs: number;
+  /** The last {@link warm} call: idle workers live `idleMs` past it. */
+  private warmedAt = 0;
+  /** Callers of {@link warm} waiting for a worker to be ready. */
+  private readonly warming: (() => void)[] = [];
   private readonly metrics: RenderPoolMetrics | undefined;
   private nextId = 1;
   private stopping = false;
@@ -90,6 +107,7 @@ export class RenderPool implements Renderer {
     positive('maxHeapMb', options.maxHeapMb);
     this.maxQueued = positive('maxQueued', options.maxQueued ?? 256);
     this.startTimeoutMs = positive('startTimeoutMs', options.startTimeoutMs ?? 60_000);
+    this.idleMs = positive('idleMs', options.idleMs ?? 30_000);
     this.metrics = options.registry
       ? new RenderPoolMetrics(options.registry, options.name)
       : undefined;
@@ -101,10 +119,10 @@ export class RenderPool implements Renderer {
   }
 
   /**
-   * Starts all `size` workers (so the first renders do not wait for a start) and takes jobs
-   * until `signal` aborts; then stops like {@link stop}. Without start, workers start on
-   * demand. A stopped pool starts again (a replica's next term of leadership) once its
-   * previous stop has finished; jobs submitted in between fail with RenderPoolStoppedError.
+   * Takes jobs until `signal` aborts; then stops like {@link stop}. Starts no worker itself:
+   * workers start when jobs (or {@link warm}) need them. A stopped pool starts again (a
+   * replica's next term of leadership) once its previous stop has finished; jobs submitted
+   * in between fail with RenderPoolStoppedError.
    */
   start(signal: AbortSignal): void {
     if (signal.aborted) {
@@ -116,7 +134,6 @@ export class RenderPool implements Renderer {
       this.stopping = false;
       this.stopped = undefined;
       signal.addEventListener('abort', () => void this.stop(), { once: true });
-      while (!this.stopping && this.slots.size < this.options.size) this.spawn();
     };
     if (this.stopped) void this.stopped.then(begin);
     else begin();
@@ -137,14 +154,34 @@ export class RenderPool implements Renderer {
         if (job) this.settle(job, new RenderPoolStoppedError());
         exits.push(slot.exited);
       }
+      this.warmed();
       await Promise.all(exits);
     })();
     return this.stopped;
   }
 
-  /** Workers alive now (for tests and metrics). */
+  /** Workers alive now, starting or ready (for tests and metrics). */
   get workers(): number {
     return this.slots.size;
+  }
+
+  /**
+   * Makes sure one worker is running (starting one if none is) and keeps the idle workers
+   * alive for another `idleMs`. Cheap enough to call on every request of a path that must
+   * not wait for a worker's start (no timer is touched while a worker is alive). Resolves
+   * once a worker is ready, or its start failed (jobs then report that).
+   */
+  warm(): Promise<void> {
+    this.warmedAt = Date.now();
+    if (this.stopping) return Promise.resolve();
+    if (this.slots.size === 0) this.spawn();
+    const ready = [...this.slots].find((s) => s.ready);
+    if (ready) return Promise.resolve();
+    return new Promise<void>((resolve) => this.warming.push(resolve));
+  }
+
+  private warmed(): void {
+    for (const resolve of this.warming.splice(0)) resolve();
   }
 
   async render(job: RenderJob, signal?: AbortSignal): Promise<RenderOutput> {
@@ -246,6 +283,8 @@ export class RenderPool implements Renderer {
       ready: false,
       job: undefined,
       timer: undefined,
+      idle: undefined,
+      idleSince: 0,
       stderr: '',
       exited,
     };
@@ -263,11 +302,14 @@ export class RenderPool implements Renderer {
       if (message === READY) {
         clearTimeout(slot.timer);
         slot.ready = true;
+        this.warmed();
+        this.rest(slot);
         this.dispatch();
         return;
       }
       const job = this.release(slot, false);
       if (job && job.request.id === message.id) this.settle(job, message);
+      this.rest(slot);
       this.dispatch();
     });
     worker.on('error', (err) => {
@@ -306,6 +348,29 @@ export class RenderPool implements Renderer {
   private replace(): void {
     if (!this.stopping && this.slots.size < this.options.size) this.spawn();
     this.dispatch();
+  }
+
+  /** A ready worker without a job: it exits once idle for `idleMs` (unless warmed meanwhile). */
+  private rest(slot: Slot): void {
+    slot.idleSince = Date.now();
+    if (slot.idle) return; // already armed: it re-checks when it fires
+    const check = (): void => {
+      slot.idle = undefined;
+      if (!this.slots.has(slot) || slot.job || this.stopping) return;
+      const quietMs = Date.now() - Math.max(slot.idleSince, this.warmedAt);
+      if (quietMs < this.idleMs) {
+        slot.idle = setTimeout(check, this.idleMs - quietMs);
+        slot.idle.unref();
+        return;
+      }
+      this.options.logger.debug(
+        { pool: this.options.name, idleMs: this.idleMs },
+        'idle worker exits',
+      );
+      this.release(slot);
+    };
+    slot.idle = setTimeout(check, this.idleMs);
+    slot.idle.unref();
   }
 
   private run(slot: Slot, pending: Pending): void {
@@ -349,6 +414,10 @@ export class RenderPool implements Renderer {
   private release(slot: Slot, terminate = true): Pending | undefined {
     clearTimeout(slot.timer);
     slot.timer = undefined;
+    if (terminate) {
+      clearTimeout(slot.idle);
+      slot.idle = undefined;
+    }
     const job = slot.job;
     slot.job = undefined;
     if (terminate) {
@@ -366,6 +435,7 @@ export class RenderPool implements Renderer {
     this.options.logger.error({ pool: this.options.name, err }, 'render worker failed to start');
     // Not the jobs' fault: fail them as retryable rather than start workers in a loop.
     for (const pending of this.queue.splice(0)) this.settle(pending, err);
+    this.warmed();
   }
 
   private settle(pending: Pending, outcome: WorkerReply | Error): void {

@@ -23,7 +23,7 @@ import { installKudoCrds } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import https from 'node:https';
 import {
-  readyRenderWorkers,
+  renderWorkers,
   startPlanwrightChild,
   treeRss,
   WebhookProbe,
@@ -230,9 +230,10 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
       // Each case starts with the pool at its steady state: a worker ended by the previous
       // case is replaced at once, but starting one from TypeScript sources under jest takes
       // seconds (from dist/ about half a second), which is not what is measured here.
+      // (Workers start on demand: before the first case there are none, and none starting.)
       await waitFor(
-        'both render workers ready',
-        async () => (await readyRenderWorkers(child, agent)) === 2,
+        'no render worker starting',
+        async () => (await renderWorkers(child, agent)).starting === 0,
         {
           timeoutMs: 60_000,
           intervalMs: 100,

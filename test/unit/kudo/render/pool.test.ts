@@ -3,6 +3,7 @@
 // its memory limit fails naming the template and the limit while the pool keeps serving.
 // renderTask turns every such failure into a FatalTaskError, never a retried error.
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { Instance, OperatorVersion } from '../../../../src/kudo/api/types.ts';
@@ -19,6 +20,7 @@ import {
   RenderPoolStoppedError,
 } from '../../../../src/kudo/render/pool/index.ts';
 import { renderTask } from '../../../../src/kudo/tasks/objects.ts';
+import { waitFor } from '../../../support/wait.ts';
 import { FatalTaskError, type TaskContext } from '../../../../src/kudo/tasks/types.ts';
 
 const logger = pino({ level: 'silent' });
@@ -53,6 +55,17 @@ const SPIN =
 const GROW =
   '{{ $x := list }}{{ range until 100000000 }}{{ $x = append $x "aaaaaaaaaaaaaaaa" }}{{ end }}';
 
+/** Pids of this process's children (the pool's workers among them), from /proc. */
+async function childPids(): Promise<number[]> {
+  const text = await readFile(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8');
+  return text.split(' ').filter(Boolean).map(Number);
+}
+
+/** A valid render job (one ConfigMap). */
+function configMap(template: string): RenderJob {
+  return job(template, CONFIGMAP, [{ name: 'LIST', type: 'array', raw: '[x]' }]);
+}
+
 async function failure(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;
@@ -69,12 +82,14 @@ describe('RenderPool', () => {
     size = 1,
     maxQueued?: number,
     registry?: Registry,
+    idleMs?: number,
   ): RenderPool => {
     const p = new RenderPool({
       name: 'test',
       size,
       deadlineMs,
       maxHeapMb: 64,
+      ...(idleMs !== undefined ? { idleMs } : {}),
       ...(maxQueued !== undefined ? { maxQueued } : {}),
       ...(registry ? { registry } : {}),
       logger,
@@ -184,11 +199,16 @@ describe('RenderPool', () => {
     );
   });
 
-  it('starts no worker until started or asked, and starts again after a stop (a new term)', async () => {
+  it('starts workers only when jobs need them, up to its size for a burst, and again after a stop (a new term)', async () => {
     const p = pool(20_000, 2);
-    expect(p.workers).toBe(0);
     const term1 = new AbortController();
     p.start(term1.signal);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(p.workers).toBe(0);
+    // A burst of three gets both workers.
+    const burst = [1, 2, 3].map((i) => p.render(configMap(`b${i}.yaml`)));
+    expect(p.workers).toBe(2);
+    await Promise.all(burst);
     expect(p.workers).toBe(2);
     term1.abort();
     await p.stop();
@@ -199,14 +219,53 @@ describe('RenderPool', () => {
     const term2 = new AbortController();
     p.start(term2.signal);
     await new Promise((r) => setTimeout(r, 0));
-    expect(p.workers).toBe(2);
+    expect(p.workers).toBe(0);
     const out = await p.render(
       job('cm.yaml', CONFIGMAP, [{ name: 'LIST', type: 'array', raw: '[x]' }]),
     );
     expect(out.objects[0]).toMatchObject({ data: { first: 'x' } });
+    expect(p.workers).toBe(1);
     term2.abort();
     await p.stop();
     expect(p.workers).toBe(0);
+  });
+
+  it('ends workers that stay idle, and starts them again for the next job', async () => {
+    const p = pool(20_000, 2, undefined, undefined, 300);
+    const workersOf = (): Promise<number[]> => childPids();
+    const before = await workersOf();
+    await Promise.all([p.render(configMap('a.yaml')), p.render(configMap('b.yaml'))]);
+    expect(p.workers).toBe(2);
+    expect((await workersOf()).length - before.length).toBe(2);
+    await waitFor('idle workers to exit', () => p.workers === 0);
+    // The processes are gone, not only forgotten.
+    await waitFor(
+      'worker processes gone',
+      async () => (await workersOf()).length === before.length,
+    );
+    const out = await p.render(
+      job('c.yaml', CONFIGMAP, [{ name: 'LIST', type: 'array', raw: '[y]' }]),
+    );
+    expect(out.objects[0]).toMatchObject({ data: { first: 'y' } });
+    expect(p.workers).toBe(1);
+    await waitFor('idle workers to exit', () => p.workers === 0);
+  });
+
+  it('keeps a warmed worker alive while warm() keeps being called, and lets it go after', async () => {
+    const p = pool(20_000, 1, undefined, undefined, 400);
+    expect(p.workers).toBe(0);
+    await p.warm();
+    expect(p.workers).toBe(1);
+    // Called more often than the idle time, for three idle times: the worker stays.
+    for (let i = 0; i < 12; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      void p.warm();
+      expect(p.workers).toBe(1);
+    }
+    const decoded = await p.decode('[1, 2]', 'array');
+    expect(decoded).toEqual({ value: [1, 2] });
+    expect(p.workers).toBe(1);
+    await waitFor('idle workers to exit', () => p.workers === 0);
   });
 
   it('makes renderTask fail FATAL for limits and budgets, naming the template', async () => {
