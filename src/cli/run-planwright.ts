@@ -7,9 +7,10 @@
  * from tls.crt/tls.key there and swapped in place when the files change.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
 import { App } from '../app.ts';
 import { KubeClient, inClusterNamespace } from '../kube/index.ts';
+import { collectProcessMetrics } from '../runtime/index.ts';
 import {
   FileCertificateSource,
   SelfManagedTls,
@@ -53,10 +54,8 @@ export async function runPlanwright(
 ): Promise<number> {
   const logger = managerLogger();
   const registry = new Registry();
-  // The event-loop lag histogram samples with a timer; prom-client's default (every 10 ms) woke
-  // the idle process 6,000 times a minute, half its idle CPU. One sample a second still
-  // catches every stall longer than a second.
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1_000 });
+  // prom-client's default metrics, the event loop measured at scrape time: nothing ticks.
+  collectProcessMetrics(registry);
   const namespace = options.namespace ?? inClusterNamespace() ?? 'default';
   let tls: CertificateSource;
   let caPem: string | undefined;

@@ -53,6 +53,7 @@ export {
 export { LeaderElector, type LeaderElectionOptions } from './leaderelection.ts';
 export { EventRecorder, type EventRecorderOptions, type EventType } from './events.ts';
 export { RuntimeMetrics } from './metrics.ts';
+export { collectProcessMetrics } from './process-metrics.ts';
 export {
   TerminalError,
   LeaderElectionLostError,
