@@ -12,7 +12,8 @@
 // ~/.cache/planwright/kudo) and runs out-of-cluster with KUBECONFIG and KUDO_CERT_DIR. Its
 // webhook server listens on port 443 (no setting in KUDO's main) and metrics on :8080: run the
 // bench as root (fine on a bench machine; not something the product ever needs).
-// Planwright runs as users run it: `node dist/main.js start` (tsc build, made if stale).
+// Planwright runs as users run it: `node dist/main.js start` (tsc build, made if stale) with
+// the Dockerfile's node flags (BENCH_NODE_FLAGS to change them, "" for none).
 //
 // Run: node --import ./scripts/register-ts.mjs bench/vs-kudo.ts [N=100]
 //   BENCH_WORKLOADS=configmaps,deployments (default both)  BENCH_WAIT_N=50

@@ -7,6 +7,14 @@ import { sleep } from '../../src/runtime/time.ts';
 import { spawnLogged, type LoggedChild } from './child.ts';
 
 /**
+ * Node flags of the manager: the Dockerfile's ENTRYPOINT by default (`--max-semi-space-size=2`),
+ * BENCH_NODE_FLAGS to change them ("" for none).
+ */
+const NODE_FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? '--max-semi-space-size=2')
+  .split(' ')
+  .filter((f) => f !== '');
+
+/**
  * `planwright start --kubeconfig <kubeconfig> --install --webhook-port <port>
  * --no-leader-election`: it installs its CRDs and registers its webhooks at 127.0.0.1 itself,
  * as local mode does. Resolves once /readyz answers 200; fails with its log if it exits first
@@ -22,6 +30,7 @@ export async function startPlanwrightProcess(options: {
     process.execPath,
     [
       '--enable-source-maps',
+      ...NODE_FLAGS,
       PLANWRIGHT,
       'start',
       '--kubeconfig',
