@@ -29,7 +29,6 @@ export async function startPlanwrightProcess(options: {
   const child = spawnLogged(
     process.execPath,
     [
-      '--enable-source-maps',
       ...NODE_FLAGS,
       PLANWRIGHT,
       'start',
