@@ -1,7 +1,7 @@
 // Plan engine end to end: N Instances (default 1,000; BENCH_N or the first argument) of a
 // 3-ConfigMap deploy plan, created through the real Instance webhook, from the first create
 // until every plan is COMPLETE. Prints wall time, API requests per Instance
-// (apiserver_request_total before/after, all clients: the bench's creates and polls included
+// (apiserver_request_total before/after, all clients: the bench's creates and its LIST + WATCH included
 // and shown separately) and the RSS of the process (manager and bench client together).
 // For the manager alone, as users run it, against KUDO: bench/vs-kudo.ts.
 // Run: node --import ./scripts/register-ts.mjs bench/instances.ts [instances=1000]
@@ -49,7 +49,7 @@ try {
   console.log(`creates done after: ${((created - started) / 1000).toFixed(1)} s`);
   console.log(`all COMPLETE after: ${((finished - started) / 1000).toFixed(1)} s`);
   console.log(
-    `apiserver requests: ${all} total, ${benchRequests} by the bench itself (creates + polls)`,
+    `apiserver requests: ${all} total, ${benchRequests} by the bench itself (creates + LIST/WATCH until COMPLETE)`,
   );
   console.log(
     `requests per Instance by Planwright (+ webhook-less apiserver internals): ${((all - benchRequests) / total).toFixed(2)}`,

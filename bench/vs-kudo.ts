@@ -271,7 +271,7 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
   console.log(formatTable(header, body));
   for (const [c, r] of results) {
     console.log(
-      `${c.name} requests by verb/resource (${n} Instances; the bench client made ${r.benchRequests}: creates + polls):`,
+      `${c.name} requests by verb/resource (${n} Instances; the bench client made ${r.benchRequests}: creates + LIST/WATCH until COMPLETE):`,
     );
     for (const [k, v] of r.requests) console.log(`  ${k.padEnd(44)} ${v}`);
     if (r.idleWrites.length > 0)

@@ -1,6 +1,6 @@
 // Requests per user, from the kube-apiserver's audit log: the apiserver's own metrics do not
 // say who asked, and a bench compares one manager's requests with another's while its own
-// client creates and polls on the same apiserver.
+// client creates and watches on the same apiserver.
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
