@@ -213,7 +213,8 @@ describe('KubeClient', () => {
       res.end('{}');
     };
     const port = (server.address() as AddressInfo).port;
-    const kubeConfig = (user: object): KubeConfig => {
+    /** Two requests as `user`: how often the kubeconfig was asked for credentials. */
+    const twoRequests = async (user: object): Promise<number> => {
       const kc = new KubeConfig();
       kc.loadFromOptions({
         clusters: [{ name: 'c', server: `http://127.0.0.1:${port}/`, skipTLSVerify: true }],
@@ -221,41 +222,30 @@ describe('KubeClient', () => {
         contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
         currentContext: 'ctx',
       });
-      return kc;
+      let asked = 0;
+      const apply = kc.applyToHTTPSOptions.bind(kc);
+      kc.applyToHTTPSOptions = (opts) => {
+        asked++;
+        return apply(opts);
+      };
+      const c = new KubeClient(kc);
+      await c.request({ path: '/a' });
+      await c.request({ path: '/b' });
+      c.close();
+      return asked;
     };
     // A static token: read once, sent on every request.
-    const staticKc = kubeConfig({ token: 't1' });
-    let asked = 0;
-    const apply = staticKc.applyToHTTPSOptions.bind(staticKc);
-    staticKc.applyToHTTPSOptions = (opts) => {
-      asked++;
-      return apply(opts);
-    };
-    const staticClient = new KubeClient(staticKc);
-    await staticClient.request({ path: '/a' });
-    await staticClient.request({ path: '/b' });
-    staticClient.close();
-    expect(asked).toBe(1);
+    expect(await twoRequests({ token: 't1' })).toBe(1);
     expect(seen).toEqual(['Bearer t1', 'Bearer t1']);
     // An auth provider (here the in-cluster token file, which the kubelet rewrites): client-node
     // is asked again on every request (it decides when to re-read the file).
     const dir = await mkdtemp(join(tmpdir(), 'kube-client-'));
     const tokenFile = join(dir, 'token');
     await writeFile(tokenFile, 'from-file');
-    const rotatingKc = kubeConfig({ authProvider: { name: 'tokenFile', config: { tokenFile } } });
-    let askedAgain = 0;
-    const applyAgain = rotatingKc.applyToHTTPSOptions.bind(rotatingKc);
-    rotatingKc.applyToHTTPSOptions = (opts) => {
-      askedAgain++;
-      return applyAgain(opts);
-    };
-    const rotating = new KubeClient(rotatingKc);
     seen.length = 0;
-    await rotating.request({ path: '/a' });
-    await rotating.request({ path: '/b' });
-    rotating.close();
+    const asked = await twoRequests({ authProvider: { name: 'tokenFile', config: { tokenFile } } });
     await rm(dir, { recursive: true, force: true });
-    expect(askedAgain).toBe(2);
+    expect(asked).toBe(2);
     expect(seen).toEqual(['Bearer from-file', 'Bearer from-file']);
   });
 
