@@ -1,4 +1,4 @@
-/** Rendering and parameter decoding off the event loop: a bounded pool of worker threads. */
+/** Rendering and parameter decoding off the event loop: a bounded pool of worker processes. */
 export { RenderPool, RenderWorkerStartError, type RenderPoolOptions } from './pool.ts';
 export {
   RenderLimitError,

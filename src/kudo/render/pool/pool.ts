@@ -94,6 +94,8 @@ export class RenderPool implements Renderer {
   private readonly idleMs: number;
   /** The last {@link warm} call: idle workers live `idleMs` past it. */
   private warmedAt = 0;
+  /** When a worker last failed to start: {@link warm} does not retry for `idleMs` after. */
+  private startFailedAt = Number.NEGATIVE_INFINITY;
   /** Callers of {@link warm} waiting for a worker to be ready. */
   private readonly warming: (() => void)[] = [];
   private readonly metrics: RenderPoolMetrics | undefined;
@@ -174,7 +176,12 @@ export class RenderPool implements Renderer {
   warm(): Promise<void> {
     this.warmedAt = Date.now();
     if (this.stopping) return Promise.resolve();
-    if (this.slots.size === 0) this.spawn();
+    if (this.slots.size === 0) {
+      // A worker that cannot start (its modules do not load) is not retried on every call:
+      // jobs still start one when they need it, and report why it failed.
+      if (Date.now() - this.startFailedAt < this.idleMs) return Promise.resolve();
+      this.spawn();
+    }
     const ready = [...this.slots].find((s) => s.ready);
     if (ready) return Promise.resolve();
     return new Promise<void>((resolve) => this.warming.push(resolve));
@@ -431,6 +438,7 @@ export class RenderPool implements Renderer {
   private failStart(slot: Slot, why: string): void {
     if (!this.slots.has(slot)) return;
     this.release(slot);
+    this.startFailedAt = Date.now();
     const err = new RenderWorkerStartError(`a ${this.options.name} worker ${why}`);
     this.options.logger.error({ pool: this.options.name, err }, 'render worker failed to start');
     // Not the jobs' fault: fail them as retryable rather than start workers in a loop.
