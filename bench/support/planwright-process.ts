@@ -7,10 +7,13 @@ import { sleep } from '../../src/runtime/time.ts';
 import { spawnLogged, type LoggedChild } from './child.ts';
 
 /**
- * Node flags of the manager: the Dockerfile's ENTRYPOINT by default (`--max-semi-space-size=2`),
+ * Node flags of the manager: the Dockerfile's ENTRYPOINT by default (`--max-semi-space-size=2
+ * --optimize-for-size`),
  * BENCH_NODE_FLAGS to change them ("" for none).
  */
-const NODE_FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? '--max-semi-space-size=2')
+const NODE_FLAGS = (
+  process.env['BENCH_NODE_FLAGS'] ?? '--max-semi-space-size=2 --optimize-for-size'
+)
   .split(' ')
   .filter((f) => f !== '');
 

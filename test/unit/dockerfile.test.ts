@@ -55,7 +55,13 @@ describe('Dockerfile', () => {
 
   it('runs `start` from dist/ with production settings, as a non-root user', () => {
     const stage = finalStage(text);
-    expect(stage.entrypoint).toEqual(['node', '--max-semi-space-size=2', 'dist/main.js', 'start']);
+    expect(stage.entrypoint).toEqual([
+      'node',
+      '--max-semi-space-size=2',
+      '--optimize-for-size',
+      'dist/main.js',
+      'start',
+    ]);
     expect(stage.env['NODE_ENV']).toBe('production');
     expect(stage.user).toBe('65532:65532');
     // Only build output and what start reads: no sources, no tests, no dev tooling.
@@ -101,7 +107,7 @@ describe('Dockerfile', () => {
     [
       'a shell-form ENTRYPOINT',
       [
-        'ENTRYPOINT ["node", "--max-semi-space-size=2", "dist/main.js", "start"]',
+        'ENTRYPOINT ["node", "--max-semi-space-size=2", "--optimize-for-size", "dist/main.js", "start"]',
         'ENTRYPOINT node dist/main.js start',
       ],
       'ENTRYPOINT in shell form',
