@@ -61,25 +61,32 @@ const MAX_FIELDS_NAMED = 10;
 
 export class DriftKeeper {
   private readonly baselines = new Map<string, DriftBaseline>();
+  /**
+   * The Instance (namespace/name) each baseline belongs to: an Instance without a finalizer
+   * is deleted without a cleanup pass, so its baselines are dropped when it is gone from the
+   * cache (forgetInstance), not from its last inventory.
+   */
+  private readonly owners = new Map<string, string>();
   /** What was last reported per object, so a standing drift is reported once. */
   private readonly reported = new Map<string, string>();
 
   constructor(private readonly metric?: Counter<'cluster' | 'kind' | 'mode'>) {}
 
-  /** A task applied (or found unchanged) an object: its new baseline. */
-  readonly applied = (applied: AppliedObject): void => {
+  /** A task of Instance `owner` (namespace/name) applied (or found unchanged) an object. */
+  applied(owner: string, applied: AppliedObject): void {
     const key = inventoryKey(applied.entry);
     this.baselines.delete(key);
     if (this.baselines.size >= MAX_BASELINES) {
       const oldest = this.baselines.keys().next();
-      if (!oldest.done) this.baselines.delete(oldest.value);
+      if (!oldest.done) this.drop(oldest.value);
     }
+    this.owners.set(key, owner);
     this.baselines.set(
       key,
       driftBaseline(applied.desired, applied.live, applied.entry.contentDigest ?? ''),
     );
     this.reported.delete(key);
-  };
+  }
 
   /** Checks the Instance's objects; corrects them in `correct` mode. */
   async check(input: DriftCheckInput): Promise<DriftFinding[]> {
@@ -133,10 +140,21 @@ export class DriftKeeper {
 
   /** Forgets an Instance's objects (it is gone). */
   forget(entries: readonly InventoryEntry[]): void {
-    for (const e of entries) {
-      this.baselines.delete(inventoryKey(e));
-      this.reported.delete(inventoryKey(e));
-    }
+    for (const e of entries) this.drop(inventoryKey(e));
+  }
+
+  /**
+   * Forgets every baseline of Instance `owner` (namespace/name), which is gone from the cache.
+   * One pass over at most MAX_BASELINES keys, once per deleted Instance.
+   */
+  forgetInstance(owner: string): void {
+    for (const [key, o] of this.owners) if (o === owner) this.drop(key);
+  }
+
+  private drop(key: string): void {
+    this.baselines.delete(key);
+    this.reported.delete(key);
+    this.owners.delete(key);
   }
 }
 

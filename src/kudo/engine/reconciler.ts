@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { ServerSideApply } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { ApiError } from '../../kube/errors.ts';
-import type { ReconcileResult } from '../../runtime/index.ts';
+import { objectKey, type ReconcileResult } from '../../runtime/index.ts';
 import type { OperatorVersionSource } from '../api/contracts.ts';
 import { isTerminal, operatorVersionRef } from '../api/read.ts';
 import {
@@ -32,6 +32,7 @@ import { pipesOfPlan } from './pipes.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { PipePodSweeper } from './pipe-pods.ts';
 import type { PodExec } from '../tasks/index.ts';
+import type { AppliedObject } from '../tasks/types.ts';
 import { StatusSession } from './session.ts';
 import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
 import type { ApplyObject } from '../../kube/apply.ts';
@@ -159,6 +160,7 @@ export class InstanceReconciler {
       this.unwritten.delete(key);
       this.accounted.delete(key);
       this.options.watches?.releaseAll(key);
+      this.options.drift?.forgetInstance(key);
       return;
     }
     const target = await this.target(instance, signal);
@@ -420,6 +422,7 @@ export class InstanceReconciler {
     abortBy?: string,
     abortAt?: string,
   ): Promise<PlanStatus> {
+    const drift = this.options.drift;
     const status = session.working;
     const plans = (status.planStatus ??= {});
     // planName is user input (spec.planExecution): own keys only.
@@ -486,7 +489,12 @@ export class InstanceReconciler {
                 pipes: pipes.pipes,
                 ssa: target.ssa,
                 ...(target.cluster !== undefined ? { cluster: target.cluster } : {}),
-                ...(this.options.drift ? { onApplied: this.options.drift.applied } : {}),
+                ...(drift
+                  ? {
+                      onApplied: (a: AppliedObject): void =>
+                        drift.applied(objectKey(session.instance), a),
+                    }
+                  : {}),
                 templates: this.templates,
                 renderBudget,
                 inventory: session,
