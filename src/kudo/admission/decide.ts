@@ -13,7 +13,7 @@
  */
 import type { JsonPatchOperation } from '../../server/index.ts';
 import { operatorVersionRef, runningPlan } from '../api/read.ts';
-import { PLAN_CLEANUP, PLAN_DEPLOY, type Instance } from '../api/types.ts';
+import { CLEANUP_FINALIZER, PLAN_CLEANUP, PLAN_DEPLOY, type Instance } from '../api/types.ts';
 import { describeRunning, listPlans, wayOut } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
 import {
@@ -72,7 +72,26 @@ function decideCreate(input: DecisionInput, deps: DecisionDeps): Decision {
           `spec.planExecution.planName "${requested}" was ignored: a new Instance always starts with plan "deploy"`,
         ]
       : [];
-  return schedule(PLAN_DEPLOY, 'create', deps, warnings);
+  const decision = schedule(PLAN_DEPLOY, 'create', deps, warnings);
+  return plans.includes(PLAN_CLEANUP) ? withCleanupFinalizer(decision, instance) : decision;
+}
+
+/**
+ * An Instance whose OperatorVersion has a `cleanup` plan gets the cleanup finalizer as it is
+ * created, as KUDO's webhook adds it: from the first moment it exists, deleting it runs the
+ * cleanup plan, even when it is deleted before the controller first looks at it (or while no
+ * manager runs). Instances without one get none here: the controller adds it only when they
+ * record objects the garbage collector does not remove (engine/finalizer.ts).
+ */
+function withCleanupFinalizer(decision: Decision, instance: Instance): Decision {
+  if (decision.kind !== 'allow') return decision;
+  const finalizers = instance.metadata.finalizers;
+  if (finalizers?.includes(CLEANUP_FINALIZER)) return decision;
+  const add: JsonPatchOperation =
+    finalizers === undefined
+      ? { op: 'add', path: '/metadata/finalizers', value: [CLEANUP_FINALIZER] }
+      : { op: 'add', path: '/metadata/finalizers/-', value: CLEANUP_FINALIZER };
+  return { ...decision, patch: [...decision.patch, add] };
 }
 
 /** spec.kubeConfig is fixed at creation: the inventory and cleanup depend on the cluster. */

@@ -6,10 +6,13 @@
  * `gc: keep`, child Instances). An Instance of owned objects only is deleted by the collector
  * alone, like KUDO's Instances without a cleanup plan, and costs no finalizer write.
  *
- * Not at CREATE (the mutating webhook): the apiserver warns on every create of an object with a
- * finalizer name without a "/". The controller adds it on its first look at the Instance (a
- * cleanup plan, or an upgrade to an OperatorVersion with one) and, for recorded objects,
- * before the first of them is applied (StatusSession.record). Once there it stays until the
+ * For a cleanup plan, the mutating webhook adds it at CREATE, as KUDO does (admission/decide.ts),
+ * so an Instance deleted before the controller first sees it still runs its cleanup; the
+ * apiserver then warns on that create that the name has no "/" — KUDO's name is kept for
+ * compatibility. The controller adds it on its first look when it is missing (an Instance created
+ * before, or an upgrade to an OperatorVersion with a cleanup plan) and, for recorded objects,
+ * before the first of them is applied (StatusSession.record). Only Instances that need it get it:
+ * for the others the warning and the write are both avoided. Once there it stays until the
  * deletion is done.
  */
 import {

@@ -349,6 +349,18 @@ export const CASES: readonly Case[] = [
   },
   // ---- CREATE ---------------------------------------------------------------------------
   { name: 'create schedules deploy', input: create(idle) },
+  {
+    name: 'create of an OperatorVersion without a cleanup plan adds no finalizer',
+    input: create(idle, operatorVersion('foo-operator', ['deploy', 'update'], [{ name: 'foo' }])),
+  },
+  {
+    name: 'create appends the cleanup finalizer to the finalizers the Instance has',
+    input: create(edit(idle, (i) => (i.metadata.finalizers = ['example.com/other']))),
+  },
+  {
+    name: 'create of an Instance that has the cleanup finalizer adds it once',
+    input: create(edit(idle, (i) => (i.metadata.finalizers = ['kudo.dev.instance.cleanup']))),
+  },
   { name: 'a dry-run create is decided the same way', input: { ...create(idle), dryRun: true } },
   { name: 'create without the OperatorVersion is denied', input: create(idle, null) },
   {

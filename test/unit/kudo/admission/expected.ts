@@ -561,6 +561,68 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
     ],
     warnings: [],
   },
+  'create of an OperatorVersion without a cleanup plan adds no finalizer': {
+    kind: 'allow',
+    patch: [
+      {
+        op: 'add',
+        path: '/spec/planExecution',
+        value: {
+          planName: 'deploy',
+          uid: 'uid-1',
+        },
+      },
+    ],
+    warnings: [],
+    scheduled: {
+      planName: 'deploy',
+      uid: 'uid-1',
+      reason: 'create',
+    },
+  },
+  'create appends the cleanup finalizer to the finalizers the Instance has': {
+    kind: 'allow',
+    patch: [
+      {
+        op: 'add',
+        path: '/spec/planExecution',
+        value: {
+          planName: 'deploy',
+          uid: 'uid-1',
+        },
+      },
+      {
+        op: 'add',
+        path: '/metadata/finalizers/-',
+        value: 'kudo.dev.instance.cleanup',
+      },
+    ],
+    warnings: [],
+    scheduled: {
+      planName: 'deploy',
+      uid: 'uid-1',
+      reason: 'create',
+    },
+  },
+  'create of an Instance that has the cleanup finalizer adds it once': {
+    kind: 'allow',
+    patch: [
+      {
+        op: 'add',
+        path: '/spec/planExecution',
+        value: {
+          planName: 'deploy',
+          uid: 'uid-1',
+        },
+      },
+    ],
+    warnings: [],
+    scheduled: {
+      planName: 'deploy',
+      uid: 'uid-1',
+      reason: 'create',
+    },
+  },
   'create schedules deploy': {
     kind: 'allow',
     patch: [
@@ -571,6 +633,11 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
           planName: 'deploy',
           uid: 'uid-1',
         },
+      },
+      {
+        op: 'add',
+        path: '/metadata/finalizers',
+        value: ['kudo.dev.instance.cleanup'],
       },
     ],
     warnings: [],
@@ -590,6 +657,11 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
           planName: 'deploy',
           uid: 'uid-1',
         },
+      },
+      {
+        op: 'add',
+        path: '/metadata/finalizers',
+        value: ['kudo.dev.instance.cleanup'],
       },
     ],
     warnings: [],
@@ -649,6 +721,11 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
           planName: 'deploy',
           uid: 'uid-1',
         },
+      },
+      {
+        op: 'add',
+        path: '/metadata/finalizers',
+        value: ['kudo.dev.instance.cleanup'],
       },
     ],
     warnings: [

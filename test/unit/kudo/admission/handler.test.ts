@@ -69,6 +69,8 @@ describe('instanceMutator', () => {
       kind: 'patch',
       patch: [
         { op: 'add', path: '/spec/planExecution', value: { planName: 'deploy', uid: 'uid-new' } },
+        // The OperatorVersion has a cleanup plan: the finalizer comes at CREATE, as in KUDO.
+        { op: 'add', path: '/metadata/finalizers', value: ['kudo.dev.instance.cleanup'] },
       ],
       warnings: [],
     });
