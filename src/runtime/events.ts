@@ -39,7 +39,18 @@ export class EventRecorder {
     this.host = options.host ?? hostname();
   }
 
-  record(object: KubeObject, type: EventType, reason: string, message: string): void {
+  /**
+   * Records an Event. `component` (default: the recorder's) is the `source.component` that
+   * `kubectl describe` shows as "From" — a controller that must look like a known one (KUDO's
+   * `instance-controller`) names itself here; see `forComponent`.
+   */
+  record(
+    object: KubeObject,
+    type: EventType,
+    reason: string,
+    message: string,
+    component: string = this.options.component,
+  ): void {
     const meta = object.metadata ?? {};
     const namespace = meta.namespace || 'default';
     const key = JSON.stringify([
@@ -47,6 +58,7 @@ export class EventRecorder {
       type,
       reason,
       message,
+      component,
     ]);
     const now = new Date().toISOString();
     const known = this.seen.get(key);
@@ -84,8 +96,8 @@ export class EventRecorder {
           count: 1,
           firstTimestamp: now,
           lastTimestamp: now,
-          source: { component: this.options.component, host: this.host },
-          reportingComponent: this.options.component,
+          source: { component, host: this.host },
+          reportingComponent: component,
           reportingInstance: this.host,
         },
       });
@@ -102,6 +114,16 @@ export class EventRecorder {
     );
     this.pending.add(tracked);
     void tracked.finally(() => this.pending.delete(tracked));
+  }
+
+  /** This recorder (same aggregation, same flush) recording as `component`. */
+  forComponent(component: string): {
+    record(object: KubeObject, type: EventType, reason: string, message: string): void;
+  } {
+    return {
+      record: (object, type, reason, message) =>
+        this.record(object, type, reason, message, component),
+    };
   }
 
   /** Waits for events being written. */

@@ -27,6 +27,7 @@ import {
   ANNOTATION_DRIFT,
   ANNOTATION_SKIP_TARGET_CLEANUP,
   DriftKeeper,
+  INSTANCE_EVENTS_COMPONENT,
   InstanceReconciler,
   InstanceWatches,
   TargetClusters,
@@ -198,7 +199,8 @@ export function registerInstanceController(
     operatorVersions,
     client: manager.client,
     ssa,
-    events: manager.events,
+    // KUDO's Instance events come from `instance-controller` (kudo-compat.md, Events).
+    events: manager.events.forComponent(INSTANCE_EVENTS_COMPONENT),
     logger,
     workloads: new CachedWorkloadSource(manager.caches),
   });

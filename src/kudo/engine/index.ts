@@ -12,6 +12,11 @@ export {
   type StepRunner,
 } from './plan.ts';
 export { WaitBackoff } from './waits.ts';
+export {
+  INSTANCE_EVENTS_COMPONENT,
+  planFinishedMessage,
+  planStartedMessage,
+} from './plan-events.ts';
 export { OperatorVersionMissingError } from './errors.ts';
 export { ANNOTATION_SKIP_TARGET_CLEANUP } from './reconciler.ts';
 export {

@@ -38,6 +38,7 @@ import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
 import type { ApplyObject } from '../../kube/apply.ts';
 import { readInventory, type InventoryEntry } from '../inventory/index.ts';
 import type { DriftKeeper } from './drift.ts';
+import { planFinishedMessage, planStartedMessage } from './plan-events.ts';
 import { driftMode, gvkOf, setDriftCondition } from './drift.ts';
 import type { InstanceWatches } from './instance-watches.ts';
 import { kindsOn } from './instance-watches.ts';
@@ -643,23 +644,17 @@ export class InstanceReconciler {
     const events = this.options.events;
     const newRun =
       (before?.uid ?? '') !== (after.uid ?? '') || before?.status === 'NEVER_RUN' || !before;
-    if (newRun)
-      events.record(
-        instance,
-        'Normal',
-        'PlanStarted',
-        `plan ${planName} started (run ${after.uid ?? ''})`,
-      );
+    // PlanStarted and PlanFinished carry KUDO's texts, which its tests assert (kudo-compat.md,
+    // Events); why a plan failed is in StepFailed below and in the status.
+    if (newRun) events.record(instance, 'Normal', 'PlanStarted', planStartedMessage(planName));
     const was = newRun ? undefined : before;
     if (was?.status !== after.status) {
-      if (after.status === 'COMPLETE')
-        events.record(instance, 'Normal', 'PlanFinished', `plan ${planName} is COMPLETE`);
-      else if (after.status === 'FATAL_ERROR')
+      if (after.status === 'COMPLETE' || after.status === 'FATAL_ERROR')
         events.record(
           instance,
-          'Warning',
+          'Normal',
           'PlanFinished',
-          `plan ${planName} failed (FATAL_ERROR): ${after.message ?? ''}`,
+          planFinishedMessage(planName, after.status),
         );
       else if (after.status === 'ABORTED')
         events.record(

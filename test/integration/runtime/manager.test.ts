@@ -112,15 +112,23 @@ describe('manager', () => {
     await manager.events.flush();
     manager.events.record(obj, 'Normal', 'Tested', 'first');
     await manager.events.flush();
+    // The same event from another component is another Event, with that source.
+    manager.events.forComponent('instance-controller').record(obj, 'Normal', 'Tested', 'first');
+    await manager.events.flush();
     const events = await manager.client.request<{
-      items: { reason: string; count: number; involvedObject: { uid: string } }[];
+      items: {
+        reason: string;
+        count: number;
+        involvedObject: { uid: string };
+        source: { component: string };
+      }[];
     }>({ path: `/api/v1/namespaces/${namespace}/events` });
-    expect(events.items).toHaveLength(1);
-    expect(events.items[0]).toMatchObject({
-      reason: 'Tested',
-      count: 2,
-      involvedObject: { uid: created.metadata.uid },
-    });
+    expect(
+      events.items.map((e) => [e.reason, e.count, e.involvedObject.uid, e.source.component]).sort(),
+    ).toEqual([
+      ['Tested', 1, created.metadata.uid, 'instance-controller'],
+      ['Tested', 2, created.metadata.uid, 'planwright'],
+    ]);
 
     stop.abort();
     expect(await run).toBe(EXIT_OK);

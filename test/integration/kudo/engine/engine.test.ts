@@ -122,7 +122,22 @@ describe('Instance controller (in-process, real webhook)', () => {
       namespace: ns,
       fieldSelector: 'involvedObject.name=a,reason=PlanFinished',
     });
-    expect(events.items.map((e) => e.message)).toContain('plan cleanup is COMPLETE');
+    // KUDO's text and component, which KUDO's tests assert (kudo-compat.md, Events).
+    expect(events.items.map((e) => [e.message, e.type, e.source?.component])).toContainEqual([
+      'Execution of plan cleanup finished with status COMPLETE',
+      'Normal',
+      'instance-controller',
+    ]);
+    const started = await core.listNamespacedEvent({
+      namespace: ns,
+      fieldSelector: 'involvedObject.name=a,reason=PlanStarted',
+    });
+    expect(started.items.map((e) => e.message)).toEqual(
+      expect.arrayContaining([
+        'Execution of plan deploy started',
+        'Execution of plan cleanup started',
+      ]),
+    );
     await expect(rbac.readClusterRole({ name: `${role}-b` })).resolves.toBeDefined();
   });
 

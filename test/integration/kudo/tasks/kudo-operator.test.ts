@@ -200,7 +200,9 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
       namespace: ns,
       fieldSelector: 'involvedObject.name=web-dependency-child,reason=PlanFinished',
     });
-    expect(events.items.map((e) => e.message)).toContain('plan cleanup is COMPLETE');
+    expect(events.items.map((e) => e.message)).toContain(
+      'Execution of plan cleanup finished with status COMPLETE',
+    );
   }, 120_000);
 
   it.each([
