@@ -36,9 +36,11 @@ import { decideParameters, decideRequest, decideUpgrade } from './plans.ts';
 import { namespacedName } from '../../kube/names.ts';
 
 export function decide(input: DecisionInput, deps: DecisionDeps): Decision {
-  return input.operation === 'CREATE' || !input.oldInstance
-    ? decideCreate(input, deps)
-    : decideUpdate(input, input.oldInstance, deps);
+  const decision =
+    input.operation === 'CREATE' || !input.oldInstance
+      ? decideCreate(input, deps)
+      : decideUpdate(input, input.oldInstance, deps);
+  return withCleanupFinalizer(decision, input);
 }
 
 function decideCreate(input: DecisionInput, deps: DecisionDeps): Decision {
@@ -72,19 +74,23 @@ function decideCreate(input: DecisionInput, deps: DecisionDeps): Decision {
           `spec.planExecution.planName "${requested}" was ignored: a new Instance always starts with plan "deploy"`,
         ]
       : [];
-  const decision = schedule(PLAN_DEPLOY, 'create', deps, warnings);
-  return plans.includes(PLAN_CLEANUP) ? withCleanupFinalizer(decision, instance) : decision;
+  return schedule(PLAN_DEPLOY, 'create', deps, warnings);
 }
 
 /**
- * An Instance whose OperatorVersion has a `cleanup` plan gets the cleanup finalizer as it is
- * created, as KUDO's webhook adds it: from the first moment it exists, deleting it runs the
- * cleanup plan, even when it is deleted before the controller first looks at it (or while no
- * manager runs). Instances without one get none here: the controller adds it only when they
- * record objects the garbage collector does not remove (engine/finalizer.ts).
+ * An Instance whose OperatorVersion has a `cleanup` plan carries the cleanup finalizer from
+ * the moment it is created, as KUDO's webhook adds it: deleting it runs the cleanup plan even
+ * when it is deleted before the controller first looks at it (or while no manager runs). The
+ * finalizer is kept on every later write while the Instance is not being deleted: a repeated
+ * server-side apply whose configuration never named it drops it (the applier owns what the
+ * webhook added for it), and an upgrade to an OperatorVersion with a cleanup plan needs it.
+ * Instances without one get none here: the controller adds it only when they record objects
+ * the garbage collector does not remove (engine/finalizer.ts).
  */
-function withCleanupFinalizer(decision: Decision, instance: Instance): Decision {
-  if (decision.kind !== 'allow') return decision;
+function withCleanupFinalizer(decision: Decision, input: DecisionInput): Decision {
+  const { instance, operatorVersion: ov } = input;
+  if (decision.kind !== 'allow' || !ov || instance.metadata.deletionTimestamp) return decision;
+  if (!Object.hasOwn(ov.spec?.plans ?? {}, PLAN_CLEANUP)) return decision;
   const finalizers = instance.metadata.finalizers;
   if (finalizers?.includes(CLEANUP_FINALIZER)) return decision;
   const add: JsonPatchOperation =

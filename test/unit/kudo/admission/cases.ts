@@ -1,7 +1,11 @@
 // The Instance admission table: every scheduling and denial rule, KUDO's own
 // instance_admission_test situations first (adapted where Planwright deliberately differs),
 // then ours: validation, immutability, abort, deletion, missing objects.
-import type { Instance, OperatorVersion } from '../../../../src/kudo/api/index.ts';
+import {
+  CLEANUP_FINALIZER,
+  type Instance,
+  type OperatorVersion,
+} from '../../../../src/kudo/api/index.ts';
 import type { DecisionInput } from '../../../../src/kudo/admission/index.ts';
 import {
   complete,
@@ -28,7 +32,27 @@ const alice = { username: 'alice', groups: ['system:authenticated'] };
 export const CONTROLLER = 'system:serviceaccount:planwright-system:planwright';
 const controller = { username: CONTROLLER, groups: ['system:serviceaccounts'] };
 
+/** An Instance as stored: with the cleanup finalizer the webhook added at CREATE. */
+const stored = (i: Instance): Instance =>
+  i.metadata.finalizers === undefined
+    ? { ...i, metadata: { ...i.metadata, finalizers: [CLEANUP_FINALIZER] } }
+    : i;
+
+/**
+ * An UPDATE of an Instance created through the webhook: both sides carry the cleanup finalizer
+ * (unless a case sets finalizers itself), as they do when the OperatorVersion has a cleanup plan.
+ */
 function update(
+  old: Instance,
+  next: Instance,
+  ovs: { ov?: OperatorVersion | undefined; old?: OperatorVersion | undefined } = {},
+  user: DecisionInput['user'] = alice,
+): DecisionInput {
+  return rawUpdate(stored(old), stored(next), ovs, user);
+}
+
+/** An UPDATE with both Instances exactly as given. */
+function rawUpdate(
   old: Instance,
   next: Instance,
   ovs: { ov?: OperatorVersion | undefined; old?: OperatorVersion | undefined } = {},
@@ -113,6 +137,25 @@ const abortRequested = edit(inProgress, (i) => {
 export const CASES: readonly Case[] = [
   // ---- KUDO's instance_admission_test (TestValidateUpdate) -----------------------------
   { name: 'no change is a no-op', input: update(idle, idle) },
+  {
+    name: 'an update that drops the cleanup finalizer gets it back (a repeated server-side apply)',
+    input: rawUpdate(
+      edit(idle, (i) => (i.metadata.finalizers = ['example.com/other', CLEANUP_FINALIZER])),
+      edit(idle, (i) => (i.metadata.finalizers = ['example.com/other'])),
+    ),
+  },
+  {
+    name: 'an upgrade to an OperatorVersion with a cleanup plan puts the cleanup finalizer on',
+    input: rawUpdate(
+      edit(idle, (i) => (i.spec!.operatorVersion = { name: 'plain' })),
+      idle,
+      { old: operatorVersion('plain', ['deploy'], [{ name: 'foo' }]) },
+    ),
+  },
+  {
+    name: 'an Instance of an OperatorVersion without a cleanup plan gets no finalizer on update',
+    input: rawUpdate(idle, idle, { ov: operatorVersion('plain', ['deploy'], [{ name: 'foo' }]) }),
+  },
   {
     name: 'a label change while a plan runs schedules nothing',
     input: update(

@@ -623,6 +623,25 @@ export const EXPECTED: Readonly<Record<string, Decision>> = {
       reason: 'create',
     },
   },
+  'an update that drops the cleanup finalizer gets it back (a repeated server-side apply)': {
+    kind: 'allow',
+    patch: [{ op: 'add', path: '/metadata/finalizers/-', value: 'kudo.dev.instance.cleanup' }],
+    warnings: [],
+  },
+  'an upgrade to an OperatorVersion with a cleanup plan puts the cleanup finalizer on': {
+    kind: 'allow',
+    patch: [
+      { op: 'add', path: '/spec/planExecution', value: { planName: 'update', uid: 'uid-1' } },
+      { op: 'add', path: '/metadata/finalizers', value: ['kudo.dev.instance.cleanup'] },
+    ],
+    warnings: [],
+    scheduled: { planName: 'update', uid: 'uid-1', reason: 'upgrade' },
+  },
+  'an Instance of an OperatorVersion without a cleanup plan gets no finalizer on update': {
+    kind: 'allow',
+    patch: [],
+    warnings: [],
+  },
   'create schedules deploy': {
     kind: 'allow',
     patch: [

@@ -119,7 +119,11 @@ describe('instanceMutator', () => {
     const same = await handler(source())(request('UPDATE', cleared, inProgress), context);
     expect(same).toEqual({
       kind: 'patch',
-      patch: [{ op: 'add', path: '/spec/planExecution', value: inProgress.spec!.planExecution }],
+      patch: [
+        { op: 'add', path: '/spec/planExecution', value: inProgress.spec!.planExecution },
+        // Not carried by this fixture; the OperatorVersion has a cleanup plan: put on.
+        { op: 'add', path: '/metadata/finalizers', value: ['kudo.dev.instance.cleanup'] },
+      ],
       warnings: [],
     });
     const changed = edit(cleared, (i) => (i.spec!.parameters = { foo: 'foo', bar: 'x' }));
