@@ -12,7 +12,7 @@
  * See examples/api/kudo.ts.
  */
 import type { JsonPatchOperation } from '../../server/index.ts';
-import { operatorVersionRef, runningPlan } from '../api/read.ts';
+import { hasCleanupPlan, operatorVersionRef, runningPlan } from '../api/read.ts';
 import { CLEANUP_FINALIZER, PLAN_CLEANUP, PLAN_DEPLOY, type Instance } from '../api/types.ts';
 import { describeRunning, listPlans, wayOut } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
@@ -89,8 +89,8 @@ function decideCreate(input: DecisionInput, deps: DecisionDeps): Decision {
  */
 function withCleanupFinalizer(decision: Decision, input: DecisionInput): Decision {
   const { instance, operatorVersion: ov } = input;
-  if (decision.kind !== 'allow' || !ov || instance.metadata.deletionTimestamp) return decision;
-  if (!Object.hasOwn(ov.spec?.plans ?? {}, PLAN_CLEANUP)) return decision;
+  if (decision.kind !== 'allow' || instance.metadata.deletionTimestamp) return decision;
+  if (!hasCleanupPlan(ov)) return decision;
   const finalizers = instance.metadata.finalizers;
   if (finalizers?.includes(CLEANUP_FINALIZER)) return decision;
   const add: JsonPatchOperation =

@@ -3,8 +3,10 @@
  * OperatorVersion an Instance uses and whether its scheduled plan is still running.
  */
 import {
+  PLAN_CLEANUP,
   TERMINAL_STATUSES,
   type Instance,
+  type OperatorVersion,
   type PhaseStatus,
   type PlanStatus,
   type StepStatus,
@@ -36,6 +38,14 @@ export const INSTANCES_BY_OPERATOR_VERSION = 'operatorVersion';
 export function instanceOperatorVersionKeys(obj: { readonly metadata?: unknown }): string[] {
   const ref = operatorVersionRef(obj as Instance);
   return ref ? [namespacedName(ref)] : [];
+}
+
+/**
+ * Whether the OperatorVersion declares a `cleanup` plan (own keys only: plans is package input),
+ * the plan that makes deleting an Instance of it need the cleanup finalizer.
+ */
+export function hasCleanupPlan(ov: OperatorVersion | undefined): boolean {
+  return Object.hasOwn(ov?.spec?.plans ?? {}, PLAN_CLEANUP);
 }
 
 export function isTerminal(status: string | undefined): boolean {

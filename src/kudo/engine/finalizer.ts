@@ -15,12 +15,8 @@
  * for the others the warning and the write are both avoided. Once there it stays until the
  * deletion is done.
  */
-import {
-  CLEANUP_FINALIZER,
-  PLAN_CLEANUP,
-  type Instance,
-  type OperatorVersion,
-} from '../api/types.ts';
+import { hasCleanupPlan } from '../api/read.ts';
+import { CLEANUP_FINALIZER, type Instance, type OperatorVersion } from '../api/types.ts';
 import { collectedWithInstance, type InventoryEntry } from '../inventory/index.ts';
 
 export function hasCleanupFinalizer(instance: Instance): boolean {
@@ -32,8 +28,5 @@ export function cleanupFinalizerNeeded(
   ov: OperatorVersion | undefined,
   entries: readonly InventoryEntry[],
 ): boolean {
-  const plans = ov?.spec?.plans ?? {};
-  return (
-    Object.hasOwn(plans, PLAN_CLEANUP) || entries.some((e) => !collectedWithInstance(e, instance))
-  );
+  return hasCleanupPlan(ov) || entries.some((e) => !collectedWithInstance(e, instance));
 }
