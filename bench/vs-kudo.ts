@@ -19,7 +19,11 @@
 //   BENCH_WORKLOADS=configmaps,deployments (default both)  BENCH_WAIT_N=50
 //   BENCH_MIN_READY_S=30  BENCH_IDLE_S=60  BENCH_ONLY=planwright|kudo
 //   BENCH_N=10000 BENCH_ONLY=planwright BENCH_WORKLOADS=configmaps  (Planwright at scale)
-import { mkdtemp, rm } from 'node:fs/promises';
+//   BENCH_PROFILE_DIR=/tmp/p: a CPU profile of kube-apiserver over the first BENCH_PROFILE_S
+//   (10) seconds of the burst, summarised there by `go tool pprof -top` (the apiserver runs
+//   with --profiling=true then; off otherwise). For the manager add `--cpu-prof
+//   --cpu-prof-dir=<dir>` to BENCH_NODE_FLAGS.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import tls from 'node:tls';
 import { join } from 'node:path';
@@ -47,6 +51,8 @@ import {
 } from './support/kudo-manager.ts';
 import { startPlanwrightProcess } from './support/planwright-process.ts';
 import { peakRssOf, TreeSampler } from './support/process-stats.ts';
+import { apiServerCpuProfile, pprofTop } from './support/pprof.ts';
+import { cpuSecondsOf } from './support/process-stats.ts';
 import { formatTable, mib, ratio } from './support/table.ts';
 
 const N = Number(process.env['BENCH_N'] ?? process.argv[2] ?? 100);
@@ -58,6 +64,8 @@ const SETTLE_S = 5;
 const NS = 'default';
 const workloads = (process.env['BENCH_WORKLOADS'] ?? 'configmaps,deployments').split(',');
 const only = process.env['BENCH_ONLY'];
+const profileDir = process.env['BENCH_PROFILE_DIR'];
+const PROFILE_S = Number(process.env['BENCH_PROFILE_S'] ?? 10);
 const progress = (line: string): void => console.error(line);
 
 interface Contestant {
@@ -151,6 +159,9 @@ interface Result {
   /** VmHWM of the main process alone (the tree also holds Planwright's render workers). */
   readonly mainPeakRss: number;
   readonly cpuSeconds: number;
+  /** kube-apiserver's and etcd's CPU over the same span (the bench client's share included). */
+  readonly apiServerCpuSeconds: number;
+  readonly etcdCpuSeconds: number;
   readonly idleWrites: Array<[string, number]>;
   readonly idleCpuSeconds: number;
   readonly benchRequests: number;
@@ -163,6 +174,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     mode: workload.mode,
     apiServerExtraArgs: audit.args,
     onProgress: progress,
+    ...(profileDir ? { profiling: true } : {}),
   });
   const kc = new KubeConfig();
   kc.loadFromFile(cluster.kubeconfigPath);
@@ -198,7 +210,16 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     const benchBefore = tally.snapshot(ADMIN_USER);
     sampler.resetPeak();
     const cpuBefore = sampler.sample().cpuSeconds;
+    const apiCpuBefore = cpuSecondsOf(cluster.pids.kubeApiServer);
+    const etcdCpuBefore = cpuSecondsOf(cluster.pids.etcd);
     progress(`${contestant.name}: creating ${workload.instances} Instances (${workload.name})`);
+    const profile = profileDir
+      ? apiServerCpuProfile(
+          kc,
+          PROFILE_S,
+          join(profileDir, `apiserver-${contestant.user.replace(/\W+/g, '-')}.pprof`),
+        )
+      : undefined;
     const started = performance.now();
     await createInstances(admin, NS, workload.instances);
     const createSeconds = (performance.now() - started) / 1000;
@@ -209,6 +230,14 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     await tally.refresh();
     const after = tally.snapshot(contestant.user);
     const cpuAfter = sampler.sample().cpuSeconds;
+    const apiServerCpuSeconds = cpuSecondsOf(cluster.pids.kubeApiServer) - apiCpuBefore;
+    const etcdCpuSeconds = cpuSecondsOf(cluster.pids.etcd) - etcdCpuBefore;
+    if (profile) {
+      const path = await profile;
+      const top = await pprofTop(cluster.binaries.kubeApiServer, path);
+      await writeFile(`${path}.txt`, top);
+      progress(`${contestant.name}: kube-apiserver profile ${path} (top: ${path}.txt)`);
+    }
     const peakRss = sampler.peakRss;
     const mainPeakRss = peakRssOf(manager.pid);
     progress(`${contestant.name}: idle for ${IDLE_S} s`);
@@ -224,6 +253,8 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       peakRss,
       mainPeakRss,
       cpuSeconds: cpuAfter - cpuBefore,
+      apiServerCpuSeconds,
+      etcdCpuSeconds,
       idleWrites: countsSince(idleEnd, after).filter(([k]) => total([[k, 1]], true) > 0),
       idleCpuSeconds: cpuIdleEnd - cpuAfter,
       benchRequests: total(countsSince(tally.snapshot(ADMIN_USER), benchBefore)),
@@ -252,6 +283,13 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
     ['manager peak RSS (process tree)', (r) => r.peakRss, (v) => `${mib(v)} MiB`],
     ['  main process alone (VmHWM)', (r) => r.mainPeakRss, (v) => `${mib(v)} MiB`],
     ['manager CPU', (r) => r.cpuSeconds, (v) => `${v.toFixed(1)} s`],
+    ['  per Instance', (r) => (r.cpuSeconds * 1000) / n, (v) => `${v.toFixed(1)} ms`],
+    [
+      'kube-apiserver CPU per Instance',
+      (r) => (r.apiServerCpuSeconds * 1000) / n,
+      (v) => `${v.toFixed(1)} ms`,
+    ],
+    ['etcd CPU per Instance', (r) => (r.etcdCpuSeconds * 1000) / n, (v) => `${v.toFixed(1)} ms`],
     ['idle: API writes per minute', (r) => total(r.idleWrites) / perMinute, (v) => v.toFixed(1)],
     [
       'idle: manager CPU per minute',

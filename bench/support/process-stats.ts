@@ -33,6 +33,11 @@ function readStat(pid: number): ProcStat | undefined {
   };
 }
 
+/** user + system CPU seconds of one process (not its children), 0 when it is gone. */
+export function cpuSecondsOf(pid: number): number {
+  return readStat(pid)?.cpu ?? 0;
+}
+
 /** Resident set size in bytes (VmRSS), 0 when the process is gone. */
 export function rssOf(pid: number): number {
   try {

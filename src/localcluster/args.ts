@@ -36,6 +36,11 @@ export interface ApiServerArgsInput {
    * break the readiness checks and clients in ways that are hard to trace back.
    */
   readonly extraArgs?: readonly string[];
+  /**
+   * Serve /debug/pprof (CPU profiles of the apiserver for a benchmark). Default off, as in a
+   * hardened cluster: tests have no use for it.
+   */
+  readonly profiling?: boolean;
 }
 
 export function apiServerArgs(input: ApiServerArgsInput): string[] {
@@ -56,7 +61,7 @@ export function apiServerArgs(input: ApiServerArgsInput): string[] {
     `--service-account-issuer=https://127.0.0.1:${input.port}/`,
     `--service-account-key-file=${files.serviceAccountPublicKey}`,
     `--service-account-signing-key-file=${files.serviceAccountPrivateKey}`,
-    '--profiling=false',
+    `--profiling=${input.profiling === true}`,
     // Webhooks and APIServices that name a Service are called at an endpoint of the Service
     // (its EndpointSlices) instead of its ClusterIP: there is no kube-proxy, so a ClusterIP
     // leads nowhere, while an endpoint can be a process on this machine (in-cluster tests).

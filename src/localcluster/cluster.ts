@@ -44,6 +44,8 @@ export interface LocalClusterOptions {
    * user. Flags the harness sets itself are refused (see apiServerArgs).
    */
   readonly apiServerExtraArgs?: readonly string[];
+  /** kube-apiserver serves /debug/pprof (benchmarks' CPU profiles). Default off. */
+  readonly profiling?: boolean;
 }
 
 /**
@@ -179,6 +181,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       port: apiPort,
       pki,
       ...(options.apiServerExtraArgs ? { extraArgs: options.apiServerExtraArgs } : {}),
+      ...(options.profiling ? { profiling: true } : {}),
     });
     const adminTls: ProbeTls = {
       caPem: pki.servingCa.certPem,

@@ -67,6 +67,15 @@ describe('control-plane command lines', () => {
     }
   });
 
+  it('kube-apiserver serves /debug/pprof only when a benchmark asks for it', () => {
+    const input = { mode: 'bare' as const, etcdEndpoint: 'http://127.0.0.1:2001', port: 6443, pki };
+    expect(flags(apiServerArgs(input)).get('profiling')).toBe('false');
+    expect(flags(apiServerArgs({ ...input, profiling: true })).get('profiling')).toBe('true');
+    expect(() => apiServerArgs({ ...input, extraArgs: ['--profiling=true'] })).toThrow(
+      /--profiling/,
+    );
+  });
+
   it('kube-apiserver takes extra flags after its own, and refuses one it sets itself', () => {
     const input = { mode: 'bare' as const, etcdEndpoint: 'http://127.0.0.1:2001', port: 6443, pki };
     const args = apiServerArgs({
