@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { KubeClient } from '../kube/index.ts';
 import type { KubeObject } from './types.ts';
 import { namespacedName } from '../kube/names.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -31,12 +32,14 @@ interface Remembered {
 }
 
 export class EventRecorder {
-  private readonly seen = new Map<string, Remembered>();
+  /** Events remembered for aggregation (bounded, oldest forgotten first). */
+  private readonly seen: BoundedMap<string, Remembered>;
   private readonly pending = new Set<Promise<void>>();
   private readonly host: string;
 
   constructor(private readonly options: EventRecorderOptions) {
     this.host = options.host ?? hostname();
+    this.seen = new BoundedMap(options.maxRemembered ?? 4096);
   }
 
   /**
@@ -74,7 +77,7 @@ export class EventRecorder {
       });
     } else {
       const name = `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
-      this.remember(key, { namespace, name, count: 1 });
+      this.seen.set(key, { namespace, name, count: 1 });
       work = client.request({
         method: 'POST',
         path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
@@ -129,14 +132,5 @@ export class EventRecorder {
   /** Waits for events being written. */
   async flush(): Promise<void> {
     await Promise.all([...this.pending]);
-  }
-
-  private remember(key: string, value: Remembered): void {
-    // Map iteration order is insertion order: drop the oldest.
-    if (this.seen.size >= (this.options.maxRemembered ?? 4096)) {
-      const oldest = this.seen.keys().next();
-      if (!oldest.done) this.seen.delete(oldest.value);
-    }
-    this.seen.set(key, value);
   }
 }

@@ -42,6 +42,7 @@ export {
 } from './store.ts';
 export { Watcher, type WatcherEvent, type WatcherOptions } from './watcher.ts';
 export { WorkQueue, type WorkQueueOptions } from './workqueue.ts';
+export { BoundedMap, type EvictHandler } from './bounded-map.ts';
 export {
   JitteredBackoff,
   ItemExponentialBackoff,

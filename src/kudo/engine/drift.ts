@@ -11,6 +11,7 @@
  */
 import type { Counter } from 'prom-client';
 import { describeObject, type ApplyObject } from '../../kube/apply.ts';
+import { BoundedMap } from '../../runtime/index.ts';
 import type { GroupVersionKind } from '../../kube/gvk.ts';
 import type { Instance, InstanceStatus } from '../api/types.ts';
 import { setCondition } from './status.ts';
@@ -60,7 +61,10 @@ const MAX_BASELINES = 50_000;
 const MAX_FIELDS_NAMED = 10;
 
 export class DriftKeeper {
-  private readonly baselines = new Map<string, DriftBaseline>();
+  /** Bounded: the oldest baseline is forgotten whole (drop), its owner and report with it. */
+  private readonly baselines = new BoundedMap<string, DriftBaseline>(MAX_BASELINES, (key) =>
+    this.drop(key),
+  );
   /**
    * The Instance (namespace/name) each baseline belongs to: an Instance without a finalizer
    * is deleted without a cleanup pass, so its baselines are dropped when it is gone from the
@@ -75,16 +79,11 @@ export class DriftKeeper {
   /** A task of Instance `owner` (namespace/name) applied (or found unchanged) an object. */
   applied(owner: string, applied: AppliedObject): void {
     const key = inventoryKey(applied.entry);
-    this.baselines.delete(key);
-    if (this.baselines.size >= MAX_BASELINES) {
-      const oldest = this.baselines.keys().next();
-      if (!oldest.done) this.drop(oldest.value);
-    }
-    this.owners.set(key, owner);
     this.baselines.set(
       key,
       driftBaseline(applied.desired, applied.live, applied.entry.contentDigest ?? ''),
     );
+    this.owners.set(key, owner);
     this.reported.delete(key);
   }
 

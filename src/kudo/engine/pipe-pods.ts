@@ -12,6 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { describeObject, type ServerSideApply } from '../../kube/apply.ts';
+import { BoundedMap } from '../../runtime/index.ts';
 import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/types.ts';
 import { pipePodName } from '../package/pipes.ts';
 import { PIPE_POD_ANNOTATION } from '../tasks/pipe/index.ts';
@@ -20,7 +21,7 @@ const REMEMBERED = 4096;
 
 export class PipePodSweeper {
   /** Pods already deleted (Instance uid, run uid, pod name); oldest forgotten first. */
-  private readonly deleted = new Map<string, true>();
+  private readonly deleted = new BoundedMap<string, true>(REMEMBERED);
 
   constructor(
     private readonly ssa: ServerSideApply,
@@ -82,10 +83,6 @@ export class PipePodSweeper {
           'could not delete a pipe pod after its step completed; trying again on the next pass',
         );
         continue;
-      }
-      if (this.deleted.size >= REMEMBERED) {
-        const oldest = this.deleted.keys().next();
-        if (!oldest.done) this.deleted.delete(oldest.value);
       }
       this.deleted.set(key, true);
     }

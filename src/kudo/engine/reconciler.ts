@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { ServerSideApply } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { ApiError } from '../../kube/errors.ts';
-import { objectKey, type ReconcileResult } from '../../runtime/index.ts';
+import { BoundedMap, objectKey, type ReconcileResult } from '../../runtime/index.ts';
 import type { OperatorVersionSource } from '../api/contracts.ts';
 import { isTerminal, operatorVersionRef } from '../api/read.ts';
 import {
@@ -98,6 +98,9 @@ export interface InstanceReconcilerOptions {
  */
 export const ANNOTATION_SKIP_TARGET_CLEANUP = 'planwright.dev/skip-target-cleanup';
 
+/** Instances remembered per map of the reconciler (oldest forgotten first). */
+const MAX_REMEMBERED = 65_536;
+
 export class InstanceReconciler {
   private readonly writer: InstanceWriter;
   private readonly templates: Renderer;
@@ -106,20 +109,25 @@ export class InstanceReconciler {
   private readonly workloads: WorkloadSource;
   private readonly pipePods: PipePodSweeper;
   /** Warnings already recorded, per Instance and plan run (bounded, oldest forgotten first). */
-  private readonly warned = new Map<string, true>();
+  private readonly warned = new BoundedMap<string, true>(4096);
   /** The run each Instance last finished (`plan/uid`), to recognise a stale cached copy. */
-  private readonly finished = new Map<string, string>();
+  private readonly finished = new BoundedMap<string, string>(MAX_REMEMBERED);
   /**
    * Inventory entries of objects applied whose record no status write carried yet (the
    * closing write failed, e.g. a conflict): the next session of the Instance writes them.
+   * An Instance forgotten here is no longer `accounted`: its entries are lost to memory, only
+   * a look can find their objects again.
    */
-  private readonly unwritten = new Map<string, readonly InventoryEntry[]>();
+  private readonly unwritten = new BoundedMap<string, readonly InventoryEntry[]>(
+    MAX_REMEMBERED,
+    (key) => this.accounted.delete(key),
+  );
   /**
    * Instances (key → metadata.uid) of which this process knows every applied object is
    * recorded or in `unwritten`: it saw their scheduled run finished, or looked for unrecorded
    * objects itself. A new run of such an Instance needs no look (unrecorded.ts).
    */
-  private readonly accounted = new Map<string, string>();
+  private readonly accounted = new BoundedMap<string, string>(MAX_REMEMBERED);
 
   constructor(private readonly options: InstanceReconcilerOptions) {
     this.writer = new InstanceWriter(options.client);
@@ -218,17 +226,8 @@ export class InstanceReconciler {
 
   private keepUnwritten(key: string, session: StatusSession): void {
     const left = session.unwritten;
-    this.unwritten.delete(key);
-    if (left.length === 0) return;
-    if (this.unwritten.size >= 65_536) {
-      const oldest = this.unwritten.keys().next();
-      if (!oldest.done) {
-        this.unwritten.delete(oldest.value);
-        // Its entries are lost to memory: only a look can find their objects again.
-        this.accounted.delete(oldest.value);
-      }
-    }
-    this.unwritten.set(key, [...left]);
+    if (left.length === 0) this.unwritten.delete(key);
+    else this.unwritten.set(key, [...left]);
   }
 
   private async runLive(
@@ -270,7 +269,7 @@ export class InstanceReconciler {
       if (!wasTerminal && this.finished.get(key) === `${pe.planName}/${uid}`) {
         return { requeueAfter: 100 };
       }
-      if (wasTerminal) this.remember(this.accounted, key, current.metadata.uid ?? '');
+      if (wasTerminal) this.accounted.set(key, current.metadata.uid ?? '');
       else if ((was?.uid ?? '') !== uid)
         await this.recordUnrecorded(key, session, current, ov, signal);
       const ps = await this.runPlan(
@@ -537,17 +536,7 @@ export class InstanceReconciler {
   }
 
   private rememberFinished(key: string, run: string): void {
-    this.remember(this.finished, key, run);
-  }
-
-  /** Sets `key` in a bounded map (65,536 keys, oldest forgotten first). */
-  private remember(map: Map<string, string>, key: string, value: string): void {
-    map.delete(key);
-    if (map.size >= 65_536) {
-      const oldest = map.keys().next();
-      if (!oldest.done) map.delete(oldest.value);
-    }
-    map.set(key, value);
+    this.finished.set(key, run);
   }
 
   /**
@@ -576,7 +565,7 @@ export class InstanceReconciler {
     if (found.length > 0) await session.record(found, { foundWithoutInventory: true });
     // Not after nothingUnrecorded alone: an earlier process may have run part of the run now
     // starting; its objects are re-rendered only if this run gets that far.
-    this.remember(this.accounted, key, uid);
+    this.accounted.set(key, uid);
   }
 
   /** Where an inventory entry's object lives, or why it cannot be reached now. */
@@ -627,10 +616,6 @@ export class InstanceReconciler {
       message,
     ]);
     if (this.warned.has(key)) return;
-    if (this.warned.size >= 4096) {
-      const oldest = this.warned.keys().next();
-      if (!oldest.done) this.warned.delete(oldest.value);
-    }
     this.warned.set(key, true);
     this.options.events.record(instance, 'Warning', reason, message);
   }
