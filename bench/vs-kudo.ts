@@ -7,6 +7,11 @@
 // audit log: every manager has its own client-certificate user, apart from the bench client's),
 // peak RSS and CPU of the manager's process tree (/proc), then an idle window: API writes and
 // CPU per minute. Both run without leader election (KUDO 0.19's manager has none by default).
+// Idle is measured twice: the first minute after the workload settled (what a burst leaves
+// behind: Planwright's idle render workers exit, garbage collection) and a later minute
+// (steady state), each with wakeups (voluntary context switches of all threads: every time a
+// thread sleeps again after waking). BENCH_IDLE_TRACE=1 prints the tree's CPU and wakeups
+// every 5 s of both windows.
 //
 // KUDO's manager is built from bench/kudo/go.mod once (≈ 2.5 min cold on 2 cores, cached under
 // ~/.cache/planwright/kudo) and runs out-of-cluster with KUBECONFIG and KUDO_CERT_DIR. Its
@@ -17,14 +22,17 @@
 //
 // Run: node --import ./scripts/register-ts.mjs bench/vs-kudo.ts [N=100]
 //   BENCH_WORKLOADS=configmaps,deployments (default both)  BENCH_WAIT_N=50
-//   BENCH_MIN_READY_S=30  BENCH_IDLE_S=60  BENCH_ONLY=planwright|kudo
+//   BENCH_MIN_READY_S=30  BENCH_IDLE_S=60 (each idle window)  BENCH_STEADY_GAP_S=0 (between
+//   the two windows)  BENCH_IDLE_TRACE=1  BENCH_ONLY=planwright|kudo
+//   BENCH_LOG_FILE=<path> (each manager's log tail to <path>.<user>; with
+//   BENCH_NODE_FLAGS="... --trace-gc" it shows Planwright's garbage collections)
 //   BENCH_N=10000 BENCH_ONLY=planwright BENCH_WORKLOADS=configmaps  (Planwright at scale)
 //   BENCH_PROFILE_DIR=/tmp/p: a CPU profile of kube-apiserver over the first BENCH_PROFILE_S
 //   (10) seconds of the burst, summarised there by `go tool pprof -top` (the apiserver runs
 //   with --profiling=true then; off otherwise). For the manager add `--cpu-prof
 //   --cpu-prof-dir=<dir>` to BENCH_NODE_FLAGS.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import tls from 'node:tls';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -59,6 +67,8 @@ const N = Number(process.env['BENCH_N'] ?? process.argv[2] ?? 100);
 const WAIT_N = Number(process.env['BENCH_WAIT_N'] ?? 50);
 const MIN_READY_S = Number(process.env['BENCH_MIN_READY_S'] ?? 30);
 const IDLE_S = Number(process.env['BENCH_IDLE_S'] ?? 60);
+const STEADY_GAP_S = Number(process.env['BENCH_STEADY_GAP_S'] ?? 0);
+const IDLE_TRACE = process.env['BENCH_IDLE_TRACE'] === '1';
 /** After all COMPLETE, before the idle window: trailing status writes belong to the workload. */
 const SETTLE_S = 5;
 const NS = 'default';
@@ -162,9 +172,58 @@ interface Result {
   /** kube-apiserver's and etcd's CPU over the same span (the bench client's share included). */
   readonly apiServerCpuSeconds: number;
   readonly etcdCpuSeconds: number;
-  readonly idleWrites: Array<[string, number]>;
-  readonly idleCpuSeconds: number;
+  /** The first idle window (right after settling) and a later one. */
+  readonly idle: IdleWindow;
+  readonly steady: IdleWindow;
   readonly benchRequests: number;
+  /** Load average (1 min) at the end of the run. */
+  readonly load: number;
+}
+
+interface IdleWindow {
+  readonly writes: Array<[string, number]>;
+  readonly cpuSeconds: number;
+  readonly mainCpuSeconds: number;
+  readonly wakeups: number;
+  readonly mainWakeups: number;
+}
+
+/** Measures an idle window of IDLE_S on the manager's tree (and its writes, from the audit log). */
+async function idleWindow(
+  label: string,
+  sampler: TreeSampler,
+  tally: AuditTally,
+  user: string,
+): Promise<IdleWindow> {
+  await tally.refresh();
+  const writesBefore = tally.snapshot(user);
+  const begin = sampler.sample();
+  const wakeupsBefore = sampler.wakeups;
+  const mainWakeupsBefore = sampler.mainWakeups;
+  progress(`${label}: idle for ${IDLE_S} s`);
+  for (let t = 0; t < IDLE_S; t += 5) {
+    const before = sampler.sample();
+    const w = sampler.wakeups;
+    await sleep(Math.min(5, IDLE_S - t) * 1000);
+    const after = sampler.sample();
+    if (IDLE_TRACE)
+      progress(
+        `  +${String(t + 5).padStart(3)} s  CPU ${((after.cpuSeconds - before.cpuSeconds) * 1000).toFixed(0).padStart(4)} ms ` +
+          `(main ${((after.mainCpuSeconds - before.mainCpuSeconds) * 1000).toFixed(0).padStart(4)})  ` +
+          `wakeups ${String(sampler.wakeups - w).padStart(5)}  processes ${after.processes}`,
+      );
+  }
+  const end = sampler.sample();
+  await tally.refresh();
+  return {
+    writes: countsSince(tally.snapshot(user), writesBefore).filter(
+      ([k]) => total([[k, 1]], true) > 0,
+    ),
+    cpuSeconds: end.cpuSeconds - begin.cpuSeconds,
+    mainCpuSeconds: end.mainCpuSeconds - begin.mainCpuSeconds,
+    wakeups: sampler.wakeups - wakeupsBefore,
+    mainWakeups: sampler.mainWakeups - mainWakeupsBefore,
+  };
 }
 
 async function run(contestant: Contestant, workload: Workload): Promise<Result> {
@@ -240,11 +299,19 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     }
     const peakRss = sampler.peakRss;
     const mainPeakRss = peakRssOf(manager.pid);
-    progress(`${contestant.name}: idle for ${IDLE_S} s`);
-    await sleep(IDLE_S * 1000);
-    await tally.refresh();
-    const idleEnd = tally.snapshot(contestant.user);
-    const cpuIdleEnd = sampler.sample().cpuSeconds;
+    const idle = await idleWindow(
+      `${contestant.name}: first minute after settling`,
+      sampler,
+      tally,
+      contestant.user,
+    );
+    await sleep(STEADY_GAP_S * 1000);
+    const steady = await idleWindow(
+      `${contestant.name}: a later minute`,
+      sampler,
+      tally,
+      contestant.user,
+    );
     return {
       createSeconds,
       seconds,
@@ -255,14 +322,20 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       cpuSeconds: cpuAfter - cpuBefore,
       apiServerCpuSeconds,
       etcdCpuSeconds,
-      idleWrites: countsSince(idleEnd, after).filter(([k]) => total([[k, 1]], true) > 0),
-      idleCpuSeconds: cpuIdleEnd - cpuAfter,
+      idle,
+      steady,
       benchRequests: total(countsSince(tally.snapshot(ADMIN_USER), benchBefore)),
+      load: loadavg()[0] ?? 0,
     };
   } catch (err) {
     if (manager) console.error(`${contestant.name} log (tail):\n${manager.log().slice(-5_000)}`);
     throw err;
   } finally {
+    if (process.env['BENCH_LOG_FILE'] && manager)
+      await writeFile(
+        `${process.env['BENCH_LOG_FILE']}.${contestant.user.replace(/\W/g, '_')}`,
+        manager.log(),
+      );
     sampler?.stop();
     await manager?.stop();
     admin.close();
@@ -274,7 +347,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
 function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>): void {
   const n = workload.instances;
   const perMinute = IDLE_S / 60;
-  const rows: Array<[string, (r: Result) => number, (v: number) => string]> = [
+  const rows: Row[] = [
     ['all COMPLETE after', (r) => r.seconds, (v) => `${v.toFixed(1)} s`],
     ['  creates done after (webhook)', (r) => r.createSeconds, (v) => `${v.toFixed(1)} s`],
     ['manager requests per Instance', (r) => total(r.requests) / n, (v) => v.toFixed(2)],
@@ -290,12 +363,13 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
       (v) => `${v.toFixed(1)} ms`,
     ],
     ['etcd CPU per Instance', (r) => (r.etcdCpuSeconds * 1000) / n, (v) => `${v.toFixed(1)} ms`],
-    ['idle: API writes per minute', (r) => total(r.idleWrites) / perMinute, (v) => v.toFixed(1)],
-    [
-      'idle: manager CPU per minute',
-      (r) => r.idleCpuSeconds / perMinute,
-      (v) => `${v.toFixed(2)} s`,
-    ],
+    ...idleRows('idle, first minute after settling', (r) => r.idle, perMinute),
+    ...idleRows(
+      `idle, a later minute (${SETTLE_S + IDLE_S + STEADY_GAP_S} s after COMPLETE)`,
+      (r) => r.steady,
+      perMinute,
+    ),
+    ['load average (1 min) at the end', (r) => r.load, (v) => v.toFixed(2)],
   ];
   const header = [`${workload.name}, N=${n}`, ...results.map(([c]) => c.name)];
   if (results.length === 2) header.push(`${results[1]?.[0].name} / ${results[0]?.[0].name}`);
@@ -312,9 +386,23 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
       `${c.name} requests by verb/resource (${n} Instances; the bench client made ${r.benchRequests}: creates + LIST/WATCH until COMPLETE):`,
     );
     for (const [k, v] of r.requests) console.log(`  ${k.padEnd(44)} ${v}`);
-    if (r.idleWrites.length > 0)
-      console.log(`  idle writes: ${r.idleWrites.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    for (const w of [r.idle, r.steady])
+      if (w.writes.length > 0)
+        console.log(`  idle writes: ${w.writes.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
+}
+
+type Row = [string, (r: Result) => number, (v: number) => string];
+
+function idleRows(title: string, window: (r: Result) => IdleWindow, perMinute: number): Row[] {
+  const seconds = (v: number): string => `${v.toFixed(2)} s`;
+  return [
+    [`${title}: API writes/min`, (r) => total(window(r).writes) / perMinute, (v) => v.toFixed(1)],
+    [`  CPU/min (process tree)`, (r) => window(r).cpuSeconds / perMinute, seconds],
+    [`  CPU/min (main process)`, (r) => window(r).mainCpuSeconds / perMinute, seconds],
+    [`  wakeups/min (process tree)`, (r) => window(r).wakeups / perMinute, (v) => v.toFixed(0)],
+    [`  wakeups/min (main process)`, (r) => window(r).mainWakeups / perMinute, (v) => v.toFixed(0)],
+  ];
 }
 
 const WORKLOADS: Record<string, Workload> = {

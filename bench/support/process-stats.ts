@@ -76,10 +76,36 @@ function tree(root: number, exclude: ReadonlySet<number>): ProcStat[] {
   return members;
 }
 
+/**
+ * Voluntary context switches of every thread of `pid` now, by thread id: each one is a
+ * thread going to sleep (epoll_wait, futex, nanosleep, a blocking read), so between two
+ * readings the count is how many times the process woke up and went back to sleep.
+ */
+function voluntarySwitches(pid: number): Map<number, number> {
+  const byThread = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byThread; // gone meanwhile
+  }
+  for (const tid of tids) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      byThread.set(Number(tid), Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byThread;
+}
+
 /** A point-in-time reading of a process tree. */
 export interface TreeSample {
   /** CPU seconds so far: the tree's own, plus its exited (reaped) children's. */
   readonly cpuSeconds: number;
+  /** CPU seconds so far of the root process alone (its own threads, no children). */
+  readonly mainCpuSeconds: number;
   /** Sum of the members' VmRSS, bytes. */
   readonly rss: number;
   readonly processes: number;
@@ -98,16 +124,22 @@ export function sampleTree(root: number, exclude: ReadonlySet<number> = new Set(
     rss += rssOf(m.pid);
   }
   cpu += members[0]?.childrenCpu ?? 0;
-  return { cpuSeconds: cpu, rss, processes: members.length };
+  return { cpuSeconds: cpu, mainCpuSeconds: members[0]?.cpu ?? 0, rss, processes: members.length };
 }
 
 /**
  * Samples a process tree every `intervalMs` until stopped: peak RSS (of the sum; a sampled
- * peak, so a spike shorter than the interval can be missed) and CPU seconds at any time.
+ * peak, so a spike shorter than the interval can be missed), CPU seconds and wakeups
+ * (voluntary context switches of every thread, summed per thread between samples so threads
+ * and processes that end keep what they counted; a process born and gone between two samples
+ * is missed) at any time.
  */
 export class TreeSampler {
   private peak = 0;
   private peakProcesses = 0;
+  private wakeupCount = 0;
+  private mainWakeupCount = 0;
+  private switches = new Map<number, number>();
   private last: TreeSample;
   private readonly timer: NodeJS.Timeout;
   private readonly exclude: ReadonlySet<number>;
@@ -119,11 +151,13 @@ export class TreeSampler {
     this.exclude = new Set(options.exclude);
     this.last = sampleTree(pid, this.exclude);
     this.peak = this.last.rss;
+    this.countWakeups();
     this.timer = setInterval(() => this.sample(), options.intervalMs ?? 250);
   }
 
   sample(): TreeSample {
     const s = sampleTree(this.pid, this.exclude);
+    this.countWakeups();
     // A tree that has exited reads as empty: keep the last real reading.
     if (s.processes > 0) this.last = s;
     if (s.rss > this.peak) {
@@ -135,6 +169,31 @@ export class TreeSampler {
 
   get peakRss(): number {
     return this.peak;
+  }
+
+  /** Wakeups of the tree's threads so far (see the class). */
+  get wakeups(): number {
+    return this.wakeupCount;
+  }
+
+  /** Wakeups of the root process's threads alone so far. */
+  get mainWakeups(): number {
+    return this.mainWakeupCount;
+  }
+
+  private countWakeups(): void {
+    const now = new Map<number, number>();
+    for (const member of tree(this.pid, this.exclude)) {
+      for (const [tid, count] of voluntarySwitches(member.pid)) {
+        now.set(tid, count);
+        // A thread seen for the first time counts from its start.
+        const delta = count - (this.switches.get(tid) ?? 0);
+        if (delta <= 0) continue;
+        this.wakeupCount += delta;
+        if (member.pid === this.pid) this.mainWakeupCount += delta;
+      }
+    }
+    this.switches = now;
   }
 
   /** How many processes the tree had when its RSS peaked. */

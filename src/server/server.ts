@@ -15,6 +15,7 @@ import type { Registry } from 'prom-client';
 import { DEFAULT_BODY_LIMIT_BYTES } from './admission/body.ts';
 import type { AdmissionHandler, WebhookType } from './admission/handler.ts';
 import { admissionRoute } from './admission/route.ts';
+import { enforceDeadlines, NODE_DEADLINES_OFF } from './deadlines.ts';
 import { ServerConfigError, TlsError } from './errors.ts';
 import { ServerMetrics } from './metrics.ts';
 import { aborted, Probes } from '../runtime/index.ts';
@@ -175,16 +176,12 @@ export class WebhookServer {
       ...secureContext(first),
       minVersion: 'TLSv1.2',
       keepAlive: true,
-      headersTimeout: this.options.headersTimeoutMs,
-      requestTimeout: this.options.requestTimeoutMs,
-      // How often Node looks for requests past those timeouts (default 30 s, which would let
-      // a slow client hold a connection for up to twice the timeout).
-      connectionsCheckingInterval: Math.max(
-        100,
-        Math.min(1_000, this.options.headersTimeoutMs / 4, this.options.requestTimeoutMs / 4),
-      ),
+      // Node's checker wakes the process every interval for the server's whole life; the
+      // same deadlines as timers per connection wake nothing while no one is connected.
+      ...NODE_DEADLINES_OFF,
     });
     server.keepAliveTimeout = this.options.keepAliveTimeoutMs;
+    enforceDeadlines(server, this.options);
     server.on('request', this.requestListener());
     server.on('tlsClientError', (err) => {
       this.options.logger.debug({ err }, 'TLS handshake failed');
