@@ -23,6 +23,9 @@ EXPOSE 9443
 # (bench/manager-process.ts). --optimize-for-size: V8 grows the old generation less eagerly
 # (collects sooner); same run at 1,000 Instances the manager peaks at 156 instead of 180 MiB
 # for 11% more CPU during the burst, and 10,000 Instances still complete (bench/vs-kudo.ts).
+# --memory-reducer-single-gc: once a burst is over, V8's memory reducer runs one full GC
+# (~0.1-0.2 s CPU at 1,000 Instances) instead of up to three; the second one returned 0.3 MB
+# for ~0.1 s more CPU (bench/vs-kudo.ts BENCH_NODE_FLAGS="... --trace-gc" BENCH_LOG_FILE=...).
 # No --enable-source-maps: dist/main.js enables source maps for
 # Planwright's own modules after loading @kubernetes/client-node, whose maps would cost ~12 MiB.
-ENTRYPOINT ["node", "--max-semi-space-size=2", "--optimize-for-size", "dist/main.js", "start"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "--optimize-for-size", "--memory-reducer-single-gc", "dist/main.js", "start"]

@@ -72,7 +72,10 @@ const kc = new KubeConfig();
 kc.loadFromFile(cluster.kubeconfigPath);
 const client = new KubeClient(kc);
 // The Dockerfile's node flags by default.
-const flags = (process.env['BENCH_NODE_FLAGS'] ?? '--max-semi-space-size=2 --optimize-for-size')
+const flags = (
+  process.env['BENCH_NODE_FLAGS'] ??
+  '--max-semi-space-size=2 --optimize-for-size --memory-reducer-single-gc'
+)
   .split(' ')
   .filter((f) => f !== '');
 const manager = spawn(

@@ -8,11 +8,12 @@ import { spawnLogged, type LoggedChild } from './child.ts';
 
 /**
  * Node flags of the manager: the Dockerfile's ENTRYPOINT by default (`--max-semi-space-size=2
- * --optimize-for-size`),
- * BENCH_NODE_FLAGS to change them ("" for none).
+ * --optimize-for-size --memory-reducer-single-gc`), BENCH_NODE_FLAGS to change them ("" for
+ * none).
  */
 const NODE_FLAGS = (
-  process.env['BENCH_NODE_FLAGS'] ?? '--max-semi-space-size=2 --optimize-for-size'
+  process.env['BENCH_NODE_FLAGS'] ??
+  '--max-semi-space-size=2 --optimize-for-size --memory-reducer-single-gc'
 )
   .split(' ')
   .filter((f) => f !== '');

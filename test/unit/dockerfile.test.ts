@@ -59,6 +59,7 @@ describe('Dockerfile', () => {
       'node',
       '--max-semi-space-size=2',
       '--optimize-for-size',
+      '--memory-reducer-single-gc',
       'dist/main.js',
       'start',
     ]);
@@ -107,7 +108,7 @@ describe('Dockerfile', () => {
     [
       'a shell-form ENTRYPOINT',
       [
-        'ENTRYPOINT ["node", "--max-semi-space-size=2", "--optimize-for-size", "dist/main.js", "start"]',
+        'ENTRYPOINT ["node", "--max-semi-space-size=2", "--optimize-for-size", "--memory-reducer-single-gc", "dist/main.js", "start"]',
         'ENTRYPOINT node dist/main.js start',
       ],
       'ENTRYPOINT in shell form',
