@@ -169,6 +169,11 @@ interface Result {
   /** VmHWM of the main process alone (the tree also holds Planwright's render workers). */
   readonly mainPeakRss: number;
   readonly cpuSeconds: number;
+  /**
+   * The tree's CPU from all COMPLETE to the end of the first idle window (the settling
+   * seconds included): what the burst leaves behind, wherever it falls.
+   */
+  readonly afterCompleteCpuSeconds: number;
   /** kube-apiserver's and etcd's CPU over the same span (the bench client's share included). */
   readonly apiServerCpuSeconds: number;
   readonly etcdCpuSeconds: number;
@@ -285,6 +290,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     await waitForPlans(admin, NS, workload.instances);
     const seconds = (performance.now() - started) / 1000;
     progress(`${contestant.name}: all COMPLETE after ${seconds.toFixed(1)} s`);
+    const cpuAtComplete = sampler.sample().cpuSeconds;
     await sleep(SETTLE_S * 1000);
     await tally.refresh();
     const after = tally.snapshot(contestant.user);
@@ -305,6 +311,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       tally,
       contestant.user,
     );
+    const afterCompleteCpuSeconds = sampler.sample().cpuSeconds - cpuAtComplete;
     await sleep(STEADY_GAP_S * 1000);
     const steady = await idleWindow(
       `${contestant.name}: a later minute`,
@@ -320,6 +327,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       peakRss,
       mainPeakRss,
       cpuSeconds: cpuAfter - cpuBefore,
+      afterCompleteCpuSeconds,
       apiServerCpuSeconds,
       etcdCpuSeconds,
       idle,
@@ -363,6 +371,11 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
       (v) => `${v.toFixed(1)} ms`,
     ],
     ['etcd CPU per Instance', (r) => (r.etcdCpuSeconds * 1000) / n, (v) => `${v.toFixed(1)} ms`],
+    [
+      `CPU in the ${SETTLE_S + IDLE_S} s after COMPLETE`,
+      (r) => r.afterCompleteCpuSeconds,
+      (v) => `${v.toFixed(2)} s`,
+    ],
     ...idleRows('idle, first minute after settling', (r) => r.idle, perMinute),
     ...idleRows(
       `idle, a later minute (${SETTLE_S + IDLE_S + STEADY_GAP_S} s after COMPLETE)`,
