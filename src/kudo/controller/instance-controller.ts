@@ -34,6 +34,7 @@ import {
   type InstanceReconcilerOptions,
 } from '../engine/index.ts';
 import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
+import { CachedObjects } from '../engine/cached-objects.ts';
 import { READINESS_KINDS } from '../health/readiness.ts';
 import { HERITAGE_KUDO, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
 
@@ -203,6 +204,11 @@ export function registerInstanceController(
     events: manager.events.forComponent(INSTANCE_EVENTS_COMPONENT),
     logger,
     workloads: new CachedWorkloadSource(manager.caches),
+    objects: new CachedObjects({
+      caches: manager.caches,
+      kinds: [...watched.values()],
+      wakes: instanceKeysOf,
+    }),
   });
   const controller = builder.complete(reconciler.reconcile);
   return controller;

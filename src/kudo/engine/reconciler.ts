@@ -32,7 +32,7 @@ import { pipesOfPlan } from './pipes.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { PipePodSweeper } from './pipe-pods.ts';
 import type { PodExec } from '../tasks/index.ts';
-import type { AppliedObject } from '../tasks/types.ts';
+import type { AppliedObject, ObjectReader } from '../tasks/types.ts';
 import { StatusSession } from './session.ts';
 import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
 import type { ApplyObject } from '../../kube/apply.ts';
@@ -53,7 +53,7 @@ import {
 } from './status.ts';
 import { LiveWorkloadSource, type WorkloadSource } from './workloads.ts';
 import { runStepTasks } from './step-runner.ts';
-import { WaitBackoff } from './waits.ts';
+import { PassWaits, WaitBackoff } from './waits.ts';
 import { namespacedName } from '../../kube/names.ts';
 
 export interface EventSink {
@@ -71,6 +71,11 @@ export interface InstanceReconcilerOptions {
   readonly templates?: Renderer;
   /** The Instance's workloads for the Ready condition; default: live LISTs. */
   readonly workloads?: WorkloadSource;
+  /**
+   * Applied objects from the home cluster's watch caches (a waiting plan reads them there and
+   * is woken by their events); default: every look is a GET and waits poll on a timer.
+   */
+  readonly objects?: ObjectReader;
   /** First delay while waiting (doubles up to waitMaxMs). Default 1 s. */
   readonly waitMinMs?: number;
   /** Default 60 s. */
@@ -259,6 +264,7 @@ export class InstanceReconciler {
     syncPlanEntries(status, ov);
     const before = structuredClone(instance.status ?? {});
     let result: ReconcileResult | undefined;
+    let running = false;
     if (pe?.planName) {
       const uid = pe.uid ?? '';
       const was = before.planStatus?.[pe.planName];
@@ -272,12 +278,14 @@ export class InstanceReconciler {
       if (wasTerminal) this.accounted.set(key, current.metadata.uid ?? '');
       else if ((was?.uid ?? '') !== uid)
         await this.recordUnrecorded(key, session, current, ov, signal);
+      const passWaits = new PassWaits();
       const ps = await this.runPlan(
         session,
         ov,
         pe.planName,
         uid,
         target,
+        passWaits,
         signal,
         pe.abort ? (pe.abortRequestedBy ?? 'unknown user') : undefined,
         pe.abortRequestedAt,
@@ -301,8 +309,12 @@ export class InstanceReconciler {
       await this.sweepPipePods(session.instance, ov, pe.planName, ps, signal);
       this.recordEvents(session.instance, pe.planName, before.planStatus?.[pe.planName], ps);
       if (!isTerminal(ps.status)) {
+        running = true;
         const progressed = progressOf(before.planStatus?.[pe.planName]) !== progressOf(ps);
-        result = { requeueAfter: this.waits.next(key, uid, progressed) };
+        const delay = this.waits.next(key, uid, progressed);
+        // Waiting only for watched objects: their watch events wake the Instance (no polling);
+        // a step timeout still needs a look when it expires.
+        result = passWaits.eventDriven ? this.stepDeadline(ps) : { requeueAfter: delay };
       } else {
         this.waits.forget(key);
         this.rememberFinished(key, `${pe.planName}/${uid}`);
@@ -311,8 +323,25 @@ export class InstanceReconciler {
       await this.updateReady(session, 'workloads', target, signal);
       await session.flush();
     }
-    await this.watchAndKeep(key, session, target, result === undefined, signal);
+    await this.watchAndKeep(key, session, target, !running, signal);
     return result;
+  }
+
+  /** A look when the earliest running step's timeout expires; none without a step timeout. */
+  private stepDeadline(ps: PlanStatus): ReconcileResult | undefined {
+    const timeout = this.options.stepTimeoutMs;
+    if (timeout === undefined) return undefined;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const phase of ps.phases ?? [])
+      for (const step of phase.steps ?? []) {
+        const started = step.startedAt ? Date.parse(step.startedAt) : Number.NaN;
+        if (step.status === 'IN_PROGRESS' && Number.isFinite(started))
+          earliest = Math.min(earliest, started);
+      }
+    const now = this.now().getTime();
+    // Just past the deadline (the pass times a step out once more than `timeout` went by).
+    const due = Number.isFinite(earliest) ? earliest + timeout + 1_000 - now : timeout;
+    return { requeueAfter: Math.max(1_000, due) };
   }
 
   /**
@@ -418,6 +447,7 @@ export class InstanceReconciler {
     planName: string,
     uid: string,
     target: Target | Error,
+    passWaits: PassWaits,
     signal: AbortSignal,
     abortBy?: string,
     abortAt?: string,
@@ -485,10 +515,15 @@ export class InstanceReconciler {
                 operatorVersion: ov,
                 planName,
                 planUid: uid,
+                passWaits,
                 params,
                 pipes: pipes.pipes,
                 ssa: target.ssa,
                 ...(target.cluster !== undefined ? { cluster: target.cluster } : {}),
+                // The watch caches are the home cluster's: a target cluster's objects are GET.
+                ...(target.cluster === undefined && this.options.objects
+                  ? { objects: this.options.objects }
+                  : {}),
                 ...(drift
                   ? {
                       onApplied: (a: AppliedObject): void =>
@@ -694,7 +729,16 @@ export class InstanceReconciler {
     const cleanupUid = `cleanup-${instance.metadata.uid ?? ''}`;
     if (ov?.spec?.plans?.[PLAN_CLEANUP]) {
       const before = structuredClone(instance.status?.planStatus?.[PLAN_CLEANUP]);
-      const ps = await this.runPlan(session, ov, PLAN_CLEANUP, cleanupUid, target, signal);
+      // The cleanup plan keeps its timer: the Instance is on its way out.
+      const ps = await this.runPlan(
+        session,
+        ov,
+        PLAN_CLEANUP,
+        cleanupUid,
+        target,
+        new PassWaits(),
+        signal,
+      );
       await session.flush();
       await this.sweepPipePods(session.instance, ov, PLAN_CLEANUP, ps, signal);
       this.recordEvents(session.instance, PLAN_CLEANUP, before, ps);

@@ -2,12 +2,15 @@
 import type { Phase, Step } from '../api/types.ts';
 import { FatalTaskError, runTask, type TaskContext } from '../tasks/index.ts';
 import type { StepOutcome } from './plan.ts';
+import type { PassWaits } from './waits.ts';
 
 /** What a step's tasks share: their TaskContext but for where they stand in the plan. */
 export interface StepRunnerDeps extends Omit<TaskContext, 'at'> {
   readonly planName: string;
   /** The run's uid (annotated on every applied object). */
   readonly planUid: string;
+  /** Told about every task that is not done, and whether a watch event ends its wait. */
+  readonly passWaits?: PassWaits;
 }
 
 function messageOf(err: unknown): string {
@@ -32,7 +35,7 @@ export async function runStepTasks(
   phase: Phase,
   step: Step,
 ): Promise<StepOutcome> {
-  const { planName, planUid, ...shared } = deps;
+  const { planName, planUid, passWaits, ...shared } = deps;
   const ctx: TaskContext = {
     ...shared,
     at: { plan: planName, phase: phase.name ?? '', step: step.name ?? '', planUid },
@@ -50,9 +53,14 @@ export async function runStepTasks(
     }
     try {
       const outcome = await runTask(task, ctx);
-      if (!outcome.done) waiting.push(outcome.message ?? `task ${task.name} is not done`);
+      if (!outcome.done) {
+        waiting.push(outcome.message ?? `task ${task.name} is not done`);
+        passWaits?.wait(outcome.wakesOnChange === true);
+      }
     } catch (err) {
       if (deps.signal.aborted) throw err;
+      // A failed task is retried on the backoff timer.
+      passWaits?.wait(false);
       if (err instanceof FatalTaskError) fatal.push(err.message);
       else if (deterministic(err)) {
         fatal.push(

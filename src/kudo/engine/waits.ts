@@ -32,3 +32,26 @@ export class WaitBackoff {
     this.backoff.forget(key);
   }
 }
+
+/**
+ * How the waits of one plan pass get noticed. When every task that waits is woken by a watch
+ * event of what it waits for (an applied object of a watched kind), the engine needs no timer:
+ * the event re-queues the Instance and the next pass reads the cache (level-triggered). Any
+ * other wait (a kind not watched, a remote cluster, a Pipe, a prune) or an error keeps the
+ * backoff timer.
+ */
+export class PassWaits {
+  private waits = 0;
+  private polled = 0;
+
+  /** A task is not done; `onEvent`: a watch event wakes the Instance when that changes. */
+  wait(onEvent: boolean): void {
+    this.waits += 1;
+    if (!onEvent) this.polled += 1;
+  }
+
+  /** The pass waited, and only for things whose watch events wake the Instance. */
+  get eventDriven(): boolean {
+    return this.waits > 0 && this.polled === 0;
+  }
+}

@@ -7,6 +7,7 @@
  */
 import { describeObject, isUnchanged, type ApplyObject } from '../../kube/apply.ts';
 import { ApiError } from '../../kube/errors.ts';
+import { namespacedName } from '../../kube/names.ts';
 import type { Task } from '../api/types.ts';
 import { checkHealth } from '../health/index.ts';
 import {
@@ -40,6 +41,8 @@ export async function applyObjects(
   ctx: TaskContext,
 ): Promise<TaskOutcome> {
   const waiting: string[] = [];
+  // Whether every object waited for wakes the Instance by a watch event when it changes.
+  let wakesOnChange = true;
   // Kinds a CRD declares but the server does not serve yet are reported after everything
   // else was applied.
   const unserved: TransientTaskError[] = [];
@@ -59,14 +62,18 @@ export async function applyObjects(
     const results = await Promise.all(
       objects.map((o, i) => applyOne(task, o, ctx, known[i] ?? true)),
     );
-    for (const r of results) if (r) waiting.push(r);
+    for (const r of results) {
+      if (!r) continue;
+      waiting.push(r.message);
+      wakesOnChange &&= r.wakesOnChange;
+    }
     // CRDs and Namespaces must be ready before anything that may live in or be one of them.
     if (waiting.length > 0) break;
   }
   if (unserved.length > 0) {
     throw new TransientTaskError(task, unserved.map((u) => u.detail).join('; '));
   }
-  if (waiting.length > 0) return { done: false, message: waiting.join('; ') };
+  if (waiting.length > 0) return { done: false, message: waiting.join('; '), wakesOnChange };
   // Everything the task renders now is healthy: only now may what it no longer renders go.
   const pruning = await pruneTask(task, applied, ctx);
   return pruning.length === 0 ? { done: true } : { done: false, message: pruning.join('; ') };
@@ -107,23 +114,38 @@ function collectedWithOwner({ object, entry }: PolicyObject, ctx: TaskContext): 
   return collectedWithInstance(entry, ctx.instance) && controlledByInstance(object, ctx.instance);
 }
 
-/** Applies one object when it differs from the live one; returns why it is not healthy yet. */
+interface Unhealthy {
+  readonly message: string;
+  /** A watch event of the object wakes the Instance when it changes. */
+  readonly wakesOnChange: boolean;
+}
+
+/**
+ * Applies one object when it differs from the live one; returns why it is not healthy yet.
+ * The live object comes from the watch cache when it holds a current copy that already is
+ * what we want (the usual case while a plan waits); otherwise from a GET, as it would without
+ * a cache. A cached copy that differs is never written over blindly: it may predate our write.
+ */
 async function applyOne(
   task: string,
   { object: desired, entry }: PolicyObject,
   ctx: TaskContext,
   lookFirst: boolean,
-): Promise<string | undefined> {
-  let current: ApplyObject;
+): Promise<Unhealthy | undefined> {
+  let current: ApplyObject | undefined;
   try {
     // apply-once objects are looked at first whatever the inventory says: created when absent,
     // never written again.
     const once = entry.policy === 'once';
-    const live = lookFirst || once ? await ctx.ssa.get(desired, ctx.signal) : undefined;
-    current =
-      live && (once || isUnchanged(desired, live))
-        ? live
-        : await ctx.ssa.apply(desired, { signal: ctx.signal });
+    current = lookFirst && !once ? await unchangedInCache(desired, ctx) : undefined;
+    if (!current) {
+      const live = lookFirst || once ? await ctx.ssa.get(desired, ctx.signal) : undefined;
+      if (live && (once || isUnchanged(desired, live))) current = live;
+      else {
+        current = await ctx.ssa.apply(desired, { signal: ctx.signal });
+        ctx.objects?.wrote(current);
+      }
+    }
     if (!once) ctx.onApplied?.({ entry, desired, live: current });
   } catch (err) {
     throw classify(task, desired, err);
@@ -135,7 +157,19 @@ async function applyOne(
       object: describeObject(desired),
     });
   }
-  return `${describeObject(desired)} ${health.reason}`;
+  return {
+    message: `${describeObject(desired)} ${health.reason}`,
+    wakesOnChange: ctx.objects?.wakes(current, namespacedName(ctx.instance.metadata)) ?? false,
+  };
+}
+
+/** The cached copy of `desired` when the watch cache vouches for it and it is unchanged. */
+async function unchangedInCache(
+  desired: ApplyObject,
+  ctx: TaskContext,
+): Promise<ApplyObject | undefined> {
+  const cached = await ctx.objects?.read(desired, ctx.signal);
+  return cached && isUnchanged(desired, cached) ? cached : undefined;
 }
 
 export function classify(task: string, obj: ApplyObject, err: unknown): Error {

@@ -36,6 +36,24 @@ export interface InventoryRecorder {
   save(): Promise<void>;
 }
 
+/**
+ * Applied objects as the controller's watch caches hold them, so a pass that waits for an
+ * object to become healthy reads it from memory instead of GETting it, and is woken by its
+ * watch event instead of a timer. Home cluster only; remote targets GET as before.
+ */
+export interface ObjectReader {
+  /**
+   * The object as a synced watch cache holds it, when the cache can vouch for it: undefined
+   * when the kind is not watched, the cache has not synced or not seen the object, or its copy
+   * is older than our last write of it (metadata.generation). Undefined means: ask the server.
+   */
+  read(desired: ApplyObject, signal: AbortSignal): Promise<ApplyObject | undefined>;
+  /** What our write of an object returned: cached copies of an older generation are stale. */
+  wrote(result: ApplyObject): void;
+  /** Whether a change of `obj` wakes Instance `instance` (namespace/name) by a watch event. */
+  wakes(obj: ApplyObject, instance: string): boolean;
+}
+
 /** What happened to an object the engine tracks for drift. */
 export interface AppliedObject {
   readonly entry: InventoryEntry;
@@ -59,6 +77,8 @@ export interface TaskContext {
   readonly cluster?: string;
   /** Told about every object applied or found unchanged (drift baselines). */
   readonly onApplied?: (applied: AppliedObject) => void;
+  /** Watch-cache reads of applied objects (home cluster); absent: every look is a GET. */
+  readonly objects?: ObjectReader;
   /** Where templates render (the render pool in the controller). */
   readonly templates: Renderer;
   /** Rendered output left for this plan pass, shared by its tasks. */
@@ -80,6 +100,11 @@ export interface TaskOutcome {
   readonly done: boolean;
   /** Why it is not done yet (shown in the step's message). */
   readonly message?: string;
+  /**
+   * Not done, and every object it waits for is watched: a watch event wakes the Instance when
+   * one changes, so the engine sets no timer to look again.
+   */
+  readonly wakesOnChange?: boolean;
 }
 
 export interface TaskErrorOptions {

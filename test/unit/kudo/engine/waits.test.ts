@@ -1,7 +1,7 @@
 // WaitBackoff: how long an Instance whose plan waits is left alone — doubling per key up to a
 // cap, starting over when the plan progresses or another run starts.
 import { describe, expect, it } from '@jest/globals';
-import { WaitBackoff } from '../../../../src/kudo/engine/waits.ts';
+import { PassWaits, WaitBackoff } from '../../../../src/kudo/engine/waits.ts';
 
 describe('WaitBackoff', () => {
   it('doubles from minMs to maxMs per key, and starts over on progress, a new run or forget', () => {
@@ -13,5 +13,20 @@ describe('WaitBackoff', () => {
     expect(b.next('ns/a', 'run2', false)).toBe(100);
     b.forget('ns/a');
     expect(b.next('ns/a', 'run2', false)).toBe(100);
+  });
+});
+
+describe('PassWaits', () => {
+  it('is event-driven only when the pass waited, and only for what watch events announce', () => {
+    const none = new PassWaits();
+    expect(none.eventDriven).toBe(false); // nothing waited: the caller keeps its timer
+    const watched = new PassWaits();
+    watched.wait(true);
+    watched.wait(true);
+    expect(watched.eventDriven).toBe(true);
+    const mixed = new PassWaits();
+    mixed.wait(true);
+    mixed.wait(false);
+    expect(mixed.eventDriven).toBe(false);
   });
 });
