@@ -9,6 +9,7 @@
  * See examples/api/kube.ts.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { JitteredBackoff } from './backoff.ts';
 import { KubeClient, type RequestOptions } from './client.ts';
 import { ApiError } from './errors.ts';
 
@@ -63,12 +64,24 @@ export class ClusterGate {
   private failures = 0;
   private openAt = 0;
   private lastReason = '';
+  /** The code base's one jittered backoff; reset only by a success (never by time alone). */
+  private readonly backoff: JitteredBackoff;
 
   constructor(
     readonly cluster: string,
     readonly server: string,
     private readonly options: ClusterGateOptions = {},
-  ) {}
+  ) {
+    this.backoff = new JitteredBackoff({
+      initialMs: options.minMs ?? 1_000,
+      maxMs: options.maxMs ?? 30_000,
+      factor: 2,
+      jitter: 0.2,
+      resetAfterMs: Number.POSITIVE_INFINITY,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.random ? { random: options.random } : {}),
+    });
+  }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
@@ -99,17 +112,14 @@ export class ClusterGate {
   succeeded(): void {
     this.failures = 0;
     this.openAt = 0;
+    this.backoff.reset();
   }
 
   /** Records a failure to reach the cluster; returns the error callers should see. */
   failed(err: unknown): ClusterUnavailableError {
     if (err instanceof ClusterUnavailableError) return err;
     this.failures++;
-    const min = this.options.minMs ?? 1_000;
-    const max = this.options.maxMs ?? 30_000;
-    const base = Math.min(max, min * 2 ** Math.min(this.failures - 1, 20));
-    const jitter = 1 + 0.2 * (this.options.random ?? Math.random)();
-    this.openAt = this.now() + Math.min(max, base * jitter);
+    this.openAt = this.now() + this.backoff.next();
     this.lastReason = reasonOf(err);
     return new ClusterUnavailableError(
       this.cluster,

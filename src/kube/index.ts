@@ -26,6 +26,15 @@ export {
   type ResourceMapping,
 } from './gvk.ts';
 export {
+  exponentialDelayMs,
+  JitteredBackoff,
+  ItemExponentialBackoff,
+  BucketRateLimiter,
+  type JitteredBackoffOptions,
+  type ItemBackoffOptions,
+  type BucketRateLimiterOptions,
+} from './backoff.ts';
+export {
   ApiError,
   KubeConfigError,
   WatchInactivityError,

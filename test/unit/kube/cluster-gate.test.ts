@@ -35,6 +35,23 @@ describe('ClusterGate', () => {
     expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 8_000]);
   });
 
+  it('adds up to 20 % jitter, never past the cap', () => {
+    const clock = { now: 0 };
+    const g = new ClusterGate('secret:ns/t/value', 'https://10.0.0.1:6443', {
+      minMs: 1_000,
+      maxMs: 8_000,
+      now: () => clock.now,
+      random: () => 0.5,
+    });
+    const waits = Array.from({ length: 5 }, () => g.failed(refused).retryAt.getTime() - clock.now);
+    expect(waits).toEqual([1_100, 2_200, 4_400, 8_000, 8_000]);
+    // A long quiet failure streak does not start over by time alone: only a success resets.
+    clock.now += 3_600_000;
+    expect(g.failed(refused).retryAt.getTime() - clock.now).toBe(8_000);
+    g.succeeded();
+    expect(g.failed(refused).retryAt.getTime() - clock.now).toBe(1_100);
+  });
+
   it('refuses in the pause with cluster, server, reason and next retry', () => {
     const clock = { now: Date.parse('2026-01-01T00:00:00Z') };
     const g = gate(clock);
