@@ -60,11 +60,11 @@ export interface RenderSettings {
   readonly workers?: number;
   /** A worker without work this long exits (render workers; the admission worker counts webhook calls as work). Default 30 s. */
   readonly idleMs?: number;
-  /** Wall-clock limit of one template render. Default 10 s. */
+  /** CPU-time limit of one template render (wall-clock: 10 × as much). Default 10 s. */
   readonly deadlineMs?: number;
   /** Heap of one render worker, MiB. Default 256. */
   readonly maxHeapMb?: number;
-  /** Wall-clock limit of decoding one parameter value for admission. Default 4 s (under the webhook handler's 5 s). */
+  /** CPU-time limit of decoding one parameter value for admission. Default 4 s (the webhook handler's 5 s bound wall-clock time). */
   readonly decodeDeadlineMs?: number;
 }
 

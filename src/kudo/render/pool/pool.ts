@@ -28,6 +28,7 @@ import { ParameterValueError } from '../variables.ts';
 import { RenderLimitError, RenderPoolBusyError, RenderPoolStoppedError } from './errors.ts';
 import { READY, type WorkerFailure, type WorkerReply, type WorkerRequest } from './protocol.ts';
 import { RenderPoolMetrics } from './metrics.ts';
+import { cpuTimeMs } from './cpu-time.ts';
 import { spawnRenderWorker } from './spawn.ts';
 
 export interface RenderPoolOptions {
@@ -37,8 +38,18 @@ export interface RenderPoolOptions {
   readonly size: number;
   /** A worker with no job for this long exits (and {@link RenderPool.warm} was not called meanwhile). Default 30 s. */
   readonly idleMs?: number;
-  /** Wall-clock time one job may take. */
+  /**
+   * CPU time one job may use (its worker's, where the OS reports it: Linux; elsewhere
+   * wall-clock time). CPU rather than wall-clock time, so that a busy machine does not fail
+   * a valid template as if it looped.
+   */
   readonly deadlineMs: number;
+  /**
+   * Wall-clock time one job may take however little CPU it got. Default
+   * {@link WALL_LIMIT_FACTOR} × `deadlineMs`.
+   * (Callers with a tighter wall-clock bound — the webhook's — abort through the job's signal.)
+   */
+  readonly wallLimitMs?: number;
   /** Old-generation heap of each worker (V8 `--max-old-space-size`). */
   readonly maxHeapMb: number;
   /** Jobs that may wait for a worker; beyond that {@link RenderPoolBusyError}. Default 256. */
@@ -49,6 +60,9 @@ export interface RenderPoolOptions {
   /** Metrics (`planwright_render_workers`, `planwright_render_limited_total`) go here. */
   readonly registry?: Registry;
 }
+
+/** The default wall-clock limit of a job, in multiples of its (CPU-time) deadline. */
+export const WALL_LIMIT_FACTOR = 10;
 
 /** A worker could not start (its modules did not load): not the job's fault, retry later. */
 export class RenderWorkerStartError extends Error {
@@ -92,6 +106,7 @@ export class RenderPool implements Renderer {
   private readonly maxQueued: number;
   private readonly startTimeoutMs: number;
   private readonly idleMs: number;
+  private readonly wallLimitMs: number;
   /** The last {@link warm} call: idle workers live `idleMs` past it. */
   private warmedAt = 0;
   /** When a worker last failed to start: {@link warm} does not retry for `idleMs` after. */
@@ -110,6 +125,10 @@ export class RenderPool implements Renderer {
     this.maxQueued = positive('maxQueued', options.maxQueued ?? 256);
     this.startTimeoutMs = positive('startTimeoutMs', options.startTimeoutMs ?? 60_000);
     this.idleMs = positive('idleMs', options.idleMs ?? 30_000);
+    this.wallLimitMs = positive(
+      'wallLimitMs',
+      options.wallLimitMs ?? WALL_LIMIT_FACTOR * options.deadlineMs,
+    );
     this.metrics = options.registry
       ? new RenderPoolMetrics(options.registry, options.name)
       : undefined;
@@ -383,15 +402,32 @@ export class RenderPool implements Renderer {
   private run(slot: Slot, pending: Pending): void {
     slot.job = pending;
     const { deadlineMs, name } = this.options;
-    slot.timer = setTimeout(() => {
+    const pid = slot.worker.pid;
+    const cpuAtStart = cpuTimeMs(pid);
+    const startedAt = performance.now();
+    const check = (): void => {
+      if (slot.job !== pending) return;
+      const now = cpuTimeMs(pid);
+      const cpuMs = cpuAtStart === undefined || now === undefined ? undefined : now - cpuAtStart;
+      const wallMs = performance.now() - startedAt;
+      // Starved of CPU by other processes, not spinning: it may go on (up to the wall limit).
+      if (cpuMs !== undefined && cpuMs < deadlineMs && wallMs < this.wallLimitMs) {
+        const rest = Math.min(Math.max(deadlineMs - cpuMs, 50), this.wallLimitMs - wallMs);
+        slot.timer = setTimeout(check, rest);
+        return;
+      }
       const job = this.release(slot);
       if (!job) return;
-      const detail = `did not finish within ${deadlineMs} ms (the render deadline); the render was stopped`;
+      const detail =
+        cpuMs === undefined || cpuMs >= deadlineMs
+          ? `did not finish within ${deadlineMs} ms (the render deadline); the render was stopped`
+          : `did not finish within ${Math.round(wallMs)} ms of wall-clock time (the limit is ${this.wallLimitMs} ms on a busy machine; it got ${cpuMs} ms of its ${deadlineMs} ms render deadline); the render was stopped`;
       this.options.logger.warn({ pool: name, subject: job.subject, limit: 'deadline' }, detail);
       this.metrics?.limited('deadline');
       this.settle(job, new RenderLimitError(job.subject, 'deadline', detail));
       this.replace();
-    }, deadlineMs);
+    };
+    slot.timer = setTimeout(check, deadlineMs);
     slot.worker.send(pending.request);
   }
 

@@ -29,10 +29,16 @@ import {
   WebhookProbe,
   type PlanwrightChild,
 } from '../../../support/planwright-child.ts';
+import { WALL_LIMIT_FACTOR } from '../../../../src/kudo/render/pool/pool.ts';
 import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 
 /** Render limits for the test: a short deadline keeps it quick. */
 const RENDER = { workers: 2, deadlineMs: 5_000, maxHeapMb: 128, decodeDeadlineMs: 4_000 };
+/**
+ * How long a render may hold its worker on a busy machine: the deadline counts CPU time, so
+ * a starved hostile render runs up to the pool's wall-clock limit (plus a plan pass's writes).
+ */
+const RENDER_WAIT_MS = WALL_LIMIT_FACTOR * RENDER.deadlineMs + 30_000;
 /**
  * Stated bound on resident memory of Planwright and its worker processes: the main process
  * (~200 MiB with TypeScript compiled at load in tests) + 2 render workers and 1 admission
@@ -94,6 +100,9 @@ const HOSTILE_PLANS: Record<
   },
 };
 
+/** Every hostile plan in turn, each up to its render wait. */
+const HOSTILE_PLANS_MS = Object.keys(HOSTILE_PLANS).length * RENDER_WAIT_MS;
+
 describe('hostile Instances and OperatorVersions, with bystanders (child process)', () => {
   let ns: string;
   let child: PlanwrightChild;
@@ -124,7 +133,7 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
         const p = await deploy(name);
         return p && ['COMPLETE', 'FATAL_ERROR', 'ABORTED'].includes(p.status ?? '') ? p : undefined;
       },
-      { timeoutMs: 90_000, intervalMs: 100 },
+      { timeoutMs: RENDER_WAIT_MS, intervalMs: 100 },
     );
     expect({ name, status: ps.status, message: ps.message }).toEqual({
       name,
@@ -222,53 +231,57 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
     }
   });
 
-  it('ends every hostile plan FATAL_ERROR naming the template and the limit, while a bystander completes beside each', async () => {
-    const firstSample = probe.latenciesMs.length;
-    const report: string[] = [];
-    const agent = new https.Agent({ keepAlive: false, ca: child.caPem });
-    for (const [name, h] of Object.entries(HOSTILE_PLANS)) {
-      // Each case starts with the pool at its steady state: a worker ended by the previous
-      // case is replaced at once, but starting one from TypeScript sources under jest takes
-      // seconds (from dist/ about half a second), which is not what is measured here.
-      // (Workers start on demand: before the first case there are none, and none starting.)
-      await waitFor(
-        'no render worker starting',
-        async () => (await renderWorkers(child, agent)).starting === 0,
-        {
-          timeoutMs: 60_000,
-          intervalMs: 100,
-        },
-      );
-      const from = probe.latenciesMs.length;
-      await create('instances', instance(`hostile-${name}`, `hostile-${name}`, h.values ?? {}));
-      // The bystander starts while the hostile render runs.
-      const [done] = await Promise.all([
-        waitFor(
-          `hostile-${name} FATAL_ERROR`,
-          async () => {
-            const ps = await deploy(`hostile-${name}`);
-            return ps?.status === 'FATAL_ERROR' ? ps : undefined;
+  it(
+    'ends every hostile plan FATAL_ERROR naming the template and the limit, while a bystander completes beside each',
+    async () => {
+      const firstSample = probe.latenciesMs.length;
+      const report: string[] = [];
+      const agent = new https.Agent({ keepAlive: false, ca: child.caPem });
+      for (const [name, h] of Object.entries(HOSTILE_PLANS)) {
+        // Each case starts with the pool at its steady state: a worker ended by the previous
+        // case is replaced at once, but starting one from TypeScript sources under jest takes
+        // seconds (from dist/ about half a second), which is not what is measured here.
+        // (Workers start on demand: before the first case there are none, and none starting.)
+        await waitFor(
+          'no render worker starting',
+          async () => (await renderWorkers(child, agent)).starting === 0,
+          {
+            timeoutMs: 60_000,
+            intervalMs: 100,
           },
-          { timeoutMs: 60_000, intervalMs: 100 },
-        ),
-        bystander(),
-      ]);
-      expect(done.message).toMatch(h.message);
-      // Short enough for a person to read: no megabytes of echoed input.
-      expect((done.message ?? '').length).toBeLessThan(2_000);
-      const latency = probe.summary(from);
-      report.push(
-        `${name}: bystander ${bystanderMs[bystanderMs.length - 1]} ms, webhook p99 ${latency.p99.toFixed(1)} ms`,
+        );
+        const from = probe.latenciesMs.length;
+        await create('instances', instance(`hostile-${name}`, `hostile-${name}`, h.values ?? {}));
+        // The bystander starts while the hostile render runs.
+        const [done] = await Promise.all([
+          waitFor(
+            `hostile-${name} FATAL_ERROR`,
+            async () => {
+              const ps = await deploy(`hostile-${name}`);
+              return ps?.status === 'FATAL_ERROR' ? ps : undefined;
+            },
+            { timeoutMs: RENDER_WAIT_MS, intervalMs: 100 },
+          ),
+          bystander(),
+        ]);
+        expect(done.message).toMatch(h.message);
+        // Short enough for a person to read: no megabytes of echoed input.
+        expect((done.message ?? '').length).toBeLessThan(2_000);
+        const latency = probe.summary(from);
+        report.push(
+          `${name}: bystander ${bystanderMs[bystanderMs.length - 1]} ms, webhook p99 ${latency.p99.toFixed(1)} ms`,
+        );
+      }
+      agent.destroy();
+      const latency = probe.summary(firstSample);
+      console.log(
+        `hostile plans (one at a time, a bystander beside each): ${report.join('; ')}. Overall webhook ${latency.count} calls p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; first (unloaded) bystander ${bystanderMs[0]} ms; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (bound ${(RSS_BOUND / 2 ** 20).toFixed(0)} MiB)`,
       );
-    }
-    agent.destroy();
-    const latency = probe.summary(firstSample);
-    console.log(
-      `hostile plans (one at a time, a bystander beside each): ${report.join('; ')}. Overall webhook ${latency.count} calls p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; first (unloaded) bystander ${bystanderMs[0]} ms; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (bound ${(RSS_BOUND / 2 ** 20).toFixed(0)} MiB)`,
-    );
-    expect(probe.failures).toEqual([]);
-    expect(child.proc.exitCode).toBeNull();
-  }, 300_000);
+      expect(probe.failures).toEqual([]);
+      expect(child.proc.exitCode).toBeNull();
+    },
+    HOSTILE_PLANS_MS,
+  );
 
   it('denies hostile parameter values at admission, naming the field and the limit', async () => {
     const firstSample = probe.latenciesMs.length;

@@ -4,6 +4,7 @@
 // renderTask turns every such failure into a FatalTaskError, never a retried error.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { Instance, OperatorVersion } from '../../../../src/kudo/api/types.ts';
@@ -161,6 +162,57 @@ describe('RenderPool', () => {
     const metrics = await registry.metrics();
     expect(metrics).toContain('planwright_render_limited_total{pool="test",limit="deadline"} 1');
     expect(metrics).toContain('planwright_render_workers{pool="test",state="ready"} 1');
+  });
+
+  it('counts the CPU time a render uses, not the time a busy machine keeps its worker waiting', async () => {
+    const p = pool(1_000);
+    const before = await childPids();
+    await p.render(configMap('warm.yaml'));
+    const [pid] = (await childPids()).filter((c) => !before.includes(c));
+    if (pid === undefined) throw new Error('no worker process found');
+    // A stopped worker gets no CPU at all: the render waits well past its deadline, then runs.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const late = p.render(configMap('late.yaml'));
+      await sleep(2_500);
+      process.kill(pid, 'SIGCONT');
+      expect((await late).objects).toHaveLength(1);
+      expect(p.workers).toBe(1);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
+  it('still ends a render that got too little CPU for too long (the wall-clock limit)', async () => {
+    const p = new RenderPool({
+      name: 'test',
+      size: 1,
+      deadlineMs: 1_000,
+      wallLimitMs: 1_500,
+      maxHeapMb: 64,
+      logger,
+    });
+    pools.push(p);
+    const before = await childPids();
+    await p.render(configMap('warm.yaml'));
+    const [pid] = (await childPids()).filter((c) => !before.includes(c));
+    if (pid === undefined) throw new Error('no worker process found');
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const starved = await failure(p.render(configMap('starved.yaml')));
+      expect((starved as RenderLimitError).limit).toBe('deadline');
+      expect(starved.message).toMatch(
+        /^template starved\.yaml: did not finish within \d+ ms of wall-clock time \(the limit is 1500 ms on a busy machine; it got 0 ms of its 1000 ms render deadline\); the render was stopped$/,
+      );
+      // The stopped worker was ended and replaced.
+      expect((await p.render(configMap('after.yaml'))).objects).toHaveLength(1);
+    } finally {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Already gone: the pool ended it.
+      }
+    }
   });
 
   it('ends a render that outgrows the heap limit, and keeps serving', async () => {
