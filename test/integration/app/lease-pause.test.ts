@@ -1,5 +1,6 @@
 // Disruptive: the kube-apiserver of a dedicated control plane is paused (SIGSTOP) for longer
-// than the lease while plans run. Planwright (a child process, leader election on) loses the
+// than the lease while plans run (each held at its last step, a Deployment that only becomes
+// healthy when the test says so: this control plane runs no controllers). Planwright (a child process, leader election on) loses the
 // Lease: its controllers stop, yet its webhook keeps answering reviews sent to it directly and
 // the process does not exit. After SIGCONT it leads again and every plan finishes, once.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -21,7 +22,9 @@ import { applyStepsOperatorVersion } from '../../support/kudo-objects.ts';
 
 const NS = 'default';
 const INSTANCES = 16;
-const STEPS = 6;
+/** ConfigMap steps, then the gate: a Deployment step. */
+const CONFIGMAPS = 5;
+const STEPS = CONFIGMAPS + 1;
 const LEASE = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
 /** Longer than the lease: the leader must step down while the apiserver is gone. */
 const PAUSE_MS = 10_000;
@@ -29,10 +32,32 @@ const GROUP = { group: 'kudo.dev', version: 'v1beta1' } as const;
 
 function operatorVersion(): OperatorVersion {
   const templates: Record<string, string> = {};
-  for (let i = 0; i < STEPS; i++) {
+  for (let i = 0; i < CONFIGMAPS; i++) {
     templates[`cm${i}.yaml`] =
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-cm${i}\ndata:\n  step: "${i}"\n`;
   }
+  // No kube-controller-manager here: the Deployment stays unhealthy (its plan IN_PROGRESS)
+  // until the test writes its status, so the pause is sure to find every plan under way.
+  templates['gate.yaml'] = [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata:',
+    '  name: {{ .Name }}-gate',
+    'spec:',
+    '  replicas: 1',
+    '  selector:',
+    '    matchLabels:',
+    '      gate: {{ .Name }}',
+    '  template:',
+    '    metadata:',
+    '      labels:',
+    '        gate: {{ .Name }}',
+    '    spec:',
+    '      containers:',
+    '        - name: pause',
+    '          image: registry.k8s.io/pause:3.10',
+    '',
+  ].join('\n');
   return applyStepsOperatorVersion('paused', templates, { namespace: NS });
 }
 
@@ -114,19 +139,22 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
           items: Instance[];
         }
       ).items;
-    // Pause while plans are under way: some applied their first object, not all are COMPLETE.
-    // (IN_PROGRESS is not a state to wait for: a plan of owned objects that runs through in
-    // one pass writes its status once, COMPLETE.)
-    await waitFor('plans under way', async () => {
-      const items = await list();
-      const applied = await client.request<{ items: { metadata: { name: string } }[] }>({
-        path: `/api/v1/namespaces/${NS}/configmaps`,
-      });
-      return (
-        applied.items.some((c) => c.metadata.name.startsWith('paused-')) &&
-        items.some((i) => i.status?.planStatus?.['deploy']?.status !== 'COMPLETE')
-      );
+    // Pause while plans are under way: every plan has reached its gate, which holds it.
+    const gates = async (): Promise<string[]> =>
+      (
+        await client.request<{ items: { metadata: { name: string } }[] }>({
+          path: `/apis/apps/v1/namespaces/${NS}/deployments`,
+        })
+      ).items
+        .map((d) => d.metadata.name)
+        .filter((n) => n.startsWith('paused-'));
+    await waitFor('every plan at its gate', async () => (await gates()).length === INSTANCES, {
+      timeoutMs: 120_000,
+      intervalMs: 250,
     });
+    expect(
+      (await list()).filter((i) => i.status?.planStatus?.['deploy']?.status === 'COMPLETE'),
+    ).toEqual([]);
     const scheduled = new Map(
       (await list()).map((i) => [i.metadata.name ?? '', i.spec?.planExecution?.uid]),
     );
@@ -147,7 +175,13 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
     });
     const steppedDownAfterMs = Date.now() - pausedAt;
     const duringPause = webhookProbe.latenciesMs.length;
-    await new Promise((r) => setTimeout(r, Math.max(0, PAUSE_MS - (Date.now() - pausedAt))));
+    // The apiserver stays paused for PAUSE_MS, and at least until the webhook has answered
+    // more than 10 reviews without a leader (on a busy machine the step-down comes late).
+    await waitFor(
+      'the pause to last and the webhook to answer without a leader',
+      () => Date.now() - pausedAt >= PAUSE_MS && webhookProbe.latenciesMs.length - duringPause > 10,
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
     const answeredWhilePaused = webhookProbe.latenciesMs.length - duringPause;
     const pauseLatency = webhookProbe.summary();
     process.kill(cluster.pids.kubeApiServer, 'SIGCONT');
@@ -162,6 +196,23 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
       intervalMs: 200,
     });
     const leadsAgainAfterMs = Date.now() - resumedAt;
+    // The new term finds every plan at its gate; the "controller" makes the gates healthy.
+    for (const name of await gates()) {
+      await client.request({
+        method: 'PATCH',
+        path: `/apis/apps/v1/namespaces/${NS}/deployments/${name}/status`,
+        contentType: 'application/merge-patch+json',
+        body: {
+          status: {
+            observedGeneration: 1,
+            replicas: 1,
+            updatedReplicas: 1,
+            readyReplicas: 1,
+            availableReplicas: 1,
+          },
+        },
+      });
+    }
     await waitFor(
       'every plan COMPLETE',
       async () =>
