@@ -5,7 +5,7 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleepOrThrow } from '../runtime/time.ts';
 import { parseAllDocuments } from 'yaml';
 import type { ApplyObject } from '../kube/apply.ts';
 import { ServerSideApply } from '../kube/apply.ts';
@@ -58,7 +58,7 @@ export async function installCrds(
       if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) break;
       if (i > 300)
         throw new Error(`CRD ${name} did not become Established; check the apiserver log`);
-      await sleep(100, undefined, signal ? { signal } : {});
+      await sleepOrThrow(100, signal);
     }
   }
   return names;

@@ -4,6 +4,7 @@ import * as k8s from '@kubernetes/client-node';
 import { KubeConfigError, loadKubeConfig as loadApiConfig } from '../kube/index.ts';
 import { KUBERNETES_VERSION, startLocalCluster } from '../localcluster/index.ts';
 import { repositoryRoot } from '../localcluster/paths.ts';
+import { withDeadline } from '../runtime/time.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
 import { runPlanwright, type EngineOptions } from './run-planwright.ts';
 
@@ -108,17 +109,8 @@ function describeSource(source: ClusterSource, kc: k8s.KubeConfig): string {
 
 async function serverVersion(kc: k8s.KubeConfig, where: string): Promise<string> {
   const api = kc.makeApiClient(k8s.VersionApi);
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const info = await Promise.race([
-      api.getCode(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`no answer within ${VERSION_TIMEOUT_MS / 1000} s`)),
-          VERSION_TIMEOUT_MS,
-        );
-      }),
-    ]);
+    const info = await withDeadline(api.getCode(), VERSION_TIMEOUT_MS, 'GET /version');
     return info.gitVersion;
   } catch (err) {
     throw new ClusterConnectionError(
@@ -126,8 +118,6 @@ async function serverVersion(kc: k8s.KubeConfig, where: string): Promise<string>
         `${describeError(err)}. Check that the cluster is up and the credentials are valid, ` +
         'or run `npm start -- --local` for the embedded control plane.',
     );
-  } finally {
-    clearTimeout(timer);
   }
 }
 

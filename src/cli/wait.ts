@@ -3,7 +3,7 @@
  * and waited through FATAL_ERROR until its timeout; here a run that ends FATAL_ERROR or ABORTED
  * fails at once, with the reason and where to look.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleepOrThrow } from '../runtime/time.ts';
 import type { Instance, PlanStatus } from '../kudo/api/types.ts';
 import { CliError, PlanFailedError } from './errors.ts';
 import type { Terminal } from './io.ts';
@@ -94,7 +94,7 @@ export async function waitForPlan(
           `Details: ${details}`,
       );
     }
-    await sleep(options.intervalMs ?? 1000, undefined, { signal: options.signal });
+    await sleepOrThrow(options.intervalMs ?? 1000, options.signal);
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * The code base's timing helpers: an abortable sleep and a deadline on a promise. Both clear
+ * The code base's timing helpers: an abortable sleep (resolving, or rejecting, on abort) and a
+ * deadline on a promise. Both clear
  * their timer and listener on every path, so nothing keeps the process alive after a stop.
  */
 
@@ -15,6 +16,23 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** A wait that its signal ended (named `AbortError`, like the platform's own). */
+export class SleepAbortedError extends Error {
+  override readonly name = 'AbortError';
+  constructor(options?: { cause?: unknown }) {
+    super('The operation was aborted', options);
+  }
+}
+
+/**
+ * {@link sleep}, but rejecting with a {@link SleepAbortedError} (its cause the signal's
+ * reason) when `signal` aborts: for loops that end by throwing once their caller gives up.
+ */
+export async function sleepOrThrow(ms: number, signal?: AbortSignal): Promise<void> {
+  await sleep(ms, signal);
+  if (signal?.aborted) throw new SleepAbortedError({ cause: signal.reason });
 }
 
 /** `work` did not settle within its deadline. */

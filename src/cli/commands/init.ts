@@ -2,7 +2,7 @@
  * `init`: installs Planwright into the cluster from manifests/ (KUDO's init installed its own
  * manager with admissionregistration v1beta1, which current clusters no longer serve).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleepOrThrow } from '../../runtime/time.ts';
 import { Command, Option } from 'commander';
 import { ServerSideApply, type ApplyObject } from '../../kube/apply.ts';
 import { ApiError, ResourceMapper, type KubeClient } from '../../kube/index.ts';
@@ -210,7 +210,7 @@ async function waitForCrds(
       if (condition(live, 'Established') === 'True' && (await served())) break;
       if (i > 300)
         throw new CliError(`CRD ${name} is not served within 30 s; check the API server`);
-      await sleep(100, undefined, { signal });
+      await sleepOrThrow(100, signal);
     }
   }
 }
@@ -284,6 +284,6 @@ async function waitForWebhook(
           `that run Planwright's image (nodes simulated by kwok run none, so --wait cannot succeed there)`,
       );
     }
-    await sleep(1000, undefined, { signal });
+    await sleepOrThrow(1000, signal);
   }
 }

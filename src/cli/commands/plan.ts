@@ -1,6 +1,6 @@
 /** `plan status|history|trigger|abort`: reading and driving the plans of one Instance. */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleepOrThrow } from '../../runtime/time.ts';
 import { Command } from 'commander';
 import type { CliContext } from '../context.ts';
 import { CliError, PlanFailedError } from '../errors.ts';
@@ -73,7 +73,7 @@ function statusCommand(ctx: CliContext): Command {
             ...view.text.split('\n'),
             `elapsed time ${formatElapsed(Date.now() - started)}`,
           ]);
-          await sleep(1000, undefined, { signal: ctx.signal });
+          await sleepOrThrow(1000, ctx.signal);
           view = await read();
         }
         if (redraw) redraw.draw(view.text.replace(/\n$/, '').split('\n'));

@@ -1,5 +1,5 @@
 /** `uninstall --instance X`: deletes the Instance; cleanup is the controller's (finalizer, cleanup plan). */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleepOrThrow } from '../../runtime/time.ts';
 import { Command } from 'commander';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';
@@ -43,7 +43,7 @@ export function uninstallCommand(ctx: CliContext): Command {
               `\`${ctx.commandName} plan status --instance ${name} -n ${namespace}\` (a cleanup plan may still run)`,
           );
         }
-        await sleep(1000, undefined, { signal: ctx.signal });
+        await sleepOrThrow(1000, ctx.signal);
       }
     }
     ctx.term.out(`instance.kudo.dev/v1beta1/${name} deleted`);
