@@ -64,7 +64,7 @@ export interface RenderSettings {
   readonly deadlineMs?: number;
   /** Heap of one render worker, MiB. Default 256. */
   readonly maxHeapMb?: number;
-  /** CPU-time limit of decoding one parameter value for admission. Default 4 s (the webhook handler's 5 s bound wall-clock time). */
+  /** Wall-clock limit of decoding one parameter value for admission. Default 4 s (under the webhook handler's 5 s). */
   readonly decodeDeadlineMs?: number;
 }
 
@@ -135,6 +135,8 @@ export class App {
       name: 'admission',
       size: 1,
       deadlineMs: render.decodeDeadlineMs ?? 4_000,
+      // The webhook's window is wall-clock time: past it, a reasoned denial, not a timeout.
+      wallLimitMs: render.decodeDeadlineMs ?? 4_000,
       ...(render.idleMs !== undefined ? { idleMs: render.idleMs } : {}),
       maxHeapMb: 128,
       logger: logger.child({ component: 'admission-pool' }),

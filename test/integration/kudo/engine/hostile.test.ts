@@ -40,6 +40,11 @@ const RENDER = { workers: 2, deadlineMs: 5_000, maxHeapMb: 128, decodeDeadlineMs
  */
 const RENDER_WAIT_MS = WALL_LIMIT_FACTOR * RENDER.deadlineMs + 30_000;
 /**
+ * The render deadline's message: its CPU time used up, or — on a machine so busy that the
+ * render got less than a tenth of a core — the pool's wall-clock limit reached first.
+ */
+const DEADLINE = `did not finish within (${RENDER.deadlineMs} ms \\(the render deadline\\)|\\d+ ms of wall-clock time \\(the limit is ${WALL_LIMIT_FACTOR * RENDER.deadlineMs} ms on a busy machine)`;
+/**
  * Stated bound on resident memory of Planwright and its worker processes: the main process
  * (~200 MiB with TypeScript compiled at load in tests) + 2 render workers and 1 admission
  * worker, each bounded by its heap limit plus the runtime (~100 MiB).
@@ -74,7 +79,7 @@ const HOSTILE_PLANS: Record<
     templates: {
       'loop.yaml': `{{ range until 1000 }}{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}{{ end }}${configMap('loop')}`,
     },
-    message: /template loop\.yaml: did not finish within 5000 ms \(the render deadline\)/,
+    message: new RegExp(`template loop\\.yaml: ${DEADLINE}`),
   },
   memory: {
     templates: {
@@ -83,8 +88,9 @@ const HOSTILE_PLANS: Record<
     },
     // Whichever limit it reaches first: near its heap limit V8 collects garbage for a long
     // time before it gives up, so on a busy machine the deadline may come first.
-    message:
-      /template grow\.yaml: (ran out of memory \(the limit is 128 MiB per render worker\)|did not finish within 5000 ms)/,
+    message: new RegExp(
+      `template grow\\.yaml: (ran out of memory \\(the limit is 128 MiB per render worker\\)|${DEADLINE})`,
+    ),
   },
   output: {
     templates: {

@@ -149,7 +149,17 @@ describe('RenderPool', () => {
 
   it('stops a render at its deadline, naming the template and the limit, and keeps serving', async () => {
     const registry = new Registry();
-    const p = pool(1_500, 1, undefined, registry);
+    // The deadline counts CPU time: room for 1.5 s of it on a machine busy with other work.
+    const p = new RenderPool({
+      name: 'test',
+      size: 1,
+      deadlineMs: 1_500,
+      wallLimitMs: 45_000,
+      maxHeapMb: 64,
+      registry,
+      logger,
+    });
+    pools.push(p);
     const spin = await failure(p.render(job('spin.yaml', SPIN)));
     expect(spin).toBeInstanceOf(RenderLimitError);
     expect((spin as RenderLimitError).limit).toBe('deadline');
@@ -162,7 +172,7 @@ describe('RenderPool', () => {
     const metrics = await registry.metrics();
     expect(metrics).toContain('planwright_render_limited_total{pool="test",limit="deadline"} 1');
     expect(metrics).toContain('planwright_render_workers{pool="test",state="ready"} 1');
-  });
+  }, 90_000);
 
   it('counts the CPU time a render uses, not the time a busy machine keeps its worker waiting', async () => {
     const p = pool(1_000);
