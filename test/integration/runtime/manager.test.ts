@@ -132,7 +132,15 @@ describe('manager', () => {
 
     stop.abort();
     expect(await run).toBe(EXIT_OK);
-    await sleep(50);
+    // Closed handles leave the list when the event loop has run their close callbacks, and
+    // other resources of this process (jest's own writes to a slow stdout pipe) come and go:
+    // wait until no type counts more than before (a leak, a timer that re-arms or a socket
+    // left open, never gets there), then compare once more, naming what is left.
+    const settled = (): boolean =>
+      [...handles()].every(([type, count]) => count <= (baseline.get(type) ?? 0));
+    await waitFor('handles back to the baseline', settled, { timeoutMs: 5_000 }).catch(
+      () => undefined,
+    );
     const after = handles();
     for (const [type, count] of after) {
       expect({ type, count: Math.max(count, baseline.get(type) ?? 0) }).toEqual({
