@@ -35,7 +35,7 @@ export interface LocalClusterOptions {
   readonly onProgress?: (line: string) => void;
   /** Aborting cancels a start in progress. It does not stop a started cluster: call stop(). */
   readonly signal?: AbortSignal;
-  /** How long each readiness step may take. Default 60 s. */
+  /** How long each readiness step may take. Default {@link READY_TIMEOUT_MS}. */
   readonly readyTimeoutMs?: number;
   /** Fake nodes of the workloads mode. Default 3. */
   readonly nodes?: number;
@@ -112,10 +112,18 @@ const WORKLOAD_COMPONENTS = new Set<string>(['kube-controller-manager', 'kube-sc
  *
  * See examples/api/localcluster.ts.
  */
+/**
+ * The default time each readiness step of a start may take. The steps run one after another:
+ * etcd, kube-apiserver, then in workloads mode the other components, then the kwok nodes.
+ */
+export const READY_TIMEOUT_MS = 60_000;
+/** Readiness steps of a start in workloads mode (each within `readyTimeoutMs`). */
+export const WORKLOADS_READY_STEPS = 4;
+
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const mode = options.mode ?? 'bare';
   const progress = options.onProgress ?? (() => undefined);
-  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
   await reapOrphanedClusters();
   const binaries = await binariesFor(mode, options);
 

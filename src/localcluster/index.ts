@@ -6,6 +6,8 @@
  */
 export {
   startLocalCluster,
+  READY_TIMEOUT_MS,
+  WORKLOADS_READY_STEPS,
   type ComponentPids,
   type LocalCluster,
   type LocalClusterInfo,

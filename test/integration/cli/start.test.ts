@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { READY_TIMEOUT_MS, WORKLOADS_READY_STEPS } from '../../../src/localcluster/index.ts';
 import { cacheRoot } from '../../../src/localcluster/paths.ts';
 import { kubectl, mintUser } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
@@ -35,6 +36,9 @@ function start(args: string[], env: NodeJS.ProcessEnv): Run {
   child.stderr?.on('data', (c: Buffer) => (run.stderr += c.toString()));
   return run;
 }
+
+/** What `npm start` allows its local control plane: every readiness step its full time. */
+const LOCAL_START_MS = WORKLOADS_READY_STEPS * READY_TIMEOUT_MS;
 
 const alive = (pid: number): boolean => {
   try {
@@ -68,40 +72,49 @@ describe('npm start', () => {
     );
   });
 
-  it('without any kubeconfig, runs the local control plane until SIGINT and then cleans up', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'pw-home-'));
-    // A fresh HOME has no ~/.kube/config; keep the binary cache of this run, though.
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home,
-      PLANWRIGHT_CACHE_DIR: cacheRoot(),
-    };
-    delete env['KUBECONFIG'];
-    delete env['KUBERNETES_SERVICE_HOST'];
-    const run = start([], env);
-    await waitFor('the local control plane to be announced', () => run.stdout.includes('Ctrl-C'), {
-      timeoutMs: 60_000,
-    });
-    const kubeconfig = /export KUBECONFIG=(\S+)/.exec(run.stdout)?.[1] ?? '';
-    // The hints use the CLI and the example packages of the repository.
-    expect(run.stdout).toMatch(
-      /kubectl kudo install \S+\/examples\/hello-web --instance hello --wait/,
-    );
-    expect(run.stdout).not.toContain('../shared');
-    const res = await kubectl(['get', 'namespace', 'default', '-o', 'name'], { kubeconfig });
-    expect(res.stdout.trim()).toBe('namespace/default');
-    const pids = (await import('node:child_process'))
-      .execFileSync('pgrep', ['-f', kubeconfig.replace(/\/admin\.kubeconfig$/, '')], {
-        encoding: 'utf8',
-      })
-      .trim()
-      .split('\n')
-      .map(Number);
-    expect(pids.length).toBeGreaterThanOrEqual(2);
+  it(
+    'without any kubeconfig, runs the local control plane until SIGINT and then cleans up',
+    async () => {
+      const home = await mkdtemp(join(tmpdir(), 'pw-home-'));
+      // A fresh HOME has no ~/.kube/config; keep the binary cache of this run, though.
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        HOME: home,
+        PLANWRIGHT_CACHE_DIR: cacheRoot(),
+      };
+      delete env['KUBECONFIG'];
+      delete env['KUBERNETES_SERVICE_HOST'];
+      const run = start([], env);
+      await waitFor(
+        'the local control plane to be announced',
+        () => run.stdout.includes('Ctrl-C'),
+        {
+          timeoutMs: LOCAL_START_MS,
+        },
+      );
+      const kubeconfig = /export KUBECONFIG=(\S+)/.exec(run.stdout)?.[1] ?? '';
+      // The hints use the CLI and the example packages of the repository.
+      expect(run.stdout).toMatch(
+        /kubectl kudo install \S+\/examples\/hello-web --instance hello --wait/,
+      );
+      expect(run.stdout).not.toContain('../shared');
+      const res = await kubectl(['get', 'namespace', 'default', '-o', 'name'], { kubeconfig });
+      expect(res.stdout.trim()).toBe('namespace/default');
+      const pids = (await import('node:child_process'))
+        .execFileSync('pgrep', ['-f', kubeconfig.replace(/\/admin\.kubeconfig$/, '')], {
+          encoding: 'utf8',
+        })
+        .trim()
+        .split('\n')
+        .map(Number);
+      expect(pids.length).toBeGreaterThanOrEqual(2);
 
-    run.child.kill('SIGINT');
-    expect(await run.exited).toBe(0);
-    expect(run.stderr).toContain('Stopped.');
-    for (const pid of pids) expect(alive(pid)).toBe(false);
-  });
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+      expect(run.stderr).toContain('Stopped.');
+      for (const pid of pids) expect(alive(pid)).toBe(false);
+      // Jest's limit is a hang guard: the start's own bound, then the checks and the stop.
+    },
+    LOCAL_START_MS + 60_000,
+  );
 });
