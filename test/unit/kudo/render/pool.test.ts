@@ -63,6 +63,15 @@ async function childPids(): Promise<number[]> {
   return text.split(' ').filter(Boolean).map(Number);
 }
 
+/** Starts the pool's (only) worker with a first job; its pid. */
+async function startedWorker(p: RenderPool): Promise<number> {
+  const before = await childPids();
+  await p.render(configMap('warm.yaml'));
+  const [pid] = (await childPids()).filter((c) => !before.includes(c));
+  if (pid === undefined) throw new Error('no worker process found');
+  return pid;
+}
+
 /** A valid render job (one ConfigMap). */
 function configMap(template: string): RenderJob {
   return job(template, CONFIGMAP, [{ name: 'LIST', type: 'array', raw: '[x]' }]);
@@ -176,10 +185,7 @@ describe('RenderPool', () => {
 
   it('counts the CPU time a render uses, not the time a busy machine keeps its worker waiting', async () => {
     const p = pool(1_000);
-    const before = await childPids();
-    await p.render(configMap('warm.yaml'));
-    const [pid] = (await childPids()).filter((c) => !before.includes(c));
-    if (pid === undefined) throw new Error('no worker process found');
+    const pid = await startedWorker(p);
     // A stopped worker gets no CPU at all: the render waits well past its deadline, then runs.
     process.kill(pid, 'SIGSTOP');
     try {
@@ -203,10 +209,7 @@ describe('RenderPool', () => {
       logger,
     });
     pools.push(p);
-    const before = await childPids();
-    await p.render(configMap('warm.yaml'));
-    const [pid] = (await childPids()).filter((c) => !before.includes(c));
-    if (pid === undefined) throw new Error('no worker process found');
+    const pid = await startedWorker(p);
     process.kill(pid, 'SIGSTOP');
     try {
       const starved = await failure(p.render(configMap('starved.yaml')));
