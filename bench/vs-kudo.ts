@@ -174,6 +174,8 @@ interface Result {
    * seconds included): what the burst leaves behind, wherever it falls.
    */
   readonly afterCompleteCpuSeconds: number;
+  /** The main process alone (the rest of the tree: Planwright's render and admission workers). */
+  readonly mainCpuSeconds: number;
   /** kube-apiserver's and etcd's CPU over the same span (the bench client's share included). */
   readonly apiServerCpuSeconds: number;
   readonly etcdCpuSeconds: number;
@@ -274,6 +276,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     const benchBefore = tally.snapshot(ADMIN_USER);
     sampler.resetPeak();
     const cpuBefore = sampler.sample().cpuSeconds;
+    const mainCpuBefore = cpuSecondsOf(manager.pid);
     const apiCpuBefore = cpuSecondsOf(cluster.pids.kubeApiServer);
     const etcdCpuBefore = cpuSecondsOf(cluster.pids.etcd);
     progress(`${contestant.name}: creating ${workload.instances} Instances (${workload.name})`);
@@ -295,6 +298,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     await tally.refresh();
     const after = tally.snapshot(contestant.user);
     const cpuAfter = sampler.sample().cpuSeconds;
+    const mainCpuSeconds = cpuSecondsOf(manager.pid) - mainCpuBefore;
     const apiServerCpuSeconds = cpuSecondsOf(cluster.pids.kubeApiServer) - apiCpuBefore;
     const etcdCpuSeconds = cpuSecondsOf(cluster.pids.etcd) - etcdCpuBefore;
     if (profile) {
@@ -328,6 +332,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       mainPeakRss,
       cpuSeconds: cpuAfter - cpuBefore,
       afterCompleteCpuSeconds,
+      mainCpuSeconds,
       apiServerCpuSeconds,
       etcdCpuSeconds,
       idle,
@@ -365,6 +370,11 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
     ['  main process alone (VmHWM)', (r) => r.mainPeakRss, (v) => `${mib(v)} MiB`],
     ['manager CPU', (r) => r.cpuSeconds, (v) => `${v.toFixed(1)} s`],
     ['  per Instance', (r) => (r.cpuSeconds * 1000) / n, (v) => `${v.toFixed(1)} ms`],
+    [
+      '  main process per Instance',
+      (r) => (r.mainCpuSeconds * 1000) / n,
+      (v) => `${v.toFixed(1)} ms`,
+    ],
     [
       'kube-apiserver CPU per Instance',
       (r) => (r.apiServerCpuSeconds * 1000) / n,
