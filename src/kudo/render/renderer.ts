@@ -4,7 +4,14 @@
  * the calling thread — for tests and tools that render trusted packages, never for the
  * process that serves the webhooks.
  */
-import { TemplateCache, renderJob, type RenderJob, type RenderOutput } from './templates.ts';
+import {
+  TemplateCache,
+  jobsOf,
+  renderJob,
+  type RenderBatch,
+  type RenderJob,
+  type RenderOutput,
+} from './templates.ts';
 
 export interface Renderer {
   /**
@@ -13,6 +20,11 @@ export interface Renderer {
    * deadline or memory limit, with the signal's reason when aborted.
    */
   render(job: RenderJob, signal?: AbortSignal): Promise<RenderOutput>;
+  /**
+   * Renders a task's templates in order, with one trip to a worker; the outputs in the same
+   * order. Rejects as {@link render} does, for the first template that fails.
+   */
+  renderAll(batch: RenderBatch, signal?: AbortSignal): Promise<RenderOutput[]>;
 }
 
 export class InlineRenderer implements Renderer {
@@ -22,6 +34,15 @@ export class InlineRenderer implements Renderer {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     try {
       return Promise.resolve(renderJob(this.cache, job));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  renderAll(batch: RenderBatch, signal?: AbortSignal): Promise<RenderOutput[]> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    try {
+      return Promise.resolve(jobsOf(batch).map((job) => renderJob(this.cache, job)));
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }

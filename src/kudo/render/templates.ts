@@ -63,6 +63,21 @@ export interface RenderJob {
   readonly maxOutputChars: number;
 }
 
+/**
+ * Several templates rendered with the same variables (one task's resources): one trip to a
+ * worker instead of one per template. Each renders exactly as the {@link RenderJob} of its
+ * own would (fresh variables each, so one template cannot change what the next one sees).
+ */
+export interface RenderBatch extends Omit<RenderJob, 'key' | 'template' | 'text'> {
+  readonly templates: ReadonlyArray<Pick<RenderJob, 'key' | 'template' | 'text'>>;
+}
+
+/** The job of each template of a batch, in order. */
+export function jobsOf(batch: RenderBatch): RenderJob[] {
+  const { templates, ...shared } = batch;
+  return templates.map((t) => ({ ...shared, ...t }));
+}
+
 export interface RenderOutput {
   readonly objects: ApplyObject[];
   /** The parameter file's values (output `parameters` only). */

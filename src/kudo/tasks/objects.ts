@@ -26,6 +26,7 @@ import {
   templateKey,
   templateScalars,
   templateText,
+  type RenderBatch,
   type RenderJob,
   type RenderKind,
   type RenderOutput,
@@ -55,6 +56,14 @@ function renderJobOf(template: string, ctx: TaskContext, output: RenderKind): Re
     key: templateKey(ov, template),
     template,
     text: templateText(ov, template),
+    ...sharedInputs(ctx, output),
+  };
+}
+
+/** What every template of a task renders with. */
+function sharedInputs(ctx: TaskContext, output: RenderKind): Omit<RenderBatch, 'templates'> {
+  const ov = ctx.operatorVersion;
+  return {
     parameters: parameterInputs(ov, ctx.params),
     scalars: templateScalars(ctx.instance, ov, ctx.at),
     pipes: ctx.pipes,
@@ -64,11 +73,25 @@ function renderJobOf(template: string, ctx: TaskContext, output: RenderKind): Re
 }
 
 /**
- * One render through ctx.templates, counted against the pass's budget. Every failure of the
- * render itself is deterministic — a template or parameter problem, or a limit (deadline,
- * memory, output size) — and so a FatalTaskError; only the pool being stopped or busy passes
- * through to be retried.
+ * A render's failure as the task reports it. Every failure of the render itself is
+ * deterministic — a template or parameter problem, or a limit (deadline, memory, output
+ * size) — and so a FatalTaskError; only the pool being stopped or busy passes through to be
+ * retried.
  */
+function renderFailure(task: string, err: unknown): unknown {
+  if (
+    err instanceof RenderError ||
+    err instanceof MissingTemplateError ||
+    err instanceof ParameterValueError ||
+    err instanceof RenderLimitError ||
+    err instanceof RenderBudgetExceededError
+  ) {
+    return new FatalTaskError(task, err.message, { cause: err });
+  }
+  return err;
+}
+
+/** One render through ctx.templates, counted against the pass's budget. */
 async function renderOne(
   task: string,
   template: string,
@@ -80,20 +103,15 @@ async function renderOne(
     ctx.renderBudget?.spend(template, rendered.outputChars);
     return rendered;
   } catch (err) {
-    if (
-      err instanceof RenderError ||
-      err instanceof MissingTemplateError ||
-      err instanceof ParameterValueError ||
-      err instanceof RenderLimitError ||
-      err instanceof RenderBudgetExceededError
-    ) {
-      throw new FatalTaskError(task, err.message, { cause: err });
-    }
-    throw err;
+    throw renderFailure(task, err);
   }
 }
 
-/** Renders (off the event loop, through ctx.templates) without resolving kinds. */
+/**
+ * Renders (off the event loop, through ctx.templates) without resolving kinds: all the
+ * task's templates in one batch (one trip to a render worker), each counted against the
+ * pass's budget in order.
+ */
 export async function renderTask(
   task: string,
   resources: readonly string[],
@@ -101,9 +119,25 @@ export async function renderTask(
   output: RenderKind = 'objects',
 ): Promise<Rendered[]> {
   const out: Rendered[] = [];
-  for (const template of resources) {
-    const rendered = await renderOne(task, template, ctx, output);
-    for (const object of rendered.objects) out.push({ template, object });
+  try {
+    const ov = ctx.operatorVersion;
+    const batch: RenderBatch = {
+      ...sharedInputs(ctx, output),
+      templates: resources.map((template) => ({
+        key: templateKey(ov, template),
+        template,
+        text: templateText(ov, template),
+      })),
+    };
+    const outputs = await ctx.templates.renderAll(batch, ctx.signal);
+    resources.forEach((template, i) => {
+      const rendered = outputs[i];
+      if (!rendered) throw new Error(`renderer returned no output for template ${template}`);
+      ctx.renderBudget?.spend(template, rendered.outputChars);
+      for (const object of rendered.objects) out.push({ template, object });
+    });
+  } catch (err) {
+    throw renderFailure(task, err);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 /**
  * Metrics of a render pool: workers by state (a pool whose workers keep dying shows it here
- * before anyone reads the log) and jobs ended by a limit.
+ * before anyone reads the log), jobs handed to workers by kind (one message to a worker and
+ * one back each) and jobs ended by a limit.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RenderLimit } from './errors.ts';
@@ -8,6 +9,7 @@ import type { RenderLimit } from './errors.ts';
 export class RenderPoolMetrics {
   private readonly workers: Gauge<'pool' | 'state'>;
   private readonly limits: Counter<'pool' | 'limit'>;
+  private readonly jobs: Counter<'pool' | 'kind'>;
 
   constructor(
     registry: Registry,
@@ -30,6 +32,14 @@ export class RenderPoolMetrics {
         labelNames: ['pool', 'limit'],
         registers,
       });
+    this.jobs =
+      (registry.getSingleMetric('planwright_render_jobs_total') as Counter<'pool' | 'kind'>) ??
+      new Counter({
+        name: 'planwright_render_jobs_total',
+        help: "Jobs handed to render workers by kind (render: one template; renderAll: a task's templates; decode; verify)",
+        labelNames: ['pool', 'kind'],
+        registers,
+      });
     this.workers.set({ pool, state: 'starting' }, 0);
     this.workers.set({ pool, state: 'ready' }, 0);
   }
@@ -37,6 +47,10 @@ export class RenderPoolMetrics {
   workerCounts(starting: number, ready: number): void {
     this.workers.set({ pool: this.pool, state: 'starting' }, starting);
     this.workers.set({ pool: this.pool, state: 'ready' }, ready);
+  }
+
+  job(kind: string): void {
+    this.jobs.inc({ pool: this.pool, kind });
   }
 
   limited(limit: RenderLimit): void {

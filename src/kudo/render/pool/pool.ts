@@ -23,13 +23,20 @@ import type { OperatorVersion } from '../../api/types.ts';
 import type { VerifyResult } from '../../package/verify/findings.ts';
 import type { DecodeOutcome } from '../../params/index.ts';
 import type { Renderer } from '../renderer.ts';
-import { RenderError, type RenderJob, type RenderOutput } from '../templates.ts';
+import {
+  RenderError,
+  jobsOf,
+  type RenderBatch,
+  type RenderJob,
+  type RenderOutput,
+} from '../templates.ts';
 import { ParameterValueError } from '../variables.ts';
 import { RenderLimitError, RenderPoolBusyError, RenderPoolStoppedError } from './errors.ts';
 import { READY, type WorkerFailure, type WorkerReply, type WorkerRequest } from './protocol.ts';
 import { RenderPoolMetrics } from './metrics.ts';
 import { cpuTimeMs } from './cpu-time.ts';
 import { spawnRenderWorker } from './spawn.ts';
+import { templatesSubject } from './subject.ts';
 
 export interface RenderPoolOptions {
   /** For thread names and logs (`render`, `admission`). */
@@ -73,6 +80,8 @@ interface Pending {
   readonly request: WorkerRequest;
   /** `template <name>` or `parameter value`, for errors and logs. */
   readonly subject: string;
+  /** Wall-clock time the job may take once a worker has it. */
+  readonly deadlineMs: number;
   readonly resolve: (reply: WorkerReply) => void;
   readonly reject: (err: Error) => void;
   readonly signal: AbortSignal | undefined;
@@ -221,6 +230,26 @@ export class RenderPool implements Renderer {
     throw new Error(`render pool: unexpected reply ${reply.kind} to a render job`);
   }
 
+  /**
+   * A task's templates in one job: one message to a worker and one back instead of one pair
+   * per template. The deadline is the pool's per template (the batch's sum); a limit names
+   * every template of the batch, since the worker cannot say which one it was in.
+   */
+  async renderAll(batch: RenderBatch, signal?: AbortSignal): Promise<RenderOutput[]> {
+    if (batch.templates.length === 0) return [];
+    const [only] = batch.templates.length === 1 ? jobsOf(batch) : [];
+    if (only) return [await this.render(only, signal)];
+    const reply = await this.submit(
+      { id: this.nextId++, kind: 'renderAll', batch },
+      `templates ${templatesSubject(batch)}`,
+      signal,
+      this.options.deadlineMs * batch.templates.length,
+    );
+    if (reply.kind === 'renderAll') return reply.outputs;
+    if (reply.kind === 'failed') throw rebuild(reply.failure);
+    throw new Error(`render pool: unexpected reply ${reply.kind} to a render job`);
+  }
+
   /** Decodes an array/map parameter value (YAML) in a worker. */
   async decode(raw: string, type: 'array' | 'map', signal?: AbortSignal): Promise<DecodeOutcome> {
     const reply = await this.submit(
@@ -261,6 +290,7 @@ export class RenderPool implements Renderer {
     request: WorkerRequest,
     subject: string,
     signal: AbortSignal | undefined,
+    deadlineMs: number = this.options.deadlineMs,
   ): Promise<WorkerReply> {
     if (this.stopping) return Promise.reject(new RenderPoolStoppedError());
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
@@ -268,7 +298,15 @@ export class RenderPool implements Renderer {
       return Promise.reject(new RenderPoolBusyError(this.queue.length));
     }
     return new Promise<WorkerReply>((resolve, reject) => {
-      const pending: Pending = { request, subject, resolve, reject, signal, onAbort: undefined };
+      const pending: Pending = {
+        request,
+        subject,
+        deadlineMs,
+        resolve,
+        reject,
+        signal,
+        onAbort: undefined,
+      };
       if (signal) {
         pending.onAbort = (): void => this.abort(pending);
         signal.addEventListener('abort', pending.onAbort, { once: true });
@@ -401,7 +439,10 @@ export class RenderPool implements Renderer {
 
   private run(slot: Slot, pending: Pending): void {
     slot.job = pending;
-    const { deadlineMs, name } = this.options;
+    const { name } = this.options;
+    // A batch of templates gets the pool's limits once per template.
+    const { deadlineMs } = pending;
+    const wallLimitMs = this.wallLimitMs * (deadlineMs / this.options.deadlineMs);
     const pid = slot.worker.pid;
     const cpuAtStart = cpuTimeMs(pid);
     const startedAt = performance.now();
@@ -411,23 +452,28 @@ export class RenderPool implements Renderer {
       const cpuMs = cpuAtStart === undefined || now === undefined ? undefined : now - cpuAtStart;
       const wallMs = performance.now() - startedAt;
       // Starved of CPU by other processes, not spinning: it may go on (up to the wall limit).
-      if (cpuMs !== undefined && cpuMs < deadlineMs && wallMs < this.wallLimitMs) {
-        const rest = Math.min(Math.max(deadlineMs - cpuMs, 50), this.wallLimitMs - wallMs);
+      if (cpuMs !== undefined && cpuMs < deadlineMs && wallMs < wallLimitMs) {
+        const rest = Math.min(Math.max(deadlineMs - cpuMs, 50), wallLimitMs - wallMs);
         slot.timer = setTimeout(check, rest);
         return;
       }
       const job = this.release(slot);
       if (!job) return;
+      const perTemplate =
+        deadlineMs === this.options.deadlineMs
+          ? ''
+          : `, ${this.options.deadlineMs} ms per template`;
       const detail =
         cpuMs === undefined || cpuMs >= deadlineMs
-          ? `did not finish within ${deadlineMs} ms (the render deadline); the render was stopped`
-          : `did not finish within ${Math.round(wallMs)} ms of wall-clock time (the limit is ${this.wallLimitMs} ms on a busy machine; it got ${cpuMs} ms of its ${deadlineMs} ms render deadline); the render was stopped`;
+          ? `did not finish within ${deadlineMs} ms (the render deadline${perTemplate}); the render was stopped`
+          : `did not finish within ${Math.round(wallMs)} ms of wall-clock time (the limit is ${wallLimitMs} ms on a busy machine; it got ${cpuMs} ms of its ${deadlineMs} ms render deadline); the render was stopped`;
       this.options.logger.warn({ pool: name, subject: job.subject, limit: 'deadline' }, detail);
       this.metrics?.limited('deadline');
       this.settle(job, new RenderLimitError(job.subject, 'deadline', detail));
       this.replace();
     };
     slot.timer = setTimeout(check, deadlineMs);
+    this.metrics?.job(pending.request.kind);
     slot.worker.send(pending.request);
   }
 

@@ -2,10 +2,11 @@
 import type { OperatorVersion } from '../../api/types.ts';
 import type { VerifyResult } from '../../package/verify/findings.ts';
 import type { DecodeOutcome } from '../../params/index.ts';
-import type { RenderJob, RenderOutput } from '../templates.ts';
+import type { RenderBatch, RenderJob, RenderOutput } from '../templates.ts';
 
 export type WorkerRequest =
   | { readonly id: number; readonly kind: 'render'; readonly job: RenderJob }
+  | { readonly id: number; readonly kind: 'renderAll'; readonly batch: RenderBatch }
   | {
       readonly id: number;
       readonly kind: 'decode';
@@ -31,6 +32,7 @@ export type WorkerFailure =
 
 export type WorkerReply =
   | { readonly id: number; readonly kind: 'render'; readonly output: RenderOutput }
+  | { readonly id: number; readonly kind: 'renderAll'; readonly outputs: RenderOutput[] }
   | { readonly id: number; readonly kind: 'decode'; readonly outcome: DecodeOutcome }
   | { readonly id: number; readonly kind: 'verify'; readonly result: VerifyResult }
   | { readonly id: number; readonly kind: 'failed'; readonly failure: WorkerFailure };

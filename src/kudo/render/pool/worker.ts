@@ -7,8 +7,9 @@
 import { verifyOperatorVersion } from '../../package/verify/verify.ts';
 import { Unparsable, convert } from '../../params/index.ts';
 import { ParameterValueError } from '../variables.ts';
-import { RenderError, TemplateCache, renderJob } from '../templates.ts';
+import { RenderError, TemplateCache, jobsOf, renderJob } from '../templates.ts';
 import { DecodeMemo } from './memo.ts';
+import { templatesSubject } from './subject.ts';
 import { READY, type WorkerFailure, type WorkerReply, type WorkerRequest } from './protocol.ts';
 
 if (!process.send) throw new Error('the render worker must run as a child process with IPC');
@@ -54,6 +55,17 @@ function handle(request: WorkerRequest): WorkerReply {
     });
     return { id: request.id, kind: 'verify', result };
   }
+  if (request.kind === 'renderAll') {
+    const outputs = [];
+    for (const job of jobsOf(request.batch)) {
+      try {
+        outputs.push(renderJob(templates, job, decode));
+      } catch (err) {
+        return { id: request.id, kind: 'failed', failure: failure(err, job.template) };
+      }
+    }
+    return { id: request.id, kind: 'renderAll', outputs };
+  }
   try {
     return { id: request.id, kind: 'render', output: renderJob(templates, request.job, decode) };
   } catch (err) {
@@ -73,9 +85,11 @@ process.on('message', (request: WorkerRequest) => {
         err,
         request.kind === 'render'
           ? request.job.template
-          : request.kind === 'verify'
-            ? 'package verification'
-            : 'parameter value',
+          : request.kind === 'renderAll'
+            ? templatesSubject(request.batch)
+            : request.kind === 'verify'
+              ? 'package verification'
+              : 'parameter value',
       ),
     };
   }

@@ -2,7 +2,7 @@
 // come back as objects, a job's own failures come back typed, and a job past its deadline or
 // its memory limit fails naming the template and the limit while the pool keeps serving.
 // renderTask turns every such failure into a FatalTaskError, never a retried error.
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -12,6 +12,7 @@ import {
   ParameterValueError,
   RenderBudget,
   RenderError,
+  type RenderBatch,
   type RenderJob,
 } from '../../../../src/kudo/render/index.ts';
 import {
@@ -154,6 +155,60 @@ describe('RenderPool', () => {
       }),
     );
     expect(big.message).toMatch(/output exceeds the limit of 1000 characters/);
+  });
+
+  it("renders a task's templates in one message to a worker and one back, each as alone", async () => {
+    const registry = new Registry();
+    const p = pool(1_000, 1, undefined, registry);
+    const jobs = async (kind: string): Promise<number> => {
+      const metric = await registry.getSingleMetric('planwright_render_jobs_total')?.get();
+      return metric?.values.find((v) => v.labels['kind'] === kind)?.value ?? 0;
+    };
+    {
+      const shared = {
+        parameters: [{ name: 'LIST', type: 'array' as const, raw: '[x]' }],
+        scalars,
+        maxOutputChars: 1 << 20,
+      };
+      const batch = (...templates: Array<[string, string]>): RenderBatch => ({
+        ...shared,
+        templates: templates.map(([template, text]) => ({ key: `b/${template}`, template, text })),
+      });
+      const texts: Array<[string, string]> = [0, 1, 2].map((i) => [
+        `cm${i}.yaml`,
+        CONFIGMAP.replace('{{ .Name }}', `{{ .Name }}-${i}`),
+      ]);
+      const outputs = await p.renderAll(batch(...texts));
+      expect(await jobs('renderAll')).toBe(1);
+      expect(await jobs('render')).toBe(0);
+      expect(outputs.map((o) => o.objects[0]?.metadata?.name)).toEqual([
+        'inst-0',
+        'inst-1',
+        'inst-2',
+      ]);
+      // Each template sees fresh variables: one that changes .Params leaves the next alone.
+      const [setter, reader] = await p.renderAll(
+        batch(
+          ['set.yaml', `{{ $_ := set .Params "LIST" (list "changed") }}${CONFIGMAP}`],
+          ['read.yaml', CONFIGMAP],
+        ),
+      );
+      expect(setter?.objects[0]?.['data']).toEqual({ first: 'changed' });
+      expect(reader?.objects[0]?.['data']).toEqual({ first: 'x' });
+      // The first template that fails is named; the batch's deadline is the sum of its templates'.
+      const bad = await failure(
+        p.renderAll(batch(texts[0] as [string, string], ['bad.yaml', 'b: {{ .Params.NOPE }}\n'])),
+      );
+      expect(bad).toBeInstanceOf(RenderError);
+      expect(bad.message).toMatch(/^template bad.yaml line 1: .*map has no entry for key "NOPE"/);
+      const spin = await failure(p.renderAll(batch(['ok.yaml', '# ok\n'], ['spin.yaml', SPIN])));
+      expect(spin).toBeInstanceOf(RenderLimitError);
+      expect(spin.message).toBe(
+        'templates ok.yaml, spin.yaml: did not finish within 2000 ms (the render deadline, 1000 ms per template); the render was stopped',
+      );
+      expect(await jobs('renderAll')).toBe(4);
+      expect(await jobs('render')).toBe(0);
+    }
   });
 
   it('stops a render at its deadline, naming the template and the limit, and keeps serving', async () => {
@@ -366,6 +421,7 @@ describe('RenderPool', () => {
         templates: {
           'spin.yaml': SPIN,
           'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Params.HOST }}\n',
+          'cm2.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Params.HOST }}2\n',
         },
       },
     };
@@ -401,5 +457,18 @@ describe('RenderPool', () => {
         object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h' } },
       },
     ]);
+    // A task's templates go to the pool as one batch, counted against the budget in order.
+    const batches = jest.spyOn(p, 'renderAll');
+    const singles = jest.spyOn(p, 'render');
+    const both = await renderTask('app', ['cm.yaml', 'cm2.yaml'], ctx());
+    expect(both.map((r) => r.template)).toEqual(['cm.yaml', 'cm2.yaml']);
+    expect(batches).toHaveBeenCalledTimes(1);
+    expect(singles).not.toHaveBeenCalled();
+    const second = await failure(
+      renderTask('app', ['cm.yaml', 'cm2.yaml'], ctx(new RenderBudget(60))),
+    );
+    expect(second.message).toMatch(
+      /^task app: template cm2.yaml: the plan's templates rendered more than 60/,
+    );
   });
 });
