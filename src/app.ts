@@ -64,7 +64,7 @@ export interface RenderSettings {
   readonly deadlineMs?: number;
   /** Heap of one render worker, MiB. Default 256. */
   readonly maxHeapMb?: number;
-  /** Wall-clock limit of decoding one parameter value for admission. Default 4 s (under the webhook handler's 5 s). */
+  /** Wall-clock limit of decoding one parameter value for admission. Default 4 s (under the webhook handler's 4.5 s). */
   readonly decodeDeadlineMs?: number;
 }
 

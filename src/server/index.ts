@@ -5,7 +5,12 @@
  *
  * See examples/api/server.ts.
  */
-export { WEBHOOK_SERVER_CHECK, WebhookServer, type WebhookServerOptions } from './server.ts';
+export {
+  DEFAULT_HANDLER_TIMEOUT_MS,
+  WEBHOOK_SERVER_CHECK,
+  WebhookServer,
+  type WebhookServerOptions,
+} from './server.ts';
 export {
   allow,
   deny,

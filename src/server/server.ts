@@ -22,6 +22,15 @@ import { aborted, Probes } from '../runtime/index.ts';
 import { healthzRoute, readyzRoute } from './routes/health.ts';
 import type { CertificateSource, ServingCertificate } from './tls/source.ts';
 
+/**
+ * A handler call's default deadline. The manifests register every webhook with
+ * `timeoutSeconds: 5`, and the apiserver counts its 5 s from its side, TLS and transfer
+ * included: a handler that also took 5 s would always lose the race, and the user at
+ * `kubectl edit` would read the apiserver's "context deadline exceeded" instead of our
+ * denial. Half a second is left for the way back.
+ */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 4_500;
+
 export interface WebhookServerOptions {
   /** TCP port; 0 picks a free one (tests). */
   readonly port: number;
@@ -36,8 +45,9 @@ export interface WebhookServerOptions {
    */
   readonly probes?: Probes;
   /**
-   * Deadline for one handler call. Default 5 s: well under the apiserver's default webhook
-   * timeout of 10 s, so the apiserver gets our reasoned denial rather than its own timeout.
+   * Deadline for one handler call. Default {@link DEFAULT_HANDLER_TIMEOUT_MS}: under the
+   * `timeoutSeconds` the manifests register, so the apiserver gets our reasoned denial rather
+   * than its own "context deadline exceeded".
    */
   readonly handlerTimeoutMs?: number;
   /** Default 7 MiB, as controller-runtime. */
@@ -99,7 +109,10 @@ export class WebhookServer {
       throw new ServerConfigError('a prom-client Registry is required', 'registry');
     this.options = {
       ...options,
-      handlerTimeoutMs: positive('handlerTimeoutMs', options.handlerTimeoutMs ?? 5_000),
+      handlerTimeoutMs: positive(
+        'handlerTimeoutMs',
+        options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+      ),
       bodyLimitBytes: positive(
         'bodyLimitBytes',
         options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,

@@ -12,6 +12,7 @@ import { KustomizeError, renderKustomization } from '../../../src/cli/kustomize.
 import { MANIFESTS_DIR } from '../../../src/cli/install.ts';
 import { ADMISSION_PATHS } from '../../../src/kudo/admission/index.ts';
 import type { ApplyObject } from '../../../src/kube/apply.ts';
+import { DEFAULT_HANDLER_TIMEOUT_MS } from '../../../src/server/index.ts';
 
 type Webhook = {
   name: string;
@@ -19,6 +20,7 @@ type Webhook = {
   sideEffects: string;
   rules: Array<{ resources: string[]; operations: string[] }>;
   clientConfig: { service?: { name: string; namespace: string; path: string; port: number } };
+  timeoutSeconds?: number;
 };
 
 const WEBHOOK_KINDS = new Set(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
@@ -118,6 +120,21 @@ describe('manifests/', () => {
         expect.objectContaining({ resources: ['operators'], operations: ['DELETE'] }),
       ],
     ]);
+  });
+
+  it("every webhook gives the handler's deadline room: the user reads our denial, not the apiserver's timeout", async () => {
+    const objects = await renderKustomization(MANIFESTS_DIR);
+    const timeouts = webhookConfigs(objects).flatMap((config) =>
+      webhooks(config).map((w) => ({ name: w.name, timeoutMs: (w.timeoutSeconds ?? 10) * 1000 })),
+    );
+    expect(timeouts.length).toBeGreaterThan(0);
+    for (const { name, timeoutMs } of timeouts) {
+      // The apiserver's clock includes TLS and the transfer both ways: leave it 500 ms.
+      expect({ name, room: timeoutMs - DEFAULT_HANDLER_TIMEOUT_MS >= 500 }).toEqual({
+        name,
+        room: true,
+      });
+    }
   });
 
   it('the cert-manager variant runs files mode on the Secret its Certificate issues, for the Service names, without the self-managed TLS rights', async () => {
