@@ -30,6 +30,7 @@ import {
 } from './kudo/controller/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
 import { RenderPool } from './kudo/render/pool/index.ts';
+import { RoutingRenderer } from './kudo/render/routing.ts';
 import {
   JitteredBackoff,
   Manager,
@@ -218,7 +219,8 @@ export class App {
       manager,
       logger: logger.child({ controller: 'instances' }),
       operatorVersions,
-      templates: this.renderPool,
+      // Bounded templates render on this thread; the rest (and only then) in render workers.
+      templates: new RoutingRenderer({ workers: this.renderPool, registry, pool: 'render' }),
       registry,
     });
   }

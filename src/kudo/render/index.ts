@@ -4,3 +4,5 @@ export * from './templates.ts';
 export * from './labels.ts';
 export * from './renderer.ts';
 export * from './budget.ts';
+export * from './bounded.ts';
+export * from './routing.ts';

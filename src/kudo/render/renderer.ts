@@ -1,8 +1,9 @@
 /**
- * Where a render job runs. The controller uses the render pool (worker threads with a
- * deadline and a memory limit, src/kudo/render/pool/); {@link InlineRenderer} runs jobs on
- * the calling thread — for tests and tools that render trusted packages, never for the
- * process that serves the webhooks.
+ * Where a render job runs. The controller uses a RoutingRenderer (routing.ts): templates
+ * bounded by construction on the main thread, the rest in the render pool (worker processes
+ * with a deadline and a memory limit, src/kudo/render/pool/). {@link InlineRenderer} runs
+ * every job on the calling thread — for tests and tools that render trusted packages, never
+ * for the process that serves the webhooks.
  */
 import {
   TemplateCache,

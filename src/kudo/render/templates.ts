@@ -183,16 +183,33 @@ export function renderJob(
   job: RenderJob,
   decode: (raw: unknown, type: 'array' | 'map') => unknown = convert,
 ): RenderOutput {
+  return parseJobOutput(job, executeJob(cache, job, decode));
+}
+
+/** The first half of {@link renderJob}: the rendered text, not yet parsed. */
+export function executeJob(
+  cache: TemplateCache,
+  job: RenderJob,
+  decode: (raw: unknown, type: 'array' | 'map') => unknown = convert,
+): string {
   try {
     const params = decodeParameters(job.parameters, decode);
     const template = cache.compile(job.key, job.template, job.text);
-    const output = job.output ?? 'objects';
     const pipes = Object.assign(Object.create(null) as Record<string, string>, job.pipes ?? {});
     const vars =
-      output === 'parameters'
+      (job.output ?? 'objects') === 'parameters'
         ? parameterFileVariables(job.scalars, params)
         : { ...job.scalars, Params: params, Pipes: pipes };
-    const text = execute(template, job.template, vars, job.maxOutputChars);
+    return execute(template, job.template, vars, job.maxOutputChars);
+  } catch (err) {
+    throw typed(job, err);
+  }
+}
+
+/** The second half of {@link renderJob}: the rendered text parsed as the job's output kind. */
+export function parseJobOutput(job: RenderJob, text: string): RenderOutput {
+  try {
+    const output = job.output ?? 'objects';
     if (output === 'parameters') {
       return {
         objects: [],
@@ -204,9 +221,13 @@ export function renderJob(
       output === 'pod' ? [parsePod(job.template, text)] : parseObjects(job.template, text);
     return { objects, outputChars: text.length };
   } catch (err) {
-    if (err instanceof RenderError || err instanceof ParameterValueError) throw err;
-    throw new RenderError(job.template, undefined, exhausted(err));
+    throw typed(job, err);
   }
+}
+
+function typed(job: RenderJob, err: unknown): Error {
+  if (err instanceof RenderError || err instanceof ParameterValueError) return err;
+  return new RenderError(job.template, undefined, exhausted(err));
 }
 
 /** What a KudoOperator parameter file sees: the parent's names, versions and parameters only. */

@@ -36,7 +36,7 @@ export class RenderPoolMetrics {
       (registry.getSingleMetric('planwright_render_jobs_total') as Counter<'pool' | 'kind'>) ??
       new Counter({
         name: 'planwright_render_jobs_total',
-        help: "Jobs handed to render workers by kind (render: one template; renderAll: a task's templates; decode; verify)",
+        help: "Render jobs by kind: handed to a worker (render: one template; renderAll: a task's templates; decode; verify) or rendered on the main thread (inline: a template or a task's templates, all bounded by construction)",
         labelNames: ['pool', 'kind'],
         registers,
       });
