@@ -1,7 +1,8 @@
 // One Instance must never take the operator down (issue 19). Planwright runs as a child
 // process against the shared control plane, with its webhook registered for this test's
 // namespace. Hostile OperatorVersions (a backtracking regex check, a template that loops, one
-// that eats memory, one with a huge output, one nested 10,000 deep) and hostile parameter
+// that eats memory, one with a huge output, one that repeats a string into hundreds of MB,
+// one nested 10,000 deep) and hostile parameter
 // values (deep YAML, alias cycles and bombs, a number for a string, a value over the limit)
 // are thrown at it while bystander Instances run their plans and a probe calls the webhook
 // 40 times a second. Asserted: every hostile Instance ends FATAL_ERROR or is denied, with a
@@ -23,6 +24,7 @@ import { installKudoCrds } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import https from 'node:https';
 import {
+  call,
   renderWorkers,
   startPlanwrightChild,
   treeRss,
@@ -97,6 +99,14 @@ const HOSTILE_PLANS: Record<
       'big.yaml': `${configMap('big', '  big: |\n')}{{ range until 600000 }}    xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n{{ end }}`,
     },
     message: /output exceeds the limit of 4194304 characters/,
+  },
+  repeat: {
+    // No loop at all, but one call that builds a 480-million-character string: not a cheap
+    // function, so it renders in a worker (never on the main thread), where a limit ends it.
+    templates: { 'repeat.yaml': `{{ repeat 60000000 "xxxxxxxx" }}${configMap('repeat')}` },
+    message: new RegExp(
+      `template repeat\\.yaml: (ran out of memory \\(the limit is 128 MiB per render worker\\)|${DEADLINE}|.*output exceeds the limit of 4194304 characters|rendering produced a string longer)`,
+    ),
   },
   nesting: {
     templates: {
@@ -278,6 +288,20 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
           `${name}: bystander ${bystanderMs[bystanderMs.length - 1]} ms, webhook p99 ${latency.p99.toFixed(1)} ms`,
         );
       }
+      // Every hostile plan went to a render worker; the bystanders' bounded templates
+      // rendered on the main thread.
+      const metrics = (await call(child, agent, '/metrics')).text;
+      const jobs = (kind: string): number =>
+        Number(
+          new RegExp(
+            `^planwright_render_jobs_total\\{pool="render",kind="${kind}"\\} (\\d+)`,
+            'm',
+          ).exec(metrics)?.[1] ?? 0,
+        );
+      expect(jobs('renderAll') + jobs('render')).toBeGreaterThanOrEqual(
+        Object.keys(HOSTILE_PLANS).length - 1, // the nesting one fails to parse: inline or not, the same error
+      );
+      expect(jobs('inline')).toBeGreaterThanOrEqual(bystanderMs.length);
       agent.destroy();
       const latency = probe.summary(firstSample);
       console.log(
