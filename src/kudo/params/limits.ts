@@ -27,6 +27,17 @@ export const MAX_YAML_DEPTH = 64;
  */
 export const MAX_YAML_ALIASES = 100;
 
+/**
+ * Characters of array/map values admission decodes on its own event loop per request; the
+ * rest go to the admission worker (a process with a deadline and a heap limit). Measured
+ * (bench/README, issue 18): 4 KiB of the costliest shapes the nesting and alias limits
+ * still let through (nested block sequences, 100 aliases, invalid nested keys) takes 2–10 ms
+ * on a loaded 2-core machine, typical values a few hundred bytes well under 1 ms; 16 KiB
+ * took up to 38 ms, too long to hold the thread that answers every webhook and renews the
+ * Lease. A budget per request, not per value, so many small values cannot add up.
+ */
+export const MAX_INLINE_DECODE_CHARS = 4 * 1024;
+
 /** How much of a user's value a message quotes: enough to recognise it, never megabytes. */
 export const EXCERPT_CHARS = 40;
 

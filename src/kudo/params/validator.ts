@@ -5,10 +5,12 @@
  * admission runs it on every Instance write.
  *
  * Array and map values are YAML a user typed: decoding them has a cost the user controls,
- * so the webhook decodes them off the event loop first ({@link ParameterValidator.decode},
- * with a {@link ParameterDecoder} such as the render pool) and passes the result to
- * {@link ParameterValidator.validate}. Without decoded values, validate decodes inline
- * (tests, tools).
+ * so the webhook decodes them first ({@link ParameterValidator.decode}) and passes the
+ * result to {@link ParameterValidator.validate}: small ones inline (up to
+ * {@link MAX_INLINE_DECODE_CHARS} per request, microseconds to a few milliseconds under the
+ * same nesting and alias limits), larger ones off the event loop with a
+ * {@link ParameterDecoder} such as the admission worker. Without decoded values, validate
+ * decodes inline (tests, tools).
  *
  * See examples/api/kudo.ts.
  */
@@ -16,7 +18,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { OperatorVersion, Parameter, ParameterValueType } from '../api/types.ts';
 import { convert, Unparsable, valueType } from './convert.ts';
 import { parameterField, type ParameterProblem } from './errors.ts';
-import { MAX_PARAMETERS_BYTES, excerpt } from './limits.ts';
+import { MAX_INLINE_DECODE_CHARS, MAX_PARAMETERS_BYTES, excerpt } from './limits.ts';
 import { namespacedName } from '../../kube/names.ts';
 
 /** What decoding one array/map value gave: the value, or why it is not one. */
@@ -169,8 +171,10 @@ export class ParameterValidator {
   }
 
   /**
-   * Decodes the array/map values of `values` with `decoder` (values seen recently come from
-   * the memo); a decoder failure (deadline, memory) makes the value Unparsable.
+   * Decodes the array/map values of `values` (values seen recently come from the memo):
+   * inline while they fit in {@link MAX_INLINE_DECODE_CHARS} (the same {@link convert},
+   * limits and messages as the worker's), the rest with `decoder`; a decoder failure
+   * (deadline, memory) makes the value Unparsable.
    */
   async decode(
     ov: OperatorVersion,
@@ -180,6 +184,7 @@ export class ParameterValidator {
   ): Promise<DecodedParameters> {
     const compiled = this.compiled(ov);
     const out = new Map<string, unknown>();
+    let inlineBudget = MAX_INLINE_DECODE_CHARS;
     for (const [name, raw] of Object.entries(values)) {
       const parameter = compiled.parameters.get(name);
       const type = parameter ? valueType(parameter) : undefined;
@@ -196,6 +201,15 @@ export class ParameterValidator {
         continue;
       }
       let value: unknown;
+      if (raw.length <= inlineBudget) {
+        // Cheap by construction: at most a few KiB, nesting scanned before parsing, aliases
+        // capped — the cost of a worker round trip would exceed the decode's.
+        inlineBudget -= raw.length;
+        value = convert(raw, type);
+        this.remember(key, raw, value);
+        out.set(name, value);
+        continue;
+      }
       try {
         const outcome = await decoder(raw, type, signal);
         value = 'problem' in outcome ? new Unparsable(raw, outcome.problem) : outcome.value;

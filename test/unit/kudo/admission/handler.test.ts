@@ -7,7 +7,7 @@ import {
   type OperatorVersionSource,
 } from '../../../../src/kudo/admission/index.ts';
 import type { Instance, PlanExecution } from '../../../../src/kudo/api/index.ts';
-import { ParameterValidator } from '../../../../src/kudo/params/index.ts';
+import { MAX_INLINE_DECODE_CHARS, ParameterValidator } from '../../../../src/kudo/params/index.ts';
 import type { AdmissionRequest } from '../../../../src/server/index.ts';
 import { edit, idle, inProgress, instance, ov, ov2, typedOv } from '../fixtures.ts';
 
@@ -174,7 +174,8 @@ describe('instanceMutator', () => {
     );
   });
 
-  it('decodes array/map values with the decoder it was given', async () => {
+  it('decodes a large array/map value with the decoder it was given (small ones inline)', async () => {
+    const big = `a: 1\n# ${'x'.repeat(MAX_INLINE_DECODE_CHARS)}`;
     const asked: string[] = [];
     const mutator = instanceMutator({
       operatorVersions: { get: () => Promise.resolve(typedOv) },
@@ -187,17 +188,23 @@ describe('instanceMutator', () => {
       },
     });
     const object = instance({
-      spec: { operatorVersion: { name: 'typed' }, parameters: { PASSWORD: 'p', MAP: 'a: 1' } },
+      spec: { operatorVersion: { name: 'typed' }, parameters: { PASSWORD: 'p', MAP: big } },
     });
     const result = await mutator(request('CREATE', object), context);
-    expect(asked).toEqual(['a: 1']);
+    expect(asked).toEqual([big]);
     expect(result.kind === 'deny' && result.status.details?.causes).toEqual([
       {
         field: 'spec.parameters.MAP',
-        message: '"a: 1" was refused by the worker (value-type map)',
+        message: `"a: 1\\n# ${'x'.repeat(33)}…" (${big.length} bytes) was refused by the worker (value-type map)`,
         reason: 'FieldValueInvalid',
       },
     ]);
+    // A small value never reaches the decoder.
+    const small = instance({
+      spec: { operatorVersion: { name: 'typed' }, parameters: { PASSWORD: 'p', MAP: 'a: 1' } },
+    });
+    expect((await mutator(request('CREATE', small), context)).kind).toBe('patch');
+    expect(asked).toEqual([big]);
   });
 
   it('propagates a lookup failure (the server turns it into a 500 naming the webhook)', async () => {

@@ -7,6 +7,7 @@ import {
   decodeYaml,
   excerpt,
   immutabilityProblems,
+  MAX_INLINE_DECODE_CHARS,
   MAX_PARAMETER_VALUE_BYTES,
   MAX_PARAMETERS_BYTES,
   MAX_YAML_ALIASES,
@@ -195,20 +196,23 @@ describe('ParameterValidator with hostile values', () => {
   });
 
   it('decodes with a decoder (a worker in production) and keeps its verdict', async () => {
+    // Values past the inline budget go to the decoder.
+    const big = `a: 1\n# ${'x'.repeat(MAX_INLINE_DECODE_CHARS)}`;
     const asked: string[] = [];
-    const decoded = await validator.decode(ov, { MAP: 'a: 1', SIZE: '1' }, (raw) => {
+    const decoded = await validator.decode(ov, { MAP: big, SIZE: '1' }, (raw) => {
       asked.push(raw);
       return Promise.resolve({ problem: 'was refused by the decoder' });
     });
-    expect(asked).toEqual(['a: 1']);
-    expect(validator.validate(ov, { MAP: 'a: 1' }, undefined, decoded)[0]?.message).toBe(
-      '"a: 1" was refused by the decoder (value-type map)',
+    expect(asked).toEqual([big]);
+    expect(validator.validate(ov, { MAP: big }, undefined, decoded)[0]?.message).toMatch(
+      /^"a: 1\\n# x+…" \(\d+ bytes\) was refused by the decoder \(value-type map\)$/,
     );
     // A decoder that fails (deadline, memory) makes the value unparsable, with the reason.
-    const failed = await validator.decode(ov, { MAP: 'b: 2' }, () =>
+    const big2 = `b: 2\n# ${'x'.repeat(MAX_INLINE_DECODE_CHARS)}`;
+    const failed = await validator.decode(ov, { MAP: big2 }, () =>
       Promise.reject(new Error('parameter value: did not finish within 2000 ms')),
     );
-    expect(validator.validate(ov, { MAP: 'b: 2' }, undefined, failed)[0]?.message).toMatch(
+    expect(validator.validate(ov, { MAP: big2 }, undefined, failed)[0]?.message).toMatch(
       /could not be decoded within the limits \(parameter value: did not finish within 2000 ms\)/,
     );
   });
