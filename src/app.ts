@@ -16,7 +16,6 @@ import {
   LiveOperatorSource,
   LiveOperatorVersionSource,
   registerAdmissionWebhooks,
-  type AdmissionServer,
 } from './kudo/admission/index.ts';
 import {
   INSTANCE_GVK,
@@ -51,16 +50,23 @@ export type WebhookSettings = Omit<WebhookServerOptions, 'logger' | 'registry' |
 export type ManagerSettings = Omit<ManagerOptions, 'kubeConfig' | 'logger' | 'registry'>;
 
 /**
- * Limits of the render pools (rendering and parameter decoding run in worker processes).
- * Workers start when work needs them and exit after `idleMs` without work; the admission
- * pool keeps one worker while the webhooks are called (and starts it at startup), so a
- * webhook call does not wait for a worker's start.
+ * Limits of the render pools (rendering, OperatorVersion verification and the decoding of
+ * large parameter values run in worker processes). Workers start when work needs them and
+ * exit after their idle time without work. Admission decodes small values inline and starts
+ * its one worker only for an OperatorVersion write or a large value: at normal priority the
+ * start takes 0.2–0.5 s even on a loaded node, well inside the webhook's deadline.
  */
 export interface RenderSettings {
   /** Render workers at most (parallel renders). Default: the CPU count, 1 to 4. */
   readonly workers?: number;
-  /** A worker without work this long exits (render workers; the admission worker counts webhook calls as work). Default 30 s. */
+  /** A render worker without work this long exits. Default 30 s. */
   readonly idleMs?: number;
+  /**
+   * The admission worker without work this long exits. Default 5 s: its jobs are rare (an
+   * OperatorVersion write, a large value) and a start is cheap, while it costs 60–70 MiB;
+   * 5 s still serves the writes of one `kubectl kudo install` or `kubectl apply -f <dir>`.
+   */
+  readonly admissionIdleMs?: number;
   /** CPU-time limit of one template render (wall-clock: 10 × as much). Default 10 s. */
   readonly deadlineMs?: number;
   /** Heap of one render worker, MiB. Default 256. */
@@ -89,8 +95,6 @@ export interface AppSettings {
 /** The readiness checks of the caches admission reads. */
 export const OPERATOR_VERSION_CACHE_CHECK = 'cache-operatorversions-synced';
 export const INSTANCE_CACHE_CHECK = 'cache-instances-synced';
-/** Readiness: the admission worker's first start has finished (ready, or failed and logged). */
-export const ADMISSION_WORKER_CHECK = 'admission-worker-started';
 
 /** Render workers by default: one per CPU, at least 1 and at most 4. */
 export function defaultRenderWorkers(): number {
@@ -138,7 +142,10 @@ export class App {
       deadlineMs: render.decodeDeadlineMs ?? 4_000,
       // The webhook's window is wall-clock time: past it, a reasoned denial, not a timeout.
       wallLimitMs: render.decodeDeadlineMs ?? 4_000,
-      ...(render.idleMs !== undefined ? { idleMs: render.idleMs } : {}),
+      idleMs: render.admissionIdleMs ?? 5_000,
+      // It answers within the webhook's wall-clock deadline: not starved behind the node's
+      // other work (its CPU is bounded by that deadline anyway).
+      niceness: 0,
       maxHeapMb: 128,
       logger: logger.child({ component: 'admission-pool' }),
       registry,
@@ -158,7 +165,7 @@ export class App {
     const manager = this.manager;
     // Only the leader's controller renders: a non-leader starts no render workers, and a
     // lost term stops them (the next term takes jobs again).
-    manager.add(pool('render-pool', this.renderPool, true, false));
+    manager.add(pool('render-pool', this.renderPool, true));
     if (settings.webhook) {
       const server = new WebhookServer({
         ...settings.webhook,
@@ -167,7 +174,7 @@ export class App {
         probes: manager.probes,
       });
       this.server = server;
-      registerAdmissionWebhooks(warming(server, this.admissionPool), {
+      registerAdmissionWebhooks(server, {
         operatorVersions,
         validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
         controllerUsers: new Set(settings.admission.controllerUsers),
@@ -198,13 +205,8 @@ export class App {
         () => this.operatorVersionCache?.isSynced === true,
       );
       manager.probes.addReadyz(INSTANCE_CACHE_CHECK, () => this.instanceCache?.isSynced === true);
-      let admissionWorkerStarted = false;
-      manager.probes.addReadyz(ADMISSION_WORKER_CHECK, () => admissionWorkerStarted);
-      manager.add(
-        pool('admission-pool', this.admissionPool, false, true, () => {
-          admissionWorkerStarted = true;
-        }),
-      );
+      // No readiness check waits for an admission worker: none runs until a job needs it.
+      manager.add(pool('admission-pool', this.admissionPool, false));
       manager.add(
         runnable('webhook-server', false, async (signal) => {
           this.listened?.((await server.listen(signal)).port);
@@ -268,40 +270,13 @@ export class App {
 
 /**
  * A render pool as a runnable: takes jobs until the signal aborts, then stopped — on every
- * replica, or (`needLeaderElection`) for each term of leadership. With `warmAtStart`, one
- * worker starts at once (`started` is called once it is ready, or failed to start).
+ * replica, or (`needLeaderElection`) for each term of leadership. Its workers start when
+ * jobs need them.
  */
-function pool(
-  name: string,
-  renderPool: RenderPool,
-  needLeaderElection: boolean,
-  warmAtStart: boolean,
-  started?: () => void,
-): Runnable {
+function pool(name: string, renderPool: RenderPool, needLeaderElection: boolean): Runnable {
   return runnable(name, needLeaderElection, async (signal) => {
     renderPool.start(signal);
-    if (warmAtStart) void renderPool.warm().then(started);
     await aborted(signal);
     await renderPool.stop();
   });
-}
-
-/**
- * The server, with every admission call keeping the admission worker warm: a webhook that
- * needs it (array/map parameters, OperatorVersion verification) finds it running while the
- * webhooks have recent traffic, instead of paying a process start inside its deadline.
- */
-function warming(server: AdmissionServer, admissionPool: RenderPool): AdmissionServer {
-  return {
-    registerMutating: (name, handler) =>
-      server.registerMutating(name, (request, context) => {
-        void admissionPool.warm();
-        return handler(request, context);
-      }),
-    registerValidating: (name, handler) =>
-      server.registerValidating(name, (request, context) => {
-        void admissionPool.warm();
-        return handler(request, context);
-      }),
-  };
 }

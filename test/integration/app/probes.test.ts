@@ -288,9 +288,10 @@ describe('liveness', () => {
       'local|kudo.dev/v1beta1/Instance',
       'local|kudo.dev/v1beta1/OperatorVersion',
     ]);
-    // …and warms only the worker admission decodes with: no render workers off the leader.
+    // …and runs no worker process until a job needs one: no render workers off the leader,
+    // no admission worker while nothing asked it to verify or decode (issue 18).
     expect(app.renderPool.workers).toBe(0);
-    expect(app.admissionPool.workers).toBe(1);
+    expect(app.admissionPool.workers).toBe(0);
 
     proxy.freeze();
     await waitFor('healthz to fail while wedged', async () => (await get('/healthz')) === 503, {

@@ -11,8 +11,7 @@
  * Workers start on demand — up to `size` while jobs wait, so a burst gets the full
  * concurrency — and a worker that has had nothing to do for `idleMs` exits: an idle replica
  * keeps no worker processes (each costs a Node runtime, 60–70 MiB). {@link warm} starts one
- * ahead of need and keeps the idle workers alive while its callers keep calling it (the
- * admission webhooks do, so their first call does not wait for a start).
+ * ahead of need and keeps the idle workers alive while its callers keep calling it.
  *
  * See examples/api/kudo.ts.
  */
@@ -59,6 +58,12 @@ export interface RenderPoolOptions {
   readonly wallLimitMs?: number;
   /** Old-generation heap of each worker (V8 `--max-old-space-size`). */
   readonly maxHeapMb: number;
+  /**
+   * CPU niceness of the workers. Default 10 (below the main process). 0 for a pool that
+   * answers within a caller's wall-clock deadline (admission): starved at 10 on a busy node,
+   * its start and its jobs took ~10× longer.
+   */
+  readonly niceness?: number;
   /** Jobs that may wait for a worker; beyond that {@link RenderPoolBusyError}. Default 256. */
   readonly maxQueued?: number;
   /** Time a new worker may take to load its modules. Default 60 s. */
@@ -336,8 +341,11 @@ export class RenderPool implements Renderer {
   }
 
   private spawn(): void {
-    const { name, maxHeapMb } = this.options;
-    const worker = spawnRenderWorker({ maxHeapMb }, `planwright-${name}`);
+    const { name, maxHeapMb, niceness } = this.options;
+    const worker = spawnRenderWorker(
+      { maxHeapMb, ...(niceness !== undefined ? { niceness } : {}) },
+      `planwright-${name}`,
+    );
     // The pool is stopped explicitly; idle workers must not keep the process alive.
     worker.unref();
     worker.channel?.unref();

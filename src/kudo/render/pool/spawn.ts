@@ -18,8 +18,10 @@ import { fileURLToPath } from 'node:url';
 /**
  * Render workers run at a lower CPU priority than the process that serves the webhooks and
  * renews the Lease: on a busy node a template burning its whole deadline must not slow them.
+ * (The admission worker does not: it answers a webhook within that webhook's wall-clock
+ * deadline, and at niceness 10 a busy node starved it ~10× — RenderPoolOptions.niceness.)
  */
-const WORKER_NICENESS = 10;
+export const WORKER_NICENESS = 10;
 
 const here = import.meta.url;
 const fromSources = here.endsWith('.ts');
@@ -27,13 +29,16 @@ const fromSources = here.endsWith('.ts');
 export interface WorkerLimits {
   /** V8 old-generation heap (`--max-old-space-size`). */
   readonly maxHeapMb: number;
+  /** CPU niceness (`setpriority`); default {@link WORKER_NICENESS}. */
+  readonly niceness?: number;
 }
 
 export function spawnRenderWorker(limits: WorkerLimits, name: string): ChildProcess {
   const child = forkWorker(limits, name);
-  if (child.pid !== undefined) {
+  const niceness = limits.niceness ?? WORKER_NICENESS;
+  if (child.pid !== undefined && niceness !== 0) {
     try {
-      setPriority(child.pid, WORKER_NICENESS);
+      setPriority(child.pid, niceness);
     } catch {
       // Not permitted here (some sandboxes): the worker runs at normal priority.
     }
