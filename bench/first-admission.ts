@@ -4,11 +4,14 @@
 // start. Each round: a fresh `planwright start` (as users run it, bench/support), once /readyz
 // answers 200 and the webhooks are registered: create an Operator, then an OperatorVersion
 // (validated by rendering in the admission worker), then a second OperatorVersion (warm),
-// then an Instance (mutating + validating webhooks), each timed end to end through the
-// apiserver. BENCH_LOAD busy processes spin while the rounds run (a loaded node).
+// then an Instance with a small list value (mutating + validating webhooks; decoded inline),
+// then — once the admission worker has had BENCH_IDLE_S seconds without jobs, past its idle
+// time — an Instance with a 20,000-key map value (decoded in the admission worker: a cold
+// start where it exits when idle), each timed end to end through the apiserver. BENCH_LOAD
+// busy processes spin while the rounds run (a loaded node).
 //
 // Run: node --import ./scripts/register-ts.mjs bench/first-admission.ts
-//   BENCH_ROUNDS=3 BENCH_LOAD=0 (busy processes)
+//   BENCH_ROUNDS=3 BENCH_LOAD=0 (busy processes) BENCH_IDLE_S=7
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -20,6 +23,7 @@ import { startPlanwrightProcess } from './support/planwright-process.ts';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const LOAD = Number(process.env['BENCH_LOAD'] ?? 0);
+const IDLE_S = Number(process.env['BENCH_IDLE_S'] ?? 7);
 const NS = 'default';
 const progress = (line: string): void => console.error(line);
 
@@ -55,7 +59,8 @@ function operatorVersion(name: string, operator: string): object {
       version: name.replace(/^.*-/, ''),
       parameters: [
         { name: 'V', default: 'x' },
-        { name: 'LIST', type: 'array', default: '[a]' },
+        { name: 'LIST', 'value-type': 'array', default: '[a]' },
+        { name: 'MAP', 'value-type': 'map', default: '{}' },
       ],
       templates,
       tasks: [{ name: 'all', kind: 'Apply', spec: { resources: Object.keys(templates) } }],
@@ -68,6 +73,9 @@ function operatorVersion(name: string, operator: string): object {
     },
   };
 }
+
+/** A valid value far past the inline budget (the hostile test's 20,000 keys, ~240 KB). */
+const BIG_MAP = Array.from({ length: 20_000 }, (_, i) => `key${i}: v${i}`).join('\n');
 
 const busy: ChildProcess[] = [];
 for (let i = 0; i < LOAD; i++) {
@@ -99,7 +107,17 @@ try {
           parameters: { LIST: '[b, c]' },
         },
       });
-      rows.push([String(round), op, ov1, ov2, instance]);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+      const big = await timed('instances', {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'Instance',
+        metadata: { name: `${operator}-big`, labels: { 'kudo.dev/operator': operator } },
+        spec: {
+          operatorVersion: { name: `${operator}-1.0` },
+          parameters: { MAP: BIG_MAP },
+        },
+      });
+      rows.push([String(round), op, ov1, ov2, instance, big]);
       progress(`round ${round}: ${rows[rows.length - 1]?.join(' | ')}`);
     } finally {
       await manager.stop();
@@ -113,6 +131,8 @@ try {
 console.log(
   `First admission calls after a fresh start (${LOAD} busy processes on ${availableParallelism()} CPUs):`,
 );
-console.log('| round | Operator | first OperatorVersion | second OperatorVersion | Instance |');
-console.log('|---|---|---|---|---|');
+console.log(
+  `| round | Operator | first OperatorVersion | second OperatorVersion | Instance | Instance, 20,000-key map, ${IDLE_S} s later |`,
+);
+console.log('|---|---|---|---|---|---|');
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
