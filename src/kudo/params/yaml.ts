@@ -28,9 +28,11 @@ const SCAN_FACTOR = 4;
 
 /**
  * An upper bound on the nesting of collections in `text`, computed in one pass without
- * parsing: indentation levels + block indicators on a line (`- `, `? `, `: `) + open flow
- * brackets. Quoted scalars, comments and block scalar bodies do not count. Stops counting
- * once the bound passes `stopAt`.
+ * parsing: indentation levels + block indicators on a line (`- `, `? `, `: `, outside flow
+ * collections) + twice the open flow brackets (a `: ` inside `[…]` makes a one-pair map, one
+ * level more per bracket at most; inside flow it separates a pair and nests nothing else, so
+ * `{a: 1, b: 2, …}` on one line counts 2, not one per key). Quoted scalars, comments and
+ * block scalar bodies do not count. Stops counting once the bound passes `stopAt`.
  */
 export function nestingBound(text: string, stopAt: number): number {
   const indents: number[] = [];
@@ -88,7 +90,7 @@ export function nestingBound(text: string, stopAt: number): number {
         continue;
       }
       if ((c === '-' || c === '?' || c === ':') && spaced) {
-        indicators++;
+        if (flow === 0) indicators++;
         scalarStart = true;
         continue;
       }
@@ -112,7 +114,7 @@ export function nestingBound(text: string, stopAt: number): number {
     if (flow === 0 && quote === undefined && /^[|>][1-9+-]{0,2}$/.test(lastToken(text, i - 1))) {
       blockScalarParent = indent;
     }
-    max = Math.max(max, indents.length + indicators + lineFlow);
+    max = Math.max(max, indents.length + indicators + 2 * lineFlow);
     if (max > stopAt) return max;
   }
   return max;

@@ -37,6 +37,17 @@ describe('decoding array/map values within limits', () => {
     expect(reason(decodeYaml(`${ok.join('\n')} x`))).toBe('accepted');
   });
 
+  it('does not count the pairs of a long one-line flow collection as nesting', () => {
+    // As Python's json.dumps writes it: `": "` after every key, 500 keys on one line.
+    const json = `{${Array.from({ length: 500 }, (_, i) => `"k${i}": ${i}`).join(', ')}}`;
+    expect(nestingBound(json, 1000)).toBe(3);
+    expect(Object.keys(decodeYaml(json) as object)).toHaveLength(500);
+    const list = `[${Array.from({ length: 500 }, (_, i) => `{a: ${i}, b: [x]}`).join(', ')}]`;
+    expect((decodeYaml(list) as unknown[]).length).toBe(500);
+    // Pairs nested in flow sequences still count: each bracket may hold a one-pair map.
+    expect(nestingBound('[a: [b: [c: x]]]', 1000)).toBeGreaterThanOrEqual(6);
+  });
+
   it('does not count quoted text, comments or block scalars as nesting', () => {
     const text = [
       'a: "[[[[[[[[ - - - : :"',
