@@ -1,6 +1,6 @@
-// Benchmark: rendering a KUDO template on the calling thread (InlineRenderer, what the
-// controller did before) and through the render pool (worker processes), side by side in one
-// run: latency of one render, throughput with 8 renders in flight, and the event loop's delay
+// Benchmark: rendering a KUDO template on the calling thread (InlineRenderer), through the
+// render pool (worker processes) and through the RoutingRenderer the controller uses (bounded
+// templates inline, the rest in the pool), side by side in one run: latency of one render, throughput with 8 renders in flight, and the event loop's delay
 // meanwhile (what the webhooks and the Lease would feel). Parse caching is on in both: the
 // same template key is rendered again and again. Not a test. Run from the repo root:
 //   node --import ./scripts/register-ts.mjs bench/render-pool.ts
@@ -9,7 +9,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { InlineRenderer, type Renderer, type RenderJob } from '../src/kudo/render/index.ts';
+import {
+  InlineRenderer,
+  RoutingRenderer,
+  type Renderer,
+  type RenderJob,
+} from '../src/kudo/render/index.ts';
 import { RenderPool } from '../src/kudo/render/pool/index.ts';
 import { sharedDir } from '../test/gotemplate/oracle.ts';
 
@@ -102,6 +107,18 @@ const pool = new RenderPool({
 });
 const pooled = await measure(pool);
 await pool.stop();
+const routingPool = (deadlineMs: number): RenderPool =>
+  new RenderPool({
+    name: 'bench',
+    size: 2,
+    deadlineMs,
+    maxHeapMb: 256,
+    logger: pino({ level: 'warn' }),
+  });
+const pool3 = routingPool(10_000);
+const routed = await measure(new RoutingRenderer({ workers: pool3 }));
+const routedWorkers = pool3.workers;
+await pool3.stop();
 
 // A template that runs for a while (a long range): inline it blocks the event loop for its
 // whole duration; in the pool the loop does not notice.
@@ -137,6 +154,9 @@ const pool2 = new RenderPool({
 });
 const heavyPooled = await heavyLoopMax(pool2);
 await pool2.stop();
+const pool4 = routingPool(30_000);
+const heavyRouted = await heavyLoopMax(new RoutingRenderer({ workers: pool4 }));
+await pool4.stop();
 
 const row = (name: string, f: Figures): string =>
   `| ${name.padEnd(22)} | ${f.serialUs.toFixed(0).padStart(10)} | ${f.parallelPerSec.toFixed(0).padStart(12)} | ${f.loopP99Ms.toFixed(1).padStart(12)} | ${f.loopMaxMs.toFixed(1).padStart(12)} |`;
@@ -145,6 +165,7 @@ console.log('| renderer               | 1 render µs | renders/s (8) | loop p99 
 console.log('|------------------------|------------:|--------------:|------------:|------------:|');
 console.log(row('inline (event loop)', inline));
 console.log(row('pool (2 processes)', pooled));
+console.log(row('routing (bounded: here)', routed));
 console.log(
-  `\nheavy template (300,000 range iterations): event loop blocked up to ${heavyInline.toFixed(0)} ms inline, ${heavyPooled.toFixed(1)} ms with the pool`,
+  `\nrouting: ${routedWorkers} worker processes started for the bounded template\nheavy template (300,000 range iterations): event loop blocked up to ${heavyInline.toFixed(0)} ms inline, ${heavyPooled.toFixed(1)} ms with the pool, ${heavyRouted.toFixed(1)} ms routed (to the pool)`,
 );

@@ -13,6 +13,7 @@ import {
   withinInlineLimits,
   type Boundedness,
 } from '../../../../src/kudo/render/bounded.ts';
+import { scalars } from './jobs.ts';
 
 const classify = (text: string): Boundedness =>
   boundedness(compileTemplate('t.yaml', text, { funcs: 'kudo', missingKey: 'error' }));
@@ -27,17 +28,6 @@ const reason = (text: string): string => {
   const b = classify(text);
   if (b.bounded) throw new Error(`expected ${text} not to be bounded`);
   return b.reason;
-};
-
-const scalars = {
-  Name: 'inst',
-  Namespace: 'ns',
-  OperatorName: 'op',
-  OperatorVersion: '1.0',
-  AppVersion: '1',
-  PlanName: 'deploy',
-  PhaseName: 'main',
-  StepName: 'all',
 };
 
 describe('boundedness', () => {

@@ -24,31 +24,10 @@ import {
 } from '../../../../src/kudo/render/pool/index.ts';
 import { renderTask } from '../../../../src/kudo/tasks/objects.ts';
 import { waitFor } from '../../../support/wait.ts';
+import { failure, job, scalars } from './jobs.ts';
 import { FatalTaskError, type TaskContext } from '../../../../src/kudo/tasks/types.ts';
 
 const logger = pino({ level: 'silent' });
-const scalars = {
-  Name: 'inst',
-  Namespace: 'ns',
-  OperatorName: 'op',
-  OperatorVersion: '1.0',
-  AppVersion: '1',
-  PlanName: 'deploy',
-  PhaseName: 'main',
-  StepName: 'all',
-};
-
-function job(template: string, text: string, parameters: RenderJob['parameters'] = []): RenderJob {
-  return {
-    key: `test/${template}`,
-    template,
-    text,
-    parameters,
-    scalars,
-    maxOutputChars: 1 << 20,
-  };
-}
-
 const CONFIGMAP =
   'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}\ndata:\n  first: {{ index .Params.LIST 0 | quote }}\n';
 // Spins for a very long time without growing memory: only the deadline ends it.
@@ -76,15 +55,6 @@ async function startedWorker(p: RenderPool): Promise<number> {
 /** A valid render job (one ConfigMap). */
 function configMap(template: string): RenderJob {
   return job(template, CONFIGMAP, [{ name: 'LIST', type: 'array', raw: '[x]' }]);
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('RenderPool', () => {

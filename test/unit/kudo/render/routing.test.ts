@@ -18,27 +18,9 @@ import {
 import { INLINE_MAX_PARSE_CHARS } from '../../../../src/kudo/render/bounded.ts';
 import { RenderLimitError, RenderPool } from '../../../../src/kudo/render/pool/index.ts';
 import { KUDO_PACKAGES_DIR } from '../../../support/shared.ts';
+import { failure, job, scalars } from './jobs.ts';
 
 const logger = pino({ level: 'silent' });
-const scalars = {
-  Name: 'inst',
-  Namespace: 'ns',
-  OperatorName: 'op',
-  OperatorVersion: '1.0',
-  AppVersion: '1',
-  PlanName: 'deploy',
-  PhaseName: 'main',
-  StepName: 'all',
-};
-
-function job(
-  template: string,
-  text: string,
-  parameters: RenderJob['parameters'] = [],
-  maxOutputChars = 1 << 20,
-): RenderJob {
-  return { key: `test/${template}`, template, text, parameters, scalars, maxOutputChars };
-}
 
 const HEAD = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}-{{ .StepName }}\n';
 const PARAMS: RenderJob['parameters'] = [
@@ -71,15 +53,6 @@ class Recording implements Renderer {
     this.seen.push(batch.templates.map((t) => t.template).join('+'));
     return this.inner.renderAll(batch, signal);
   }
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('RoutingRenderer', () => {

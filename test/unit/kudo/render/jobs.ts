@@ -1,0 +1,33 @@
+// Render jobs for the render tests: the variables of one step, a job from a template's text,
+// and the error a promise rejects with.
+import type { RenderJob, TemplateScalars } from '../../../../src/kudo/render/index.ts';
+
+export const scalars: TemplateScalars = {
+  Name: 'inst',
+  Namespace: 'ns',
+  OperatorName: 'op',
+  OperatorVersion: '1.0',
+  AppVersion: '1',
+  PlanName: 'deploy',
+  PhaseName: 'main',
+  StepName: 'all',
+};
+
+export function job(
+  template: string,
+  text: string,
+  parameters: RenderJob['parameters'] = [],
+  maxOutputChars = 1 << 20,
+): RenderJob {
+  return { key: `test/${template}`, template, text, parameters, scalars, maxOutputChars };
+}
+
+/** The error `promise` rejects with; throws if it resolves. */
+export async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a failure');
+}
