@@ -184,7 +184,10 @@ function defaultProtocols(value: unknown, key?: string): void {
       defaultProtocols(item);
     }
   } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) defaultProtocols(v, k);
+    // for-in over own JSON members: no [key, value] array per member (this walks every
+    // object the engine applies, several times per Instance).
+    const record = value as Record<string, unknown>;
+    for (const k in record) if (Object.hasOwn(record, k)) defaultProtocols(record[k], k);
   }
 }
 
@@ -211,7 +214,9 @@ function contains(want: unknown, have: unknown): boolean {
   if (typeof want === 'object') {
     if (have === null || typeof have !== 'object' || Array.isArray(have)) return false;
     const h = have as Record<string, unknown>;
-    return Object.entries(want).every(([k, v]) => contains(v, h[k]));
+    const w = want as Record<string, unknown>;
+    for (const k in w) if (Object.hasOwn(w, k) && !contains(w[k], h[k])) return false;
+    return true;
   }
   return want === have;
 }

@@ -75,6 +75,8 @@ const KEY_SETS: readonly (readonly string[])[] = [
   ['kudo.dev/instance', 'heritage', 'kudo.dev/operator', 'app.kubernetes.io/name', '日本'],
   ['1a', '1b', '10a', 'a1', 'a١', 'a٢', 'true', 'yes', 'null', '1:20', 'x y', '- x', 'a: b'],
   ['file1.conf', 'file2.conf', 'file10.conf', 'file01.conf', 'File3.conf', 'file-a.conf'],
+  // Characters outside the BMP (surrogate pairs in JavaScript) take the code-point path.
+  ['😀', 'a😀', 'a😀b', 'ab', 'a', 'z', '𝐀', '9', 'é'],
 ];
 
 const KEYS: readonly string[] = [

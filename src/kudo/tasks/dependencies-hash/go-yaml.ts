@@ -64,9 +64,9 @@ function codePoints(s: string): number[] {
 
 const FLOW_AND_BLOCK_FIRST = new Set([...'#,[]{}&*!|>\'"%@`'].map((c) => c.charCodeAt(0)));
 
-function analyze(value: readonly number[]): Analysis {
+function analyze(value: CodePoints): Analysis {
   let bytes = 0;
-  for (const cp of value) bytes += utf8Length(cp);
+  for (let i = 0; i < value.length; i++) bytes += utf8Length(at(value, i));
   if (value.length === 0) {
     return {
       multiline: false,
@@ -88,7 +88,9 @@ function analyze(value: readonly number[]): Analysis {
   let previousSpace = false;
   let previousBreak = false;
   let precededByWhitespace = true;
-  const [a, b, c] = value;
+  const a = at(value, 0);
+  const b = at(value, 1);
+  const c = at(value, 2);
   if (
     value.length >= 3 &&
     ((a === 0x2d && b === 0x2d && c === 0x2d) || (a === 0x2e && b === 0x2e && c === 0x2e))
@@ -96,8 +98,8 @@ function analyze(value: readonly number[]): Analysis {
     blockIndicators = true;
   }
   for (let i = 0; i < value.length; i++) {
-    const cp = value[i] ?? 0;
-    const followedByWhitespace = i + 1 >= value.length || isBlank(value[i + 1]);
+    const cp = at(value, i);
+    const followedByWhitespace = i + 1 >= value.length || isBlank(at(value, i + 1));
     if (i === 0) {
       if (FLOW_AND_BLOCK_FIRST.has(cp)) blockIndicators = true;
       else if ((cp === 0x3f || cp === 0x3a) && followedByWhitespace) blockIndicators = true;
@@ -287,21 +289,49 @@ function formatNumber(n: number): string {
 const LETTER = /\p{L}/u;
 const DIGIT = /\p{Nd}/u;
 
+// ASCII answered without a string and a regular expression per character: keys are sorted
+// for every object hashed, and nearly all of their characters are ASCII (where \p{L} is
+// exactly A-Z a-z and \p{Nd} exactly 0-9).
 function isLetter(cp: number): boolean {
+  if (cp < 0x80) return (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a);
   return LETTER.test(String.fromCodePoint(cp));
 }
 
 function isDigit(cp: number): boolean {
+  if (cp < 0x80) return cp >= 0x30 && cp <= 0x39;
   return DIGIT.test(String.fromCodePoint(cp));
+}
+
+/**
+ * A key's code points: the string itself when none of its characters is a surrogate pair
+ * (each code unit is then a code point), else an array. Sorting the keys of every object
+ * hashed then allocates nothing for the usual keys.
+ */
+type CodePoints = string | readonly number[];
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+function codePointsOf(key: string): CodePoints {
+  return SURROGATE.test(key) ? codePoints(key) : key;
+}
+
+function codePointArray(s: CodePoints): readonly number[] {
+  return typeof s === 'string' ? codePoints(s) : s;
+}
+
+function at(s: CodePoints, i: number): number {
+  return typeof s === 'string' ? s.charCodeAt(i) : (s[i] ?? 0);
 }
 
 /** go-yaml's keyList.Less for two string keys. */
 export function goYamlKeyLess(a: string, b: string): boolean {
-  const ar = codePoints(a);
-  const br = codePoints(b);
+  return codePointsLess(codePointsOf(a), codePointsOf(b));
+}
+
+function codePointsLess(ar: CodePoints, br: CodePoints): boolean {
   for (let i = 0; i < ar.length && i < br.length; i++) {
-    const x = ar[i] ?? 0;
-    const y = br[i] ?? 0;
+    const x = at(ar, i);
+    const y = at(br, i);
     if (x === y) continue;
     const xl = isLetter(x);
     const yl = isLetter(y);
@@ -310,8 +340,8 @@ export function goYamlKeyLess(a: string, b: string): boolean {
     let an = 0n;
     let bn = 0n;
     if (x === 0x30 || y === 0x30) {
-      for (let j = i - 1; j >= 0 && isDigit(ar[j] ?? 0); j--) {
-        if (ar[j] !== 0x30) {
+      for (let j = i - 1; j >= 0 && isDigit(at(ar, j)); j--) {
+        if (at(ar, j) !== 0x30) {
           an = 1n;
           bn = 1n;
           break;
@@ -319,12 +349,12 @@ export function goYamlKeyLess(a: string, b: string): boolean {
       }
     }
     let ai = i;
-    for (; ai < ar.length && isDigit(ar[ai] ?? 0); ai++) {
-      an = BigInt.asIntN(64, an * 10n + BigInt((ar[ai] ?? 0) - 0x30));
+    for (; ai < ar.length && isDigit(at(ar, ai)); ai++) {
+      an = BigInt.asIntN(64, an * 10n + BigInt(at(ar, ai) - 0x30));
     }
     let bi = i;
-    for (; bi < br.length && isDigit(br[bi] ?? 0); bi++) {
-      bn = BigInt.asIntN(64, bn * 10n + BigInt((br[bi] ?? 0) - 0x30));
+    for (; bi < br.length && isDigit(at(br, bi)); bi++) {
+      bn = BigInt.asIntN(64, bn * 10n + BigInt(at(br, bi) - 0x30));
     }
     if (an !== bn) return an < bn;
     if (ai !== bi) return ai < bi;
@@ -339,7 +369,17 @@ export function goYamlKeyLess(a: string, b: string): boolean {
  * so go-yaml's own output (and KUDO's hash) varies from run to run, and any order is as good.
  */
 function sortedKeys(map: { readonly [key: string]: GoYamlValue }): string[] {
-  return Object.keys(map).sort((a, b) => (goYamlKeyLess(a, b) ? -1 : goYamlKeyLess(b, a) ? 1 : 0));
+  const keys = Object.keys(map);
+  if (keys.length < 2) return keys;
+  if (!keys.some((key) => SURROGATE.test(key))) {
+    return keys.sort((a, b) => (codePointsLess(a, b) ? -1 : codePointsLess(b, a) ? 1 : 0));
+  }
+  // Each key taken apart into code points once, not twice per comparison.
+  const decorated = keys.map((key) => ({ key, cps: codePointsOf(key) }));
+  decorated.sort((a, b) =>
+    codePointsLess(a.cps, b.cps) ? -1 : codePointsLess(b.cps, a.cps) ? 1 : 0,
+  );
+  return decorated.map((d) => d.key);
 }
 
 // ------------------------------------------------------------------ the emitter
@@ -434,7 +474,7 @@ class Emitter {
     this.increaseIndent(false, false);
     for (const key of keys) {
       this.writeIndent();
-      const a = analyze(codePoints(key));
+      const a = analyze(codePointsOf(key));
       if (!a.multiline && a.bytes <= 128) {
         this.scalar(key, requestedStyle(key), { mapping: true, simpleKey: true });
         this.writeIndicator(':', false, false, false);
@@ -450,7 +490,9 @@ class Emitter {
   }
 
   private scalar(text: string, requested: Style, ctx: NodeContext): void {
-    const value = codePoints(text);
+    // The string itself stands for its code points when it has no surrogate pairs: no array
+    // per scalar for the usual values, which are written plain.
+    const value = codePointsOf(text);
     const a = analyze(value);
     let style = requested;
     if (ctx.simpleKey && a.multiline) style = 'double';
@@ -463,16 +505,16 @@ class Emitter {
     this.increaseIndent(true, false);
     switch (style) {
       case 'plain':
-        this.plain(value);
+        this.plain(text, value.length);
         break;
       case 'single':
-        this.singleQuoted(value);
+        this.singleQuoted(codePointArray(value));
         break;
       case 'double':
-        this.doubleQuoted(value);
+        this.doubleQuoted(codePointArray(value));
         break;
       case 'literal':
-        this.literal(value);
+        this.literal(codePointArray(value));
         break;
     }
     this.popIndent();
@@ -491,9 +533,11 @@ class Emitter {
     }
   }
 
-  private plain(value: readonly number[]): void {
+  /** `text` written as it is: the same as one put per code point, without a string each. */
+  private plain(text: string, codePointCount: number): void {
     if (!this.whitespace) this.put(' ');
-    for (const cp of value) this.writeChar(cp);
+    this.out.push(text);
+    this.column += codePointCount;
     this.whitespace = false;
     this.indention = false;
   }

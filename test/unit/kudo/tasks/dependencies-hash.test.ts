@@ -12,6 +12,7 @@ import {
   combineDigests,
   dependenciesHash,
   dependencyKey,
+  goYamlKeyLess,
   hashSourceText,
   objectDigest,
   podTemplateDependencies,
@@ -183,5 +184,38 @@ describe('where each digest comes from', () => {
     expect(
       await dependenciesHash(one, 'ns', sources([], {}, { 'ConfigMap/ns/zeta': live }), signal),
     ).toBe(combineDigests([ZERO_DIGEST]));
+  });
+});
+
+describe("go-yaml's key order on ASCII", () => {
+  // The comparison answers ASCII letters and digits without Unicode regular expressions; it
+  // must agree with go-yaml's definitions (unicode.IsLetter, unicode.IsDigit) for every
+  // printable ASCII character: a letter sorts after a non-letter, two letters by code point,
+  // digit runs as numbers.
+  const letter = /\p{L}/u;
+  const digit = /\p{Nd}/u;
+  const ascii = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i));
+
+  it('puts letters after every non-letter and orders two letters by code point', () => {
+    for (const a of ascii) {
+      for (const b of ascii) {
+        if (a === b || digit.test(a) || digit.test(b)) continue;
+        const al = letter.test(a);
+        const bl = letter.test(b);
+        const want = al && bl ? a < b : al || bl ? bl : a < b;
+        expect([a, b, goYamlKeyLess(`k${a}`, `k${b}`)]).toEqual([a, b, want]);
+      }
+    }
+  });
+
+  it('compares digit runs as numbers, and only digits make a run', () => {
+    expect(goYamlKeyLess('a9', 'a10')).toBe(true);
+    expect(goYamlKeyLess('a10', 'a9')).toBe(false);
+    // '/' and ':' border the digits and are no digits: as a run they would count 10 and -1.
+    expect(goYamlKeyLess('a:', 'a9')).toBe(true);
+    expect(goYamlKeyLess('a/', 'a:')).toBe(true);
+    expect(goYamlKeyLess('a:', 'a/')).toBe(false);
+    for (const d of ascii.filter((c) => digit.test(c)))
+      expect(goYamlKeyLess(`x${d}`, 'xa')).toBe(true);
   });
 });
