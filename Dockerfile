@@ -18,14 +18,17 @@ COPY package.json ./
 COPY manifests ./manifests
 USER 65532:65532
 EXPOSE 9443
-# --max-semi-space-size=2 (MiB): V8's young generation grows to 3 x 16 MiB under a burst of
-# work by default; capped, the manager peaks ~45 MiB lower at 1,000 Instances for the same CPU
-# (bench/manager-process.ts). --optimize-for-size: V8 grows the old generation less eagerly
-# (collects sooner); same run at 1,000 Instances the manager peaks at 156 instead of 180 MiB
-# for 11% more CPU during the burst, and 10,000 Instances still complete (bench/vs-kudo.ts).
-# --memory-reducer-single-gc: once a burst is over, V8's memory reducer runs one full GC
-# (~0.1-0.2 s CPU at 1,000 Instances) instead of up to three; the second one returned 0.3 MB
-# for ~0.1 s more CPU (bench/vs-kudo.ts BENCH_NODE_FLAGS="... --trace-gc" BENCH_LOG_FILE=...).
+# --optimize-for-size: V8 grows the old generation less eagerly (collects sooner) and keeps the
+# young generation at its minimum (1 MiB: --max-semi-space-size does nothing next to it); at
+# 1,000 Instances the main process peaks at 158-165 MiB instead of 202-221 MiB without it
+# (semi-space 2-16 MiB), bench/manager-process.ts. The price is CPU: with templates rendered
+# on the main thread the small young generation means ~920 scavenges per 1,000 Instances and
+# 10-12 ms of main-thread CPU per Instance at load 3-5, against ~225 scavenges and 7.3-7.7 ms
+# with --max-semi-space-size=4 --heap-growing-percent=30 (peak 173-175 MiB), same run.
+# --no-memory-reducer: after a burst V8's memory reducer ran one full GC of the whole heap,
+# ~0.1 s of CPU in the first idle minute (0.17-0.20 s/min instead of 0.05-0.06), and gave
+# back ~10 MiB (153 instead of 161-163 MiB after that minute); without it the garbage waits
+# for the next burst's collections. Later idle minutes are the same either way.
 # No --enable-source-maps: dist/main.js enables source maps for
 # Planwright's own modules after loading @kubernetes/client-node, whose maps would cost ~12 MiB.
-ENTRYPOINT ["node", "--max-semi-space-size=2", "--optimize-for-size", "--memory-reducer-single-gc", "dist/main.js", "start"]
+ENTRYPOINT ["node", "--optimize-for-size", "--no-memory-reducer", "dist/main.js", "start"]

@@ -7,14 +7,10 @@ import { sleep } from '../../src/runtime/time.ts';
 import { spawnLogged, type LoggedChild } from './child.ts';
 
 /**
- * Node flags of the manager: the Dockerfile's ENTRYPOINT by default (`--max-semi-space-size=2
- * --optimize-for-size --memory-reducer-single-gc`), BENCH_NODE_FLAGS to change them ("" for
- * none).
+ * Node flags of the manager: the Dockerfile's ENTRYPOINT by default (`--optimize-for-size
+ * --no-memory-reducer`), BENCH_NODE_FLAGS to change them ("" for none).
  */
-const NODE_FLAGS = (
-  process.env['BENCH_NODE_FLAGS'] ??
-  '--max-semi-space-size=2 --optimize-for-size --memory-reducer-single-gc'
-)
+const NODE_FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? '--optimize-for-size --no-memory-reducer')
   .split(' ')
   .filter((f) => f !== '');
 

@@ -57,9 +57,8 @@ describe('Dockerfile', () => {
     const stage = finalStage(text);
     expect(stage.entrypoint).toEqual([
       'node',
-      '--max-semi-space-size=2',
       '--optimize-for-size',
-      '--memory-reducer-single-gc',
+      '--no-memory-reducer',
       'dist/main.js',
       'start',
     ]);
@@ -108,7 +107,7 @@ describe('Dockerfile', () => {
     [
       'a shell-form ENTRYPOINT',
       [
-        'ENTRYPOINT ["node", "--max-semi-space-size=2", "--optimize-for-size", "--memory-reducer-single-gc", "dist/main.js", "start"]',
+        'ENTRYPOINT ["node", "--optimize-for-size", "--no-memory-reducer", "dist/main.js", "start"]',
         'ENTRYPOINT node dist/main.js start',
       ],
       'ENTRYPOINT in shell form',
