@@ -4,6 +4,7 @@
 //
 // Run: node --import ./scripts/register-ts.mjs bench/cpuprofile-top.ts <file> [fromS] [toS]
 import { readFileSync } from 'node:fs';
+import { codePlace as where } from './support/code-place.ts';
 
 interface ProfileNode {
   id: number;
@@ -33,15 +34,6 @@ for (let i = 0; i < profile.samples.length; i++) {
   const id = profile.samples[i] ?? 0;
   self.set(id, (self.get(id) ?? 0) + dt);
   total += dt;
-}
-
-function where(url: string): string {
-  if (url === '') return '(native/vm)';
-  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (nm) return nm[1] ?? url;
-  if (url.startsWith('node:')) return url;
-  const src = /\/(dist|src)\/(.*)\/[^/]+$/.exec(url);
-  return src ? `${src[1]}/${src[2]}` : url;
 }
 
 const fn = new Map<string, number>();
