@@ -132,7 +132,13 @@ export class RoutingRenderer implements Renderer {
       // The parser itself failed otherwise (it should not): let a worker find out.
       return { bounded: false, reason: 'the template did not parse' };
     }
-    const found = boundedness(template);
+    let found: Boundedness;
+    try {
+      found = boundedness(template);
+    } catch {
+      // The walk itself failed (its stack, on nesting the parser allowed): not proven cheap.
+      found = { bounded: false, reason: 'the template could not be analysed' };
+    }
     if (this.classified.size >= MAX_CLASSIFIED) this.classified.clear();
     this.classified.set(job.key, found);
     return found;
