@@ -166,6 +166,8 @@ interface Result {
   /** From its start until the first Instance (Planwright's include its CRD and webhook install). */
   readonly startupRequests: number;
   readonly peakRss: number;
+  /** Processes in the tree when its RSS peaked (Planwright: main + render/admission workers). */
+  readonly processesAtPeak: number;
   /** VmHWM of the main process alone (the tree also holds Planwright's render workers). */
   readonly mainPeakRss: number;
   readonly cpuSeconds: number;
@@ -308,6 +310,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       progress(`${contestant.name}: kube-apiserver profile ${path} (top: ${path}.txt)`);
     }
     const peakRss = sampler.peakRss;
+    const processesAtPeak = sampler.processesAtPeak;
     const mainPeakRss = peakRssOf(manager.pid);
     const idle = await idleWindow(
       `${contestant.name}: first minute after settling`,
@@ -329,6 +332,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       requests: countsSince(after, before),
       startupRequests: total(before),
       peakRss,
+      processesAtPeak,
       mainPeakRss,
       cpuSeconds: cpuAfter - cpuBefore,
       afterCompleteCpuSeconds,
@@ -367,6 +371,7 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
     ['  of which writes', (r) => total(r.requests, true) / n, (v) => v.toFixed(2)],
     ['manager requests at startup', (r) => r.startupRequests, (v) => v.toFixed(0)],
     ['manager peak RSS (process tree)', (r) => r.peakRss, (v) => `${mib(v)} MiB`],
+    ['  processes at that peak', (r) => r.processesAtPeak, (v) => v.toFixed(0)],
     ['  main process alone (VmHWM)', (r) => r.mainPeakRss, (v) => `${mib(v)} MiB`],
     ['manager CPU', (r) => r.cpuSeconds, (v) => `${v.toFixed(1)} s`],
     ['  per Instance', (r) => (r.cpuSeconds * 1000) / n, (v) => `${v.toFixed(1)} ms`],
