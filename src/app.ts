@@ -62,9 +62,12 @@ export interface RenderSettings {
   /** A render worker without work this long exits. Default 30 s. */
   readonly idleMs?: number;
   /**
-   * The admission worker without work this long exits. Default 5 s: its jobs are rare (an
-   * OperatorVersion write, a large value) and a start is cheap, while it costs 60–70 MiB;
-   * 5 s still serves the writes of one `kubectl kudo install` or `kubectl apply -f <dir>`.
+   * The admission worker without work this long exits. Default 1 s: its jobs are rare (an
+   * OperatorVersion write, a large value) and a start is cheap (0.2–0.8 s on a loaded node,
+   * inside the webhook's deadline), while it costs 60–70 MiB for as long as it lives — 5 s
+   * after an OperatorVersion write kept it in the peak of the Instance burst that followed
+   * (bench/vs-kudo). 1 s still serves the back-to-back writes of one `kubectl kudo install`
+   * or `kubectl apply -f <dir>` (milliseconds apart).
    */
   readonly admissionIdleMs?: number;
   /** CPU-time limit of one template render (wall-clock: 10 × as much). Default 10 s. */
@@ -142,7 +145,7 @@ export class App {
       deadlineMs: render.decodeDeadlineMs ?? 4_000,
       // The webhook's window is wall-clock time: past it, a reasoned denial, not a timeout.
       wallLimitMs: render.decodeDeadlineMs ?? 4_000,
-      idleMs: render.admissionIdleMs ?? 5_000,
+      idleMs: render.admissionIdleMs ?? 1_000,
       // It answers within the webhook's wall-clock deadline: not starved behind the node's
       // other work (its CPU is bounded by that deadline anyway).
       niceness: 0,
