@@ -3,12 +3,18 @@
  * the same (object, type, reason, message) bump `count` instead of creating new Events.
  * Recording never throws and never blocks the caller; failures are logged.
  *
+ * `recordOnce` is for Events that must exist exactly once per occurrence even across a crash
+ * (a plan run's PlanFinished): the name is derived from the occurrence, so whoever records it
+ * again — this process re-running a pass, or the next manager — lands on the same name and is
+ * answered 409 AlreadyExists, which counts as recorded. The caller awaits it before the write
+ * that makes the Event true; then a kill on either side of that write leaves one Event.
+ *
  * See examples/api/runtime.ts.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { KubeClient } from '../kube/index.ts';
+import { ApiError, type KubeClient } from '../kube/index.ts';
 import type { KubeObject } from './types.ts';
 import { namespacedName } from '../kube/names.ts';
 import { BoundedMap } from './bounded-map.ts';
@@ -29,6 +35,35 @@ interface Remembered {
   readonly namespace: string;
   readonly name: string;
   count: number;
+}
+
+/** An {@link EventRecorder} bound to one `source.component` (see `forComponent`). */
+export interface ComponentEventRecorder {
+  record(object: KubeObject, type: EventType, reason: string, message: string): void;
+  recordOnce(
+    object: KubeObject,
+    type: EventType,
+    reason: string,
+    message: string,
+    id: string,
+  ): Promise<void>;
+}
+
+/** How long recordOnce waits for its POST before giving up (logged). */
+const ONCE_TIMEOUT_MS = 10_000;
+
+/** Longest Event name (a DNS subdomain). */
+const MAX_NAME = 253;
+
+/**
+ * `<object>.<16 hex of sha256(parts)>`: deterministic, so a second recording of the same
+ * occurrence collides. The object's part is shortened (without a trailing `.`/`-`) so the
+ * whole stays a valid DNS subdomain.
+ */
+export function onceName(objectName: string, parts: readonly string[]): string {
+  const hash = createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
+  const prefix = objectName.slice(0, MAX_NAME - hash.length - 1).replace(/[.-]+$/, '');
+  return `${prefix || 'object'}.${hash}`;
 }
 
 export class EventRecorder {
@@ -78,32 +113,7 @@ export class EventRecorder {
     } else {
       const name = `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
       this.seen.set(key, { namespace, name, count: 1 });
-      work = client.request({
-        method: 'POST',
-        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
-        body: {
-          apiVersion: 'v1',
-          kind: 'Event',
-          metadata: { name, namespace },
-          involvedObject: {
-            apiVersion: object.apiVersion,
-            kind: object.kind,
-            name: meta.name,
-            namespace: meta.namespace,
-            uid: meta.uid,
-            resourceVersion: meta.resourceVersion,
-          },
-          type,
-          reason,
-          message,
-          count: 1,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          source: { component, host: this.host },
-          reportingComponent: component,
-          reportingInstance: this.host,
-        },
-      });
+      work = this.post(object, name, type, reason, message, component, now);
     }
     const tracked: Promise<void> = work.then(
       () => undefined,
@@ -119,14 +129,100 @@ export class EventRecorder {
     void tracked.finally(() => this.pending.delete(tracked));
   }
 
+  /**
+   * Records the Event of one occurrence, identified by `id` (e.g. a plan run's uid and the
+   * status it reached), at most once: its name is `<object>.<hash of object uid, reason, id>`,
+   * and a 409 AlreadyExists (recorded before, by this process or an earlier one) counts as
+   * recorded. No aggregation. Resolves once the Event is stored; never rejects: any other
+   * failure is logged and the caller goes on (Events are best-effort).
+   */
+  recordOnce(
+    object: KubeObject,
+    type: EventType,
+    reason: string,
+    message: string,
+    id: string,
+    component: string = this.options.component,
+  ): Promise<void> {
+    const meta = object.metadata ?? {};
+    const namespace = meta.namespace || 'default';
+    const name = onceName(meta.name ?? 'object', [meta.uid ?? '', reason, id]);
+    const work = this.post(
+      object,
+      name,
+      type,
+      reason,
+      message,
+      component,
+      new Date().toISOString(),
+      // The caller waits for it before a status write: a stalled apiserver must not hold the
+      // plan for the client's default minute.
+      ONCE_TIMEOUT_MS,
+    );
+    const tracked: Promise<void> = work.then(
+      () => undefined,
+      (err: unknown) => {
+        if (err instanceof ApiError && err.statusCode === 409) return;
+        this.options.logger.warn(
+          { err, reason, object: namespacedName({ namespace, name: meta.name }) },
+          'could not record event',
+        );
+      },
+    );
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+    return tracked;
+  }
+
   /** This recorder (same aggregation, same flush) recording as `component`. */
-  forComponent(component: string): {
-    record(object: KubeObject, type: EventType, reason: string, message: string): void;
-  } {
+  forComponent(component: string): ComponentEventRecorder {
     return {
       record: (object, type, reason, message) =>
         this.record(object, type, reason, message, component),
+      recordOnce: (object, type, reason, message, id) =>
+        this.recordOnce(object, type, reason, message, id, component),
     };
+  }
+
+  private post(
+    object: KubeObject,
+    name: string,
+    type: EventType,
+    reason: string,
+    message: string,
+    component: string,
+    now: string,
+    timeoutMs?: number,
+  ): Promise<unknown> {
+    const meta = object.metadata ?? {};
+    const namespace = meta.namespace || 'default';
+    return this.options.client.request({
+      method: 'POST',
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace },
+        involvedObject: {
+          apiVersion: object.apiVersion,
+          kind: object.kind,
+          name: meta.name,
+          namespace: meta.namespace,
+          uid: meta.uid,
+          resourceVersion: meta.resourceVersion,
+        },
+        type,
+        reason,
+        message,
+        count: 1,
+        firstTimestamp: now,
+        lastTimestamp: now,
+        source: { component, host: this.host },
+        reportingComponent: component,
+        reportingInstance: this.host,
+      },
+    });
   }
 
   /** Waits for events being written. */

@@ -52,7 +52,13 @@ export {
   type ItemBackoffOptions,
 } from './backoff.ts';
 export { LeaderElector, type LeaderElectionOptions } from './leaderelection.ts';
-export { EventRecorder, type EventRecorderOptions, type EventType } from './events.ts';
+export {
+  EventRecorder,
+  onceName,
+  type ComponentEventRecorder,
+  type EventRecorderOptions,
+  type EventType,
+} from './events.ts';
 export { RuntimeMetrics } from './metrics.ts';
 export { collectProcessMetrics } from './process-metrics.ts';
 export {

@@ -38,7 +38,7 @@ import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
 import type { ApplyObject } from '../../kube/apply.ts';
 import { readInventory, type InventoryEntry } from '../inventory/index.ts';
 import type { DriftKeeper } from './drift.ts';
-import { planFinishedMessage, planStartedMessage } from './plan-events.ts';
+import { isNewRun, planEventId, planFinishedMessage, planStartedMessage } from './plan-events.ts';
 import { driftMode, gvkOf, setDriftCondition } from './drift.ts';
 import type { InstanceWatches } from './instance-watches.ts';
 import { kindsOn } from './instance-watches.ts';
@@ -58,6 +58,18 @@ import { namespacedName } from '../../kube/names.ts';
 
 export interface EventSink {
   record(object: Instance, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  /**
+   * The Event of one occurrence `id`, at most once even across processes (a deterministic
+   * name; AlreadyExists counts as recorded). Resolves when stored or given up on (logged);
+   * never rejects.
+   */
+  recordOnce(
+    object: Instance,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    id: string,
+  ): Promise<void>;
 }
 
 export interface InstanceReconcilerOptions {
@@ -278,6 +290,7 @@ export class InstanceReconciler {
       if (wasTerminal) this.accounted.set(key, current.metadata.uid ?? '');
       else if ((was?.uid ?? '') !== uid)
         await this.recordUnrecorded(key, session, current, ov, signal);
+      await this.recordPlanStarted(session.instance, pe.planName, was, uid);
       const passWaits = new PassWaits();
       const ps = await this.runPlan(
         session,
@@ -305,9 +318,9 @@ export class InstanceReconciler {
         target,
         signal,
       );
+      await this.recordPlanOutcome(session.instance, pe.planName, was, ps);
       await session.flush();
       await this.sweepPipePods(session.instance, ov, pe.planName, ps, signal);
-      this.recordEvents(session.instance, pe.planName, before.planStatus?.[pe.planName], ps);
       if (!isTerminal(ps.status)) {
         running = true;
         const progressed = progressOf(before.planStatus?.[pe.planName]) !== progressOf(ps);
@@ -655,35 +668,43 @@ export class InstanceReconciler {
     this.options.events.record(instance, 'Warning', reason, message);
   }
 
-  private recordEvents(
+  /**
+   * PlanStarted for a new run, awaited before the pass: the pass's first status write (an
+   * inventory entry, or its closing write) is what makes the run started, and a manager that
+   * dies after it would see a run already under way and never record the Event. Recording it
+   * under a name derived from the run (recordOnce) makes a second attempt a no-op.
+   */
+  private async recordPlanStarted(
+    instance: Instance,
+    planName: string,
+    before: PlanStatus | undefined,
+    planUid: string,
+  ): Promise<void> {
+    if (!isNewRun(before, planUid)) return;
+    await this.options.events.recordOnce(
+      instance,
+      'Normal',
+      'PlanStarted',
+      planStartedMessage(planName),
+      planEventId(planName, planUid, 'STARTED'),
+    );
+  }
+
+  /**
+   * PlanFinished / PlanAborted when the pass ended the run, awaited before the status write
+   * that ends it (same reasoning as recordPlanStarted: a crash on either side of that write
+   * leaves exactly one Event). StepFailed stays aggregated and fire-and-forget: it mirrors a
+   * step status that keeps the message, a failing step that retries records it again, and its
+   * messages vary, so a name per occurrence would buy nothing.
+   */
+  private async recordPlanOutcome(
     instance: Instance,
     planName: string,
     before: PlanStatus | undefined,
     after: PlanStatus,
-  ): void {
+  ): Promise<void> {
     const events = this.options.events;
-    const newRun =
-      (before?.uid ?? '') !== (after.uid ?? '') || before?.status === 'NEVER_RUN' || !before;
-    // PlanStarted and PlanFinished carry KUDO's texts, which its tests assert (kudo-compat.md,
-    // Events); why a plan failed is in StepFailed below and in the status.
-    if (newRun) events.record(instance, 'Normal', 'PlanStarted', planStartedMessage(planName));
-    const was = newRun ? undefined : before;
-    if (was?.status !== after.status) {
-      if (after.status === 'COMPLETE' || after.status === 'FATAL_ERROR')
-        events.record(
-          instance,
-          'Normal',
-          'PlanFinished',
-          planFinishedMessage(planName, after.status),
-        );
-      else if (after.status === 'ABORTED')
-        events.record(
-          instance,
-          'Warning',
-          'PlanAborted',
-          `plan ${planName} ${after.message ?? 'was aborted'}`,
-        );
-    }
+    const was = isNewRun(before, after.uid ?? '') ? undefined : before;
     for (const [i, phase] of (after.phases ?? []).entries()) {
       for (const [j, step] of (phase.steps ?? []).entries()) {
         const old = was?.phases?.[i]?.steps?.[j];
@@ -700,6 +721,26 @@ export class InstanceReconciler {
         }
       }
     }
+    if (was?.status === after.status) return;
+    const id = planEventId(planName, after.uid ?? '', after.status ?? '');
+    // PlanStarted and PlanFinished carry KUDO's texts, which its tests assert (kudo-compat.md,
+    // Events); why a plan failed is in StepFailed above and in the status.
+    if (after.status === 'COMPLETE' || after.status === 'FATAL_ERROR')
+      await events.recordOnce(
+        instance,
+        'Normal',
+        'PlanFinished',
+        planFinishedMessage(planName, after.status),
+        id,
+      );
+    else if (after.status === 'ABORTED')
+      await events.recordOnce(
+        instance,
+        'Warning',
+        'PlanAborted',
+        `plan ${planName} ${after.message ?? 'was aborted'}`,
+        id,
+      );
   }
 
   /** Deletion: cleanup plan (if any), then the inventory, then the finalizer. */
@@ -729,6 +770,7 @@ export class InstanceReconciler {
     const cleanupUid = `cleanup-${instance.metadata.uid ?? ''}`;
     if (ov?.spec?.plans?.[PLAN_CLEANUP]) {
       const before = structuredClone(instance.status?.planStatus?.[PLAN_CLEANUP]);
+      await this.recordPlanStarted(instance, PLAN_CLEANUP, before, cleanupUid);
       // The cleanup plan keeps its timer: the Instance is on its way out.
       const ps = await this.runPlan(
         session,
@@ -739,9 +781,11 @@ export class InstanceReconciler {
         new PassWaits(),
         signal,
       );
+      // Before the write that ends the run; the Event is not owned by the Instance, so it
+      // outlives it (kudo-compat.md, Events).
+      await this.recordPlanOutcome(session.instance, PLAN_CLEANUP, before, ps);
       await session.flush();
       await this.sweepPipePods(session.instance, ov, PLAN_CLEANUP, ps, signal);
-      this.recordEvents(session.instance, PLAN_CLEANUP, before, ps);
       if (!isTerminal(ps.status)) {
         const progressed = progressOf(before) !== progressOf(ps);
         return { requeueAfter: this.waits.next(key, cleanupUid, progressed) };
