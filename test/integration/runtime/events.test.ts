@@ -3,7 +3,7 @@
 // AlreadyExists and counts as recorded, without a warning.
 import { describe, expect, it } from '@jest/globals';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { ApiError, KubeClient, type RequestOptions } from '../../../src/kube/index.ts';
 import { EventRecorder, onceName } from '../../../src/runtime/events.ts';
 import { createTestNamespace, kubeConfig } from '../../support/cluster.ts';
@@ -36,6 +36,19 @@ function observed(client: KubeClient, failures: number[]): KubeClient {
   });
 }
 
+/** A logger that keeps the lines of warnings and worse in `lines`. */
+function warnLogger(lines: string[]): Logger {
+  return pino(
+    { level: 'warn' },
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    }),
+  );
+}
+
 describe('EventRecorder.recordOnce', () => {
   it('records one Event per id; a second recording is answered 409 and counts as recorded', async () => {
     const client = new KubeClient(kubeConfig());
@@ -52,15 +65,7 @@ describe('EventRecorder.recordOnce', () => {
     };
     const failures: number[] = [];
     const warnings: string[] = [];
-    const logger = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk: Buffer, _enc, done) {
-          warnings.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const logger = warnLogger(warnings);
     const recorder = (): EventRecorder =>
       new EventRecorder({ client: observed(client, failures), component: 'planwright', logger });
 
@@ -115,15 +120,7 @@ describe('EventRecorder.recordOnce', () => {
     const client = new KubeClient(kubeConfig());
     const failures: number[] = [];
     const warnings: string[] = [];
-    const logger = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk: Buffer, _enc, done) {
-          warnings.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const logger = warnLogger(warnings);
     const recorder = new EventRecorder({
       client: observed(client, failures),
       component: 'planwright',
