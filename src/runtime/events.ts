@@ -115,18 +115,9 @@ export class EventRecorder {
       this.seen.set(key, { namespace, name, count: 1 });
       work = this.post(object, name, type, reason, message, component, now);
     }
-    const tracked: Promise<void> = work.then(
-      () => undefined,
-      (err: unknown) => {
-        this.seen.delete(key);
-        this.options.logger.warn(
-          { err, reason, object: namespacedName({ namespace, name: meta.name }) },
-          'could not record event',
-        );
-      },
-    );
-    this.pending.add(tracked);
-    void tracked.finally(() => this.pending.delete(tracked));
+    void this.track(work, reason, namespace, meta.name, () => {
+      this.seen.delete(key);
+    });
   }
 
   /**
@@ -159,12 +150,29 @@ export class EventRecorder {
       // plan for the client's default minute.
       ONCE_TIMEOUT_MS,
     );
+    // A 409: recorded before, by this process or an earlier one.
+    return this.track(work, reason, namespace, meta.name, (err) =>
+      err instanceof ApiError && err.statusCode === 409 ? 'recorded' : undefined,
+    );
+  }
+
+  /**
+   * Follows one POST/PATCH until it settles (for `flush`), logging a failure unless `onError`
+   * says the failure means recorded. Never rejects.
+   */
+  private track(
+    work: Promise<unknown>,
+    reason: string,
+    namespace: string,
+    name: string | undefined,
+    onError: (err: unknown) => 'recorded' | void,
+  ): Promise<void> {
     const tracked: Promise<void> = work.then(
       () => undefined,
       (err: unknown) => {
-        if (err instanceof ApiError && err.statusCode === 409) return;
+        if (onError(err) === 'recorded') return;
         this.options.logger.warn(
-          { err, reason, object: namespacedName({ namespace, name: meta.name }) },
+          { err, reason, object: namespacedName({ namespace, name }) },
           'could not record event',
         );
       },
