@@ -22,7 +22,7 @@ import {
 } from '../api/contracts.ts';
 import { instanceOperatorVersionKeys, INSTANCES_BY_OPERATOR_VERSION } from '../api/read.ts';
 import { KUDO_GROUP, type Instance } from '../api/types.ts';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import {
   ANNOTATION_DRIFT,
   ANNOTATION_SKIP_TARGET_CLEANUP,
@@ -201,6 +201,18 @@ export function registerInstanceController(
         })
       : undefined,
   );
+  if (registry) {
+    // Read when scraped: what drift costs in memory, per object it keeps (Instances with
+    // drift off keep none).
+    new Gauge({
+      name: 'planwright_drift_baselines',
+      help: 'Objects whose applied state is kept for drift checks (Instances with planwright.dev/drift on)',
+      registers: [registry],
+      collect(): void {
+        this.set(drift.size);
+      },
+    });
+  }
   const reconciler = new InstanceReconciler({
     ...tuning,
     targets,

@@ -6,8 +6,9 @@
  * records a Warning Event naming the object and the fields, a `Drifted` condition and a
  * metric; `correct` re-applies what was applied last and records a Normal Event.
  *
- * Baselines live in memory (bounded): after a restart, drift is judged for objects applied
- * since (the next plan run, or the drift check's own re-apply).
+ * Baselines live in memory (bounded, compact: inventory/drift.ts), only for Instances with
+ * drift on: after a restart, or once drift is turned on, drift is judged for objects applied
+ * since (the next plan run). Turning it off drops the Instance's baselines.
  */
 import type { Counter } from 'prom-client';
 import { describeObject, type ApplyObject } from '../../kube/apply.ts';
@@ -16,9 +17,12 @@ import type { GroupVersionKind } from '../../kube/gvk.ts';
 import type { Instance, InstanceStatus } from '../api/types.ts';
 import { setCondition } from './status.ts';
 import {
+  appliedObject,
   driftBaseline,
   driftedFields,
+  DriftShapes,
   inventoryKey,
+  reappliedBaseline,
   objectOf,
   type DriftBaseline,
   type InventoryEntry,
@@ -62,28 +66,59 @@ const MAX_FIELDS_NAMED = 10;
 
 export class DriftKeeper {
   /** Bounded: the oldest baseline is forgotten whole (drop), its owner and report with it. */
-  private readonly baselines = new BoundedMap<string, DriftBaseline>(MAX_BASELINES, (key) =>
-    this.drop(key),
-  );
+  private readonly baselines: BoundedMap<string, DriftBaseline>;
+  /** The shapes the baselines share (one per template structure, not one per object). */
+  private readonly shapes = new DriftShapes();
   /**
    * The Instance (namespace/name) each baseline belongs to: an Instance without a finalizer
    * is deleted without a cleanup pass, so its baselines are dropped when it is gone from the
    * cache (forgetInstance), not from its last inventory.
    */
   private readonly owners = new Map<string, string>();
+  /** The baselines of each Instance: forgetting one costs its own objects, not all of them. */
+  private readonly owned = new Map<string, Set<string>>();
   /** What was last reported per object, so a standing drift is reported once. */
   private readonly reported = new Map<string, string>();
 
-  constructor(private readonly metric?: Counter<'cluster' | 'kind' | 'mode'>) {}
+  constructor(
+    private readonly metric?: Counter<'cluster' | 'kind' | 'mode'>,
+    capacity = MAX_BASELINES,
+  ) {
+    this.baselines = new BoundedMap(capacity, (key, evicted) => {
+      this.shapes.release(evicted.shape);
+      this.drop(key);
+    });
+  }
 
-  /** A task of Instance `owner` (namespace/name) applied (or found unchanged) an object. */
+  /** Baselines held (for tests and memory accounting). */
+  get size(): number {
+    return this.baselines.size;
+  }
+
+  /** Distinct shapes the baselines share. */
+  get shapeCount(): number {
+    return this.shapes.size;
+  }
+
+  /**
+   * A task of Instance `owner` (namespace/name), which has drift on, applied (or found
+   * unchanged) an object. Instances with drift off keep nothing: turned on, drift is judged
+   * for the objects applied from then on (the next plan run), as after a restart.
+   */
   applied(owner: string, applied: AppliedObject): void {
     const key = inventoryKey(applied.entry);
-    this.baselines.set(
+    this.keep(
       key,
-      driftBaseline(applied.desired, applied.live, applied.entry.contentDigest ?? ''),
+      driftBaseline(applied.desired, applied.live, applied.entry.contentDigest ?? '', this.shapes),
     );
-    this.owners.set(key, owner);
+    const before = this.owners.get(key);
+    if (before !== owner) {
+      if (before !== undefined) this.owned.get(before)?.delete(key);
+      this.owners.set(key, owner);
+      let keys = this.owned.get(owner);
+      if (!keys) this.owned.set(owner, (keys = new Set()));
+      keys.add(key);
+    }
     this.reported.delete(key);
   }
 
@@ -124,8 +159,13 @@ export class DriftKeeper {
         findings.push({ entry, object, fields, corrected: false });
         continue;
       }
-      const result = await input.target.ssa.apply(baseline.desired, { signal: input.signal });
-      this.baselines.set(key, driftBaseline(baseline.desired, result, baseline.digest));
+      const result = await input.target.ssa.apply(appliedObject(baseline), {
+        signal: input.signal,
+      });
+      // Still ours (not forgotten or re-applied by a plan meanwhile): the answer is the new baseline.
+      // Same shape, so its use count stays as it is.
+      if (this.baselines.get(key) === baseline)
+        this.baselines.set(key, reappliedBaseline(baseline, result));
       this.reported.delete(key);
       input.sink.event(
         'Normal',
@@ -143,17 +183,37 @@ export class DriftKeeper {
   }
 
   /**
-   * Forgets every baseline of Instance `owner` (namespace/name), which is gone from the cache.
-   * One pass over at most MAX_BASELINES keys, once per deleted Instance.
+   * Forgets every baseline of Instance `owner` (namespace/name): it is gone from the cache,
+   * or its drift was turned off. Costs that Instance's own objects.
    */
   forgetInstance(owner: string): void {
-    for (const [key, o] of this.owners) if (o === owner) this.drop(key);
+    const keys = this.owned.get(owner);
+    if (!keys) return;
+    for (const key of [...keys]) this.drop(key);
+    this.owned.delete(owner);
+  }
+
+  /** Keeps a baseline whose shape was just acquired, releasing the one it replaces. */
+  private keep(key: string, baseline: DriftBaseline): void {
+    const before = this.baselines.get(key);
+    this.baselines.set(key, baseline);
+    if (before) this.shapes.release(before.shape);
   }
 
   private drop(key: string): void {
-    this.baselines.delete(key);
+    const baseline = this.baselines.get(key);
+    if (baseline) {
+      this.baselines.delete(key);
+      this.shapes.release(baseline.shape);
+    }
     this.reported.delete(key);
-    this.owners.delete(key);
+    const owner = this.owners.get(key);
+    if (owner !== undefined) {
+      this.owners.delete(key);
+      const keys = this.owned.get(owner);
+      keys?.delete(key);
+      if (keys?.size === 0) this.owned.delete(owner);
+    }
   }
 }
 

@@ -378,6 +378,8 @@ export class InstanceReconciler {
     } else watches.releaseAll(key);
     const status = session.working;
     if (mode === 'off' || !drift) {
+      // Turned off: what was kept for it goes (one lookup when there was none).
+      drift?.forgetInstance(key);
       setDriftCondition(status, session.instance, undefined, this.now());
       await session.flush();
       return;
@@ -537,7 +539,8 @@ export class InstanceReconciler {
                 ...(target.cluster === undefined && this.options.objects
                   ? { objects: this.options.objects }
                   : {}),
-                ...(drift
+                // Baselines only for Instances with drift on (they cost memory per object).
+                ...(drift && driftMode(instance) !== 'off'
                   ? {
                       onApplied: (a: AppliedObject): void =>
                         drift.applied(objectKey(session.instance), a),

@@ -7,7 +7,9 @@ import {
   digestOf,
   driftBaseline,
   driftedFields,
+  DriftShapes,
   entryOf,
+  fingerprint,
   extractPolicy,
   inventoryKey,
   mergeInventory,
@@ -153,5 +155,30 @@ describe('drift baselines', () => {
       'spec.replicas',
       'spec.template.spec.containers[0].image',
     ]);
+  });
+
+  it('are compact: shared paths, one number per field, the applied object as JSON text', () => {
+    const shapes = new DriftShapes();
+    const one = driftBaseline(desired, stored, 'd1', shapes);
+    const other = driftBaseline(structuredClone(desired), structuredClone(stored), 'd1', shapes);
+    expect(other.shape).toBe(one.shape);
+    expect(shapes.size).toBe(1);
+    expect(one.shape.paths.length).toBe(one.values.length);
+    expect(one.values.every((v) => Number.isSafeInteger(v))).toBe(true);
+    expect(JSON.parse(one.desired)).toEqual(desired);
+    shapes.release(one.shape);
+    expect(shapes.size).toBe(1);
+    shapes.release(other.shape);
+    expect(shapes.size).toBe(0);
+  });
+
+  it('fingerprint values as the API server compares them', () => {
+    // Absent, null, empty list and empty map are one value; a type is part of the value.
+    expect(new Set([undefined, null, [], {}].map(fingerprint)).size).toBe(1);
+    expect(fingerprint(1)).not.toBe(fingerprint('1'));
+    expect(fingerprint(true)).not.toBe(fingerprint('true'));
+    expect(fingerprint('a')).not.toBe(fingerprint('b'));
+    expect(fingerprint('')).not.toBe(fingerprint(undefined));
+    expect(fingerprint({ a: 1 })).toBe(fingerprint({ a: 1 }));
   });
 });

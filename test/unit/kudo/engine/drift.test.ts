@@ -57,3 +57,96 @@ describe('DriftKeeper', () => {
     expect(await checkDeleted(keeper, ['shared'])).toEqual([]);
   });
 });
+
+describe('DriftKeeper memory', () => {
+  const cm = (name: string, data: Record<string, string>): ApplyObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'ns', labels: { app: name } },
+    data,
+  });
+  const apply = (keeper: DriftKeeper, owner: string, obj: ApplyObject): void =>
+    keeper.applied(owner, { entry: entryOf(obj), desired: obj, live: structuredClone(obj) });
+
+  it('objects of one structure share one shape; it goes with its last baseline', () => {
+    const keeper = new DriftKeeper();
+    for (let i = 0; i < 50; i++) apply(keeper, `ns/i${i}`, cm(`c${i}`, { v: `value ${i}` }));
+    apply(keeper, 'ns/other', cm('wide', { v: 'x', w: 'y' }));
+    expect(keeper.size).toBe(51);
+    expect(keeper.shapeCount).toBe(2);
+    // Applied again with the same structure: still one use of the shape.
+    apply(keeper, 'ns/i0', cm('c0', { v: 'again' }));
+    expect(keeper.shapeCount).toBe(2);
+    keeper.forgetInstance('ns/other');
+    expect(keeper.shapeCount).toBe(1);
+    for (let i = 0; i < 50; i++) keeper.forgetInstance(`ns/i${i}`);
+    expect(keeper.size).toBe(0);
+    expect(keeper.shapeCount).toBe(0);
+  });
+
+  it('an evicted baseline releases its shape and its owner', async () => {
+    const keeper = new DriftKeeper(undefined, 2);
+    apply(keeper, 'ns/a', cm('a', { only: 'a' }));
+    apply(keeper, 'ns/b', cm('b', { v: 'b' }));
+    apply(keeper, 'ns/c', cm('c', { v: 'c' }));
+    expect(keeper.size).toBe(2);
+    expect(keeper.shapeCount).toBe(1);
+    const check = await keeper.check({
+      instance: { metadata: { name: 'any', namespace: 'ns' } },
+      mode: 'report',
+      entries: ['a', 'b', 'c'].map((n) => entryOf(cm(n, {}))),
+      target: {} as Target,
+      live: () => undefined,
+      sink: { event: () => undefined },
+      signal: new AbortController().signal,
+    });
+    expect(check.map((f) => f.entry.name)).toEqual(['b', 'c']);
+  });
+
+  it('correct re-applies the object as it was applied, and then sees it in sync', async () => {
+    const keeper = new DriftKeeper();
+    const applied: ApplyObject = {
+      ...cm('c', { v: 'mine', w: '2' }),
+      metadata: {
+        name: 'c',
+        namespace: 'ns',
+        labels: { app: 'c' },
+        annotations: { 'kudo.dev/plan': 'deploy' },
+      },
+    };
+    apply(keeper, 'ns/i', applied);
+    const edited = { ...structuredClone(applied), data: { v: 'theirs', w: '2' } };
+    const sent: ApplyObject[] = [];
+    const target = {
+      ssa: {
+        apply: (obj: ApplyObject): Promise<ApplyObject> => {
+          sent.push(obj);
+          return Promise.resolve({
+            ...structuredClone(obj),
+            metadata: { ...obj.metadata, resourceVersion: '9' },
+          });
+        },
+      },
+    } as unknown as Target;
+    const events: string[] = [];
+    const input = (live: ApplyObject): DriftCheckInput => ({
+      instance: { metadata: { name: 'i', namespace: 'ns' } },
+      mode: 'correct',
+      entries: [entryOf(applied)],
+      target,
+      live: () => live,
+      sink: { event: (_type, reason, message) => events.push(`${reason}: ${message}`) },
+      signal: new AbortController().signal,
+    });
+    const findings = await keeper.check(input(edited));
+    expect(findings.map((f) => [f.fields, f.corrected])).toEqual([[['data.v'], true]]);
+    expect(sent).toEqual([applied]);
+    expect(events).toEqual([
+      expect.stringMatching(
+        /^DriftCorrected: ConfigMap ns\/c was changed outside a plan \(data\.v\)/,
+      ),
+    ]);
+    expect(await keeper.check(input(sent[0] as ApplyObject))).toEqual([]);
+    expect(keeper.shapeCount).toBe(1);
+  });
+});
