@@ -46,6 +46,7 @@ export interface ComponentEventRecorder {
     reason: string,
     message: string,
     id: string,
+    signal?: AbortSignal,
   ): Promise<void>;
 }
 
@@ -126,6 +127,11 @@ export class EventRecorder {
    * and a 409 AlreadyExists (recorded before, by this process or an earlier one) counts as
    * recorded. No aggregation. Resolves once the Event is stored; never rejects: any other
    * failure is logged and the caller goes on (Events are best-effort).
+   *
+   * Aborting `signal` (the caller's reconcile ending: shutdown, leadership lost) ends the POST
+   * at once and the Event counts as not recorded, without a warning: a stalled apiserver must
+   * not hold a shutdown for the POST's own timeout. Whoever runs the pass again records it
+   * under the same name.
    */
   recordOnce(
     object: KubeObject,
@@ -133,6 +139,7 @@ export class EventRecorder {
     reason: string,
     message: string,
     id: string,
+    signal?: AbortSignal,
     component: string = this.options.component,
   ): Promise<void> {
     const meta = object.metadata ?? {};
@@ -149,28 +156,39 @@ export class EventRecorder {
       // The caller waits for it before a status write: a stalled apiserver must not hold the
       // plan for the client's default minute.
       ONCE_TIMEOUT_MS,
+      signal,
     );
-    // A 409: recorded before, by this process or an earlier one.
-    return this.track(work, reason, namespace, meta.name, (err) =>
-      err instanceof ApiError && err.statusCode === 409 ? 'recorded' : undefined,
-    );
+    return this.track(work, reason, namespace, meta.name, (err) => {
+      // A 409: recorded before, by this process or an earlier one.
+      if (err instanceof ApiError && err.statusCode === 409) return 'recorded';
+      // Ended by the caller's abort (node's AbortError, by name: it may come from another
+      // realm than ours), not a failure of its own before it.
+      if (signal?.aborted && (err as { name?: unknown } | undefined)?.name === 'AbortError') {
+        this.options.logger.debug(
+          { reason, object: namespacedName({ namespace, name: meta.name }) },
+          'event not recorded: the reconcile was aborted',
+        );
+        return 'given up';
+      }
+      return undefined;
+    });
   }
 
   /**
    * Follows one POST/PATCH until it settles (for `flush`), logging a failure unless `onError`
-   * says the failure means recorded. Never rejects.
+   * says the failure means recorded, or was expected (given up on purpose). Never rejects.
    */
   private track(
     work: Promise<unknown>,
     reason: string,
     namespace: string,
     name: string | undefined,
-    onError: (err: unknown) => 'recorded' | void,
+    onError: (err: unknown) => 'recorded' | 'given up' | void,
   ): Promise<void> {
     const tracked: Promise<void> = work.then(
       () => undefined,
       (err: unknown) => {
-        if (onError(err) === 'recorded') return;
+        if (onError(err) !== undefined) return;
         this.options.logger.warn(
           { err, reason, object: namespacedName({ namespace, name }) },
           'could not record event',
@@ -187,8 +205,8 @@ export class EventRecorder {
     return {
       record: (object, type, reason, message) =>
         this.record(object, type, reason, message, component),
-      recordOnce: (object, type, reason, message, id) =>
-        this.recordOnce(object, type, reason, message, id, component),
+      recordOnce: (object, type, reason, message, id, signal) =>
+        this.recordOnce(object, type, reason, message, id, signal, component),
     };
   }
 
@@ -201,12 +219,14 @@ export class EventRecorder {
     component: string,
     now: string,
     timeoutMs?: number,
+    signal?: AbortSignal,
   ): Promise<unknown> {
     const meta = object.metadata ?? {};
     const namespace = meta.namespace || 'default';
     return this.options.client.request({
       method: 'POST',
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(signal ? { signal } : {}),
       path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
       body: {
         apiVersion: 'v1',

@@ -69,6 +69,8 @@ export interface EventSink {
     reason: string,
     message: string,
     id: string,
+    /** Ends the POST at once when the reconcile is aborted; the Event is then not recorded. */
+    signal?: AbortSignal,
   ): Promise<void>;
 }
 
@@ -290,7 +292,7 @@ export class InstanceReconciler {
       if (wasTerminal) this.accounted.set(key, current.metadata.uid ?? '');
       else if ((was?.uid ?? '') !== uid)
         await this.recordUnrecorded(key, session, current, ov, signal);
-      await this.recordPlanStarted(session.instance, pe.planName, was, uid);
+      await this.recordPlanStarted(session.instance, pe.planName, was, uid, signal);
       const passWaits = new PassWaits();
       const ps = await this.runPlan(
         session,
@@ -318,7 +320,7 @@ export class InstanceReconciler {
         target,
         signal,
       );
-      await this.recordPlanOutcome(session.instance, pe.planName, was, ps);
+      await this.recordPlanOutcome(session.instance, pe.planName, was, ps, signal);
       await session.flush();
       await this.sweepPipePods(session.instance, ov, pe.planName, ps, signal);
       if (!isTerminal(ps.status)) {
@@ -675,13 +677,16 @@ export class InstanceReconciler {
    * PlanStarted for a new run, awaited before the pass: the pass's first status write (an
    * inventory entry, or its closing write) is what makes the run started, and a manager that
    * dies after it would see a run already under way and never record the Event. Recording it
-   * under a name derived from the run (recordOnce) makes a second attempt a no-op.
+   * under a name derived from the run (recordOnce) makes a second attempt a no-op. An
+   * aborted reconcile ends the POST at once and goes no further: the Event may not be stored,
+   * so no write may make the run started (the next pass records it under the same name).
    */
   private async recordPlanStarted(
     instance: Instance,
     planName: string,
     before: PlanStatus | undefined,
     planUid: string,
+    signal: AbortSignal,
   ): Promise<void> {
     if (!isNewRun(before, planUid)) return;
     await this.options.events.recordOnce(
@@ -690,21 +695,25 @@ export class InstanceReconciler {
       'PlanStarted',
       planStartedMessage(planName),
       planEventId(planName, planUid, 'STARTED'),
+      signal,
     );
+    signal.throwIfAborted();
   }
 
   /**
    * PlanFinished / PlanAborted when the pass ended the run, awaited before the status write
    * that ends it (same reasoning as recordPlanStarted: a crash on either side of that write
-   * leaves exactly one Event). StepFailed stays aggregated and fire-and-forget: it mirrors a
-   * step status that keeps the message, a failing step that retries records it again, and its
-   * messages vary, so a name per occurrence would buy nothing.
+   * leaves exactly one Event; an aborted reconcile stops before that write, as above).
+   * StepFailed stays aggregated and fire-and-forget: it mirrors a step status that keeps the
+   * message, a failing step that retries records it again, and its messages vary, so a name
+   * per occurrence would buy nothing.
    */
   private async recordPlanOutcome(
     instance: Instance,
     planName: string,
     before: PlanStatus | undefined,
     after: PlanStatus,
+    signal: AbortSignal,
   ): Promise<void> {
     const events = this.options.events;
     const was = isNewRun(before, after.uid ?? '') ? undefined : before;
@@ -735,6 +744,7 @@ export class InstanceReconciler {
         'PlanFinished',
         planFinishedMessage(planName, after.status),
         id,
+        signal,
       );
     else if (after.status === 'ABORTED')
       await events.recordOnce(
@@ -743,7 +753,9 @@ export class InstanceReconciler {
         'PlanAborted',
         `plan ${planName} ${after.message ?? 'was aborted'}`,
         id,
+        signal,
       );
+    signal.throwIfAborted();
   }
 
   /** Deletion: cleanup plan (if any), then the inventory, then the finalizer. */
@@ -773,7 +785,7 @@ export class InstanceReconciler {
     const cleanupUid = `cleanup-${instance.metadata.uid ?? ''}`;
     if (ov?.spec?.plans?.[PLAN_CLEANUP]) {
       const before = structuredClone(instance.status?.planStatus?.[PLAN_CLEANUP]);
-      await this.recordPlanStarted(instance, PLAN_CLEANUP, before, cleanupUid);
+      await this.recordPlanStarted(instance, PLAN_CLEANUP, before, cleanupUid, signal);
       // The cleanup plan keeps its timer: the Instance is on its way out.
       const ps = await this.runPlan(
         session,
@@ -786,7 +798,7 @@ export class InstanceReconciler {
       );
       // Before the write that ends the run; the Event is not owned by the Instance, so it
       // outlives it (kudo-compat.md, Events).
-      await this.recordPlanOutcome(session.instance, PLAN_CLEANUP, before, ps);
+      await this.recordPlanOutcome(session.instance, PLAN_CLEANUP, before, ps, signal);
       await session.flush();
       await this.sweepPipePods(session.instance, ov, PLAN_CLEANUP, ps, signal);
       if (!isTerminal(ps.status)) {

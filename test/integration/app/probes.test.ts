@@ -6,7 +6,6 @@
 //   admission reads.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import https from 'node:https';
-import net from 'node:net';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { App, INSTANCE_CACHE_CHECK, OPERATOR_VERSION_CACHE_CHECK } from '../../../src/app.ts';
@@ -24,6 +23,7 @@ import { httpsRequest } from '../../support/https.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { waitFor } from '../../support/wait.ts';
+import { FreezableProxy } from '../../support/freezable-proxy.ts';
 import { managerPort, startManagerProcess } from '../../support/manager-process.ts';
 import { createKudoObject, instanceObject } from '../../support/kudo-objects.ts';
 
@@ -147,52 +147,6 @@ describe('readiness', () => {
     expect(await child.exited).toBe(0);
   });
 });
-
-/** A TCP proxy that can stop moving bytes (both ways, every connection) and start again. */
-class FreezableProxy {
-  private readonly sockets = new Set<net.Socket>();
-  private frozen = false;
-  private readonly server: net.Server;
-
-  constructor(target: { host: string; port: number }) {
-    this.server = net.createServer((client) => {
-      const upstream = net.connect(target);
-      for (const [from, to] of [
-        [client, upstream],
-        [upstream, client],
-      ] as const) {
-        this.sockets.add(from);
-        from.on('data', (chunk) => to.write(chunk));
-        from.on('close', () => {
-          this.sockets.delete(from);
-          to.destroy();
-        });
-        from.on('error', () => to.destroy());
-        if (this.frozen) from.pause();
-      }
-    });
-  }
-
-  async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return (this.server.address() as net.AddressInfo).port;
-  }
-
-  freeze(): void {
-    this.frozen = true;
-    for (const s of this.sockets) s.pause();
-  }
-
-  thaw(): void {
-    this.frozen = false;
-    for (const s of this.sockets) s.resume();
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 describe('liveness', () => {
   it('/healthz fails while the watches are wedged and recovers when they move; a non-leader caches only what admission reads and starts no render workers', async () => {

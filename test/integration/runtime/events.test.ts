@@ -1,12 +1,16 @@
 // EventRecorder.recordOnce on the real apiserver: an occurrence recorded twice (a pass re-run
 // after a crash, or by the next manager) is one Event; the second POST is answered 409
-// AlreadyExists and counts as recorded, without a warning.
+// AlreadyExists and counts as recorded, without a warning. Aborting the caller's signal ends
+// a POST stalled on a wedged path at once (not recorded; the re-run records the same name).
 import { describe, expect, it } from '@jest/globals';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { ApiError, KubeClient, type RequestOptions } from '../../../src/kube/index.ts';
 import { EventRecorder, onceName } from '../../../src/runtime/events.ts';
-import { createTestNamespace, kubeConfig } from '../../support/cluster.ts';
+import { writeUserKubeconfig } from '../../../src/localcluster/index.ts';
+import { createTestNamespace, kubeConfig, testCluster, uniqueName } from '../../support/cluster.ts';
+import { FreezableProxy } from '../../support/freezable-proxy.ts';
+import { waitFor } from '../../support/wait.ts';
 
 interface EventList {
   items: {
@@ -36,10 +40,10 @@ function observed(client: KubeClient, failures: number[]): KubeClient {
   });
 }
 
-/** A logger that keeps the lines of warnings and worse in `lines`. */
-function warnLogger(lines: string[]): Logger {
+/** A logger that keeps the lines of warnings and worse (or of `level` and worse) in `lines`. */
+function warnLogger(lines: string[], level = 'warn'): Logger {
   return pino(
-    { level: 'warn' },
+    { level },
     new Writable({
       write(chunk: Buffer, _enc, done) {
         lines.push(chunk.toString());
@@ -137,5 +141,92 @@ describe('EventRecorder.recordOnce', () => {
     ).resolves.toBeUndefined();
     expect(failures).toEqual([404]);
     expect(warnings.join('')).toContain('could not record event');
+  });
+
+  it('ends a POST stalled on a wedged path when the signal aborts: not recorded, no warning; the re-run records it', async () => {
+    const direct = new KubeClient(kubeConfig());
+    const namespace = await createTestNamespace('events-abort');
+    const created = await direct.request<{ metadata: { uid: string } }>({
+      method: 'POST',
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      body: { metadata: { name: 'x' } },
+    });
+    const obj = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'x', namespace, uid: created.metadata.uid },
+    };
+    const cluster = testCluster();
+    const server = new URL(cluster.server);
+    const proxy = new FreezableProxy({ host: server.hostname, port: Number(server.port) });
+    const proxyPort = await proxy.listen();
+    const viaProxy = new KubeClient(
+      kubeConfig(
+        (
+          await writeUserKubeconfig({
+            path: `${cluster.workDir}/${uniqueName('events-abort')}.kubeconfig`,
+            server: `https://127.0.0.1:${proxyPort}`,
+            servingCaPem: cluster.servingCaPem,
+            clientCa: cluster.clientCa,
+            user: 'events-abort-test',
+            groups: ['system:masters'],
+          })
+        ).kubeconfigPath,
+      ),
+    );
+    try {
+      // A kept-alive connection through the proxy, then the path wedges under it.
+      await viaProxy.request({ path: `/api/v1/namespaces/${namespace}/configmaps/x` });
+      expect(proxy.openConnections).toBe(1);
+      proxy.freeze();
+      const lines: string[] = [];
+      const recorder = new EventRecorder({
+        client: viaProxy,
+        component: 'instance-controller',
+        logger: warnLogger(lines, 'debug'),
+      });
+      const reconcile = new AbortController();
+      const recording = recorder.recordOnce(
+        obj,
+        'Normal',
+        'PlanStarted',
+        'Execution of plan deploy started',
+        'run-1/STARTED',
+        reconcile.signal,
+      );
+      reconcile.abort(new Error('shutdown deadline passed'));
+      // Without the signal this would wait for the POST's own 10 s timeout and log a warning.
+      await expect(recording).resolves.toBeUndefined();
+      await recorder.flush();
+      expect(lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 40)).toEqual([]);
+      expect(lines.join('')).toContain('event not recorded: the reconcile was aborted');
+      // The client gave the stalled connection up (nothing of the POST reached the apiserver).
+      await waitFor('the stalled connection to close', () => proxy.openConnections === 0);
+      proxy.thaw();
+      const name = onceName('x', [created.metadata.uid, 'PlanStarted', 'run-1/STARTED']);
+      await expect(
+        direct.request({ path: `/api/v1/namespaces/${namespace}/events/${name}` }),
+      ).rejects.toMatchObject({ statusCode: 404 });
+
+      // The pass run again (here: the next manager, a direct path) records the same name once.
+      await new EventRecorder({
+        client: direct,
+        component: 'instance-controller',
+        logger: warnLogger(lines),
+      }).recordOnce(
+        obj,
+        'Normal',
+        'PlanStarted',
+        'Execution of plan deploy started',
+        'run-1/STARTED',
+      );
+      const stored = await direct.request<{ reason: string; count: number }>({
+        path: `/api/v1/namespaces/${namespace}/events/${name}`,
+      });
+      expect([stored.reason, stored.count]).toEqual(['PlanStarted', 1]);
+    } finally {
+      viaProxy.close();
+      await proxy.close();
+    }
   });
 });
