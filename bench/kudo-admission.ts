@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
+import { type Level, pino } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient } from '../src/kube/index.ts';
 import {
@@ -138,7 +138,12 @@ async function inProcess(): Promise<void> {
     ['UPDATE parameter change → plan', request('UPDATE', changed(idle), idle), 'patch'],
     ['UPDATE refused (plan running)', request('UPDATE', changed(busy), busy), 'deny'],
   ];
-  const context = { signal: new AbortController().signal, dryRun: false, logger };
+  const context = {
+    signal: new AbortController().signal,
+    dryRun: false,
+    logger,
+    isLevelEnabled: (level: Level): boolean => logger.isLevelEnabled(level),
+  };
   console.log(`in process, ${ITERATIONS} calls each (after 2,000 warm-up):`);
   for (const [name, req, expected] of scenarios) {
     for (let i = 0; i < 2_000; i++) await handler(req, context);

@@ -5,6 +5,7 @@
  */
 import {
   allow,
+  andThen,
   denyInvalid,
   type AdmissionRequest,
   type AdmissionResult,
@@ -34,25 +35,36 @@ function malformed(causes: ReturnType<typeof instanceShapeProblems>): AdmissionR
   );
 }
 
-async function lookup(
+/** Where a handler's AbortSignal comes from (its AdmissionContext): read only for I/O. */
+export interface SignalSource {
+  readonly signal: AbortSignal;
+}
+
+/** The OperatorVersion `instance` names: from the cache at once, or a GET on a miss. */
+function lookup(
   source: OperatorVersionSource,
   instance: Instance,
-  signal: AbortSignal,
-): Promise<OperatorVersion | undefined> {
+  context: SignalSource,
+): OperatorVersion | undefined | Promise<OperatorVersion | undefined> {
   const ref = operatorVersionRef(instance);
-  return ref ? source.get(ref.namespace, ref.name, signal) : undefined;
+  if (!ref) return undefined;
+  return (
+    source.peek?.(ref.namespace, ref.name) ?? source.get(ref.namespace, ref.name, context.signal)
+  );
 }
 
 /**
  * The decision input of a CREATE or UPDATE of an Instance; `allow()` for what neither webhook
  * judges (a subresource write, which a misconfigured registration may still send, or another
- * operation); or the denial when the request carries no usable Instance.
+ * operation); or the denial when the request carries no usable Instance. Synchronous when the
+ * OperatorVersions are cached and no value needs the decoder pool (the usual review): no
+ * promise, and `context.signal` is never made.
  */
-export async function gatherDecisionInput(
+export function gatherDecisionInput(
   request: AdmissionRequest,
   options: GatherOptions,
-  signal: AbortSignal,
-): Promise<DecisionInput | AdmissionResult> {
+  context: SignalSource,
+): DecisionInput | AdmissionResult | Promise<DecisionInput | AdmissionResult> {
   const operation = request.operation;
   if (request.subResource || (operation !== 'CREATE' && operation !== 'UPDATE')) return allow();
   if (!request.object) {
@@ -69,33 +81,36 @@ export async function gatherDecisionInput(
     if (oldProblems.length > 0) return malformed(oldProblems);
     oldInstance = withoutNullFields(request.oldObject as unknown as Instance);
   }
-  const operatorVersion = await lookup(options.operatorVersions, instance, signal);
-  const oldRef = oldInstance ? operatorVersionRef(oldInstance) : undefined;
-  const newRef = operatorVersionRef(instance);
-  const sameRef =
-    oldRef && newRef && oldRef.namespace === newRef.namespace && oldRef.name === newRef.name;
-  const oldOperatorVersion = oldInstance
-    ? sameRef
-      ? operatorVersion
-      : await lookup(options.operatorVersions, oldInstance, signal)
-    : undefined;
-  // Array/map values are YAML a user typed: decoded off the event loop, before the
-  // (synchronous) decision validates them.
-  const values = instance.spec?.parameters;
-  const decoded =
-    options.decoder && operatorVersion && values
-      ? await options.validator.decode(operatorVersion, values, options.decoder, signal)
+  return andThen(lookup(options.operatorVersions, instance, context), (operatorVersion) => {
+    const oldRef = oldInstance ? operatorVersionRef(oldInstance) : undefined;
+    const newRef = operatorVersionRef(instance);
+    const sameRef =
+      oldRef && newRef && oldRef.namespace === newRef.namespace && oldRef.name === newRef.name;
+    const oldLookup = oldInstance
+      ? sameRef
+        ? operatorVersion
+        : lookup(options.operatorVersions, oldInstance, context)
       : undefined;
-  return {
-    operation,
-    instance,
-    ...(decoded ? { decoded } : {}),
-    ...(oldInstance ? { oldInstance } : {}),
-    operatorVersion,
-    oldOperatorVersion,
-    user: { username: request.userInfo.username, groups: request.userInfo.groups ?? [] },
-    dryRun: request.dryRun,
-  };
+    return andThen(oldLookup, (oldOperatorVersion) => {
+      // Array/map values are YAML a user typed: big ones are decoded off the event loop,
+      // before the (synchronous) decision validates them.
+      const values = instance.spec?.parameters;
+      const decoding =
+        options.decoder && operatorVersion && values
+          ? options.validator.decode(operatorVersion, values, options.decoder, () => context.signal)
+          : undefined;
+      return andThen(decoding, (decoded): DecisionInput => ({
+        operation,
+        instance,
+        ...(decoded ? { decoded } : {}),
+        ...(oldInstance ? { oldInstance } : {}),
+        operatorVersion,
+        oldOperatorVersion,
+        user: { username: request.userInfo.username, groups: request.userInfo.groups ?? [] },
+        dryRun: request.dryRun,
+      }));
+    });
+  });
 }
 
 export function isDecisionInput(value: DecisionInput | AdmissionResult): value is DecisionInput {

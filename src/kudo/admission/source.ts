@@ -96,10 +96,11 @@ export class CachedOperatorVersionSource implements OperatorVersionSource {
     name: string,
     signal?: AbortSignal,
   ): Promise<OperatorVersion | undefined> {
-    return (
-      this.options.cache.get(`${namespace}/${name}`) ??
-      this.options.live.get(namespace, name, signal)
-    );
+    return this.peek(namespace, name) ?? this.options.live.get(namespace, name, signal);
+  }
+
+  peek(namespace: string, name: string): OperatorVersion | undefined {
+    return this.options.cache.get(`${namespace}/${name}`);
   }
 }
 

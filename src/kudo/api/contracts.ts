@@ -27,4 +27,10 @@ export const INSTANCE_GVK: GroupVersionKind = {
 export interface OperatorVersionSource {
   /** The OperatorVersion, or undefined when it does not exist. Other failures throw. */
   get(namespace: string, name: string, signal?: AbortSignal): Promise<OperatorVersion | undefined>;
+  /**
+   * The OperatorVersion if the source has it at hand (a cache hit), without asking the API
+   * server; undefined otherwise (then `get`). Lets a caller that usually hits answer
+   * synchronously.
+   */
+  peek?(namespace: string, name: string): OperatorVersion | undefined;
 }

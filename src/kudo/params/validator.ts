@@ -174,16 +174,19 @@ export class ParameterValidator {
    * Decodes the array/map values of `values` (values seen recently come from the memo):
    * inline while they fit in {@link MAX_INLINE_DECODE_CHARS} (the same {@link convert},
    * limits and messages as the worker's), the rest with `decoder`; a decoder failure
-   * (deadline, memory) makes the value Unparsable.
+   * (deadline, memory) makes the value Unparsable. Synchronous when nothing goes to
+   * `decoder` (the common case: no array/map value, or small ones), so a caller that can
+   * answer at once does; `signal` is asked for only then, a caller may make it on demand.
    */
-  async decode(
+  decode(
     ov: OperatorVersion,
     values: Readonly<Record<string, string>>,
     decoder: ParameterDecoder,
-    signal?: AbortSignal,
-  ): Promise<DecodedParameters> {
+    signal?: AbortSignal | (() => AbortSignal),
+  ): DecodedParameters | Promise<DecodedParameters> {
     const compiled = this.compiled(ov);
     const out = new Map<string, unknown>();
+    const forDecoder: [name: string, raw: string, type: 'array' | 'map', key: string][] = [];
     let inlineBudget = MAX_INLINE_DECODE_CHARS;
     for (const [name, raw] of Object.entries(values)) {
       const parameter = compiled.parameters.get(name);
@@ -200,16 +203,35 @@ export class ParameterValidator {
         out.set(name, cheap);
         continue;
       }
-      let value: unknown;
       if (raw.length <= inlineBudget) {
         // Cheap by construction: at most a few KiB, nesting scanned before parsing, aliases
         // capped — the cost of a worker round trip would exceed the decode's.
         inlineBudget -= raw.length;
-        value = convert(raw, type);
+        const value = convert(raw, type);
         this.remember(key, raw, value);
         out.set(name, value);
         continue;
       }
+      forDecoder.push([name, raw, type, key]);
+    }
+    if (forDecoder.length === 0) return out;
+    return this.decodeRest(
+      out,
+      forDecoder,
+      decoder,
+      typeof signal === 'function' ? signal() : signal,
+    );
+  }
+
+  /** The values {@link decode} leaves to `decoder`, one after the other (bounded by the pool). */
+  private async decodeRest(
+    out: Map<string, unknown>,
+    rest: readonly [name: string, raw: string, type: 'array' | 'map', key: string][],
+    decoder: ParameterDecoder,
+    signal: AbortSignal | undefined,
+  ): Promise<DecodedParameters> {
+    for (const [name, raw, type, key] of rest) {
+      let value: unknown;
       try {
         const outcome = await decoder(raw, type, signal);
         value = 'problem' in outcome ? new Unparsable(raw, outcome.problem) : outcome.value;

@@ -4,7 +4,7 @@
  *
  * See examples/api/server.ts.
  */
-import type { Logger } from 'pino';
+import type { Level, Logger } from 'pino';
 import { HandlerTimeoutError } from '../errors.ts';
 import type { AdmissionRequest } from './review.ts';
 import { denyInternal, type AdmissionResult } from './response.ts';
@@ -18,6 +18,11 @@ export interface AdmissionContext {
   readonly dryRun: boolean;
   /** Child logger bound to the webhook name and request uid. */
   readonly logger: Logger;
+  /**
+   * Whether `logger` writes at `level`. Asking makes no child logger: a handler that logs
+   * only at debug level checks this first, and most reviews then need no logger at all.
+   */
+  isLevelEnabled(level: Level): boolean;
 }
 
 export type AdmissionHandler = (
@@ -69,6 +74,10 @@ class LazyContext implements AdmissionContext {
 
   get signal(): AbortSignal {
     return this.abortController().signal;
+  }
+
+  isLevelEnabled(level: Level): boolean {
+    return this.options.logger.isLevelEnabled(level);
   }
 
   abortController(): AbortController {
@@ -164,4 +173,16 @@ function failed(err: unknown, context: LazyContext, options: RunHandlerOptions):
 
 export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/**
+ * `next(value)`, at once when `value` is a plain value, after it otherwise: a handler made of
+ * steps that are usually synchronous (cache reads) answers synchronously then, without a
+ * promise per step or a deadline timer (see runHandler).
+ */
+export function andThen<T, U>(
+  value: T | Promise<T>,
+  next: (value: T) => U | Promise<U>,
+): U | Promise<U> {
+  return isPromise(value) ? value.then(next) : next(value);
 }

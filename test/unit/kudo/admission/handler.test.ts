@@ -1,14 +1,15 @@
 // The /mutate/instances handler around the pure decision: what it looks up, what it lets
 // through untouched, and how a decision becomes an admission result.
 import { describe, expect, it } from '@jest/globals';
-import { pino } from 'pino';
+import { type Level, pino } from 'pino';
 import {
   instanceMutator,
+  instanceValidator,
   type OperatorVersionSource,
 } from '../../../../src/kudo/admission/index.ts';
 import type { Instance, PlanExecution } from '../../../../src/kudo/api/index.ts';
 import { MAX_INLINE_DECODE_CHARS, ParameterValidator } from '../../../../src/kudo/params/index.ts';
-import type { AdmissionRequest } from '../../../../src/server/index.ts';
+import { isPromise, type AdmissionRequest } from '../../../../src/server/index.ts';
 import { edit, idle, inProgress, instance, ov, ov2, typedOv } from '../fixtures.ts';
 
 function source(): OperatorVersionSource & { asked: string[] } {
@@ -47,10 +48,12 @@ function request(
   };
 }
 
+const silent = pino({ level: 'silent' });
 const context = {
   signal: new AbortController().signal,
   dryRun: false,
-  logger: pino({ level: 'silent' }),
+  logger: silent,
+  isLevelEnabled: (level: Level): boolean => silent.isLevelEnabled(level),
 };
 
 function handler(operatorVersions: OperatorVersionSource): ReturnType<typeof instanceMutator> {
@@ -62,7 +65,60 @@ function handler(operatorVersions: OperatorVersionSource): ReturnType<typeof ins
   });
 }
 
+/** `source()` with the cache's synchronous hit path (CachedOperatorVersionSource.peek). */
+function cachedSource(): OperatorVersionSource & { asked: string[] } {
+  const inner = source();
+  return {
+    asked: inner.asked,
+    get: (namespace, name, signal) => inner.get(namespace, name, signal),
+    peek: (namespace, name) => {
+      inner.asked.push(`peek ${namespace}/${name}`);
+      return name === 'foo-operator' ? ov : undefined;
+    },
+  };
+}
+
+/** A context that counts how often its signal and logger are made. */
+function countingContext(): typeof context & { made: string[] } {
+  const made: string[] = [];
+  return {
+    made,
+    dryRun: false,
+    isLevelEnabled: (level: Level): boolean => silent.isLevelEnabled(level),
+    get signal(): AbortSignal {
+      made.push('signal');
+      return new AbortController().signal;
+    },
+    get logger(): typeof silent {
+      made.push('logger');
+      return silent;
+    },
+  };
+}
+
 describe('instanceMutator', () => {
+  it('answers synchronously from the cache, without making a signal or a logger', async () => {
+    const ovs = cachedSource();
+    const ctx = countingContext();
+    const answer = handler(ovs)(request('CREATE', idle), ctx);
+    expect(isPromise(answer)).toBe(false);
+    expect(answer).toEqual(await handler(source())(request('CREATE', idle), context));
+    expect(ctx.made).toEqual([]);
+    expect(ovs.asked).toEqual(['peek test/foo-operator']);
+    // A miss goes to the API server (get), with the signal; the answer is then a promise.
+    const next = edit(idle, (i) => (i.spec!.operatorVersion = { name: 'foo-operator-2.0' }));
+    const upgrade = handler(ovs)(request('UPDATE', next, idle), ctx);
+    expect(isPromise(upgrade)).toBe(true);
+    expect((await upgrade).kind).toBe('patch');
+    expect(ctx.made).toEqual(['signal']);
+    expect(ovs.asked).toEqual([
+      'peek test/foo-operator',
+      'peek test/foo-operator-2.0',
+      'test/foo-operator-2.0',
+      'peek test/foo-operator',
+    ]);
+  });
+
   it('CREATE answers a JSON patch scheduling deploy', async () => {
     const ovs = source();
     expect(await handler(ovs)(request('CREATE', idle), context)).toEqual({
@@ -214,5 +270,28 @@ describe('instanceMutator', () => {
     await expect(handler(failing)(request('CREATE', idle), context)).rejects.toThrow(
       'apiserver gone',
     );
+  });
+});
+
+describe('instanceValidator', () => {
+  const validator = (
+    operatorVersions: OperatorVersionSource,
+  ): ReturnType<typeof instanceValidator> =>
+    instanceValidator({
+      operatorVersions,
+      validator: new ParameterValidator({ maxCachedOperatorVersions: 4 }),
+      controllerUsers: new Set(),
+    });
+
+  it('allows synchronously from the cache without a signal or a logger; a refusal logs', async () => {
+    const ctx = countingContext();
+    const answer = validator(cachedSource())(request('UPDATE', idle, idle), ctx);
+    expect(isPromise(answer)).toBe(false);
+    expect(answer).toEqual({ kind: 'allow', warnings: [] });
+    expect(ctx.made).toEqual([]);
+    // A CREATE that the mutating webhook did not schedule (no spec.planExecution).
+    const refused = await validator(cachedSource())(request('CREATE', idle), ctx);
+    expect(refused.kind).toBe('deny');
+    expect(ctx.made).toEqual(['logger']);
   });
 });

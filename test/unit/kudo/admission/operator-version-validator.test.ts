@@ -4,7 +4,7 @@
 // naming the Instances, deletions of what Instances use refused naming them, and lookups that
 // fail refusing rather than guessing.
 import { describe, expect, it } from '@jest/globals';
-import { pino } from 'pino';
+import { type Level, pino } from 'pino';
 import {
   operatorValidator,
   operatorVersionValidator,
@@ -16,10 +16,12 @@ import { RenderLimitError } from '../../../../src/kudo/render/pool/index.ts';
 import type { AdmissionRequest, AdmissionResult } from '../../../../src/server/index.ts';
 import { brokenOperatorVersion } from '../../../support/operator-versions.ts';
 
+const silent = pino({ level: 'silent' });
 const context = {
   signal: new AbortController().signal,
   dryRun: false,
-  logger: pino({ level: 'silent' }),
+  logger: silent,
+  isLevelEnabled: (level: Level): boolean => silent.isLevelEnabled(level),
 };
 
 function goodOperatorVersion(): OperatorVersion {

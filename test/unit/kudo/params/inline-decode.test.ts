@@ -76,6 +76,28 @@ describe('admission decodes small values inline, the rest in the worker', () => 
     expect(validator.validate(ov, values, undefined, decoded)).toEqual([]);
   });
 
+  it('answers synchronously when nothing goes to the worker, and asks for the signal only when something does', async () => {
+    const validator = new ParameterValidator({ maxCachedOperatorVersions: 4 });
+    const { decoder, jobs } = counting();
+    let signals = 0;
+    const signal = (): AbortSignal => {
+      signals++;
+      return new AbortController().signal;
+    };
+    const small = validator.decode(ov, { LIST: '[a]', NAME: 'n' }, decoder, signal);
+    expect(small).toBeInstanceOf(Map);
+    expect((small as ReadonlyMap<string, unknown>).get('LIST')).toEqual(['a']);
+    expect(signals).toBe(0);
+    const big = mapOf(MAX_INLINE_DECODE_CHARS + 100);
+    const pending = validator.decode(ov, { MAP: big, LIST: '[b]' }, decoder, signal);
+    expect(pending).toBeInstanceOf(Promise);
+    const decoded = await pending;
+    expect(signals).toBe(1);
+    expect(jobs).toEqual([big]);
+    expect(decoded.get('LIST')).toEqual(['b']);
+    expect(Object.keys(decoded.get('MAP') as object)).toHaveLength(big.split('\n').length);
+  });
+
   it('sends a value past the inline budget to the worker, and the budget is per request', async () => {
     const validator = new ParameterValidator({ maxCachedOperatorVersions: 4 });
     const { decoder, jobs } = counting();
