@@ -5,8 +5,8 @@
 // by total (inclusive) time.
 //
 // Run: node --import ./scripts/register-ts.mjs bench/cpuprofile-top.ts <file> [fromS] [toS]
-// ("burst" as fromS: the window from the first to the last second with more than 30 % of a
-// core busy after the startup second, i.e. a bench burst without startup and idle windows).
+// ("burst" as fromS: from the first busy second after the startup's first quiet one to the
+// last busy second before three quiet ones, i.e. a bench burst without startup and idle).
 import { readFileSync } from 'node:fs';
 import { codePlace as where } from './support/code-place.ts';
 
@@ -44,11 +44,14 @@ const busyPerS: number[] = [];
 let fromUs = Number(fromArg ?? 0) * 1e6;
 let toUs = toArg === undefined ? Infinity : Number(toArg) * 1e6;
 if (fromArg === 'burst') {
-  // Skip the startup: the first quiet second after the start, then the busy run after it.
-  const quiet = busyPerS.findIndex((ms) => (ms ?? 0) < 100);
-  const first = busyPerS.findIndex((ms, s) => s > quiet && (ms ?? 0) > 300);
+  // Skip the startup (up to its first quiet second); the burst runs from the next busy second
+  // to the last busy one before three quiet seconds in a row (the idle windows).
+  const busyAt = (s: number): boolean => (busyPerS[s] ?? 0) > 100;
+  const quiet = busyPerS.findIndex((ms) => (ms ?? 0) < 50);
+  let first = quiet + 1;
+  while (first < busyPerS.length && !busyAt(first)) first++;
   let last = first;
-  while ((busyPerS[last + 1] ?? 0) > 300) last++;
+  while (last + 1 < busyPerS.length && [1, 2, 3].some((d) => busyAt(last + d))) last++;
   fromUs = first * 1e6;
   toUs = (last + 1) * 1e6;
   console.log(`burst window: ${first}–${last + 1} s`);

@@ -160,15 +160,19 @@ export async function createTestNamespace(prefix: string): Promise<string> {
   return name;
 }
 
-/** A client-certificate user of the shared cluster with only the given groups. */
+/**
+ * A client-certificate user of the shared cluster with only the given groups; `server` to
+ * reach it another way (a proxy in front of it).
+ */
 export async function mintUser(
   name: string,
   groups: readonly string[] = [],
+  server?: string,
 ): Promise<UserCredentials> {
   const info = testCluster();
   return writeUserKubeconfig({
     path: `${info.workDir}/user-${name}-${randomBytes(3).toString('hex')}.kubeconfig`,
-    server: info.server,
+    server: server ?? info.server,
     servingCaPem: info.servingCaPem,
     clientCa: info.clientCa,
     user: name,

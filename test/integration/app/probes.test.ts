@@ -10,7 +10,6 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { App, INSTANCE_CACHE_CHECK, OPERATOR_VERSION_CACHE_CHECK } from '../../../src/app.ts';
 import { KubeClient } from '../../../src/kube/index.ts';
-import { writeUserKubeconfig } from '../../../src/localcluster/index.ts';
 import { StaticCertificateSource } from '../../../src/server/index.ts';
 import {
   createTestNamespace,
@@ -157,14 +156,11 @@ describe('liveness', () => {
     const proxy = new FreezableProxy({ host: server.hostname, port: Number(server.port) });
     const proxyPort = await proxy.listen();
     cleanups.push(() => proxy.close());
-    const viaProxy = await writeUserKubeconfig({
-      path: `${cluster.workDir}/${uniqueName('healthz')}.kubeconfig`,
-      server: `https://127.0.0.1:${proxyPort}`,
-      servingCaPem: cluster.servingCaPem,
-      clientCa: cluster.clientCa,
-      user: 'healthz-test',
-      groups: ['system:masters'],
-    });
+    const viaProxy = await mintUser(
+      'healthz-test',
+      ['system:masters'],
+      `https://127.0.0.1:${proxyPort}`,
+    );
     // Someone else leads: this replica is a non-leader.
     const lease = uniqueName('lease');
     await admin.request({

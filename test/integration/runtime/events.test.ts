@@ -7,8 +7,7 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { ApiError, KubeClient, type RequestOptions } from '../../../src/kube/index.ts';
 import { EventRecorder, onceName } from '../../../src/runtime/events.ts';
-import { writeUserKubeconfig } from '../../../src/localcluster/index.ts';
-import { createTestNamespace, kubeConfig, testCluster, uniqueName } from '../../support/cluster.ts';
+import { createTestNamespace, kubeConfig, mintUser, testCluster } from '../../support/cluster.ts';
 import { FreezableProxy } from '../../support/freezable-proxy.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -53,20 +52,37 @@ function warnLogger(lines: string[], level = 'warn'): Logger {
   );
 }
 
+/** ConfigMap `x` in a new namespace: the object the Events are about. */
+async function configMapX(
+  client: KubeClient,
+  prefix: string,
+): Promise<{
+  namespace: string;
+  created: { metadata: { uid: string } };
+  obj: {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace: string; uid: string };
+  };
+}> {
+  const namespace = await createTestNamespace(prefix);
+  const created = await client.request<{ metadata: { uid: string } }>({
+    method: 'POST',
+    path: `/api/v1/namespaces/${namespace}/configmaps`,
+    body: { metadata: { name: 'x' } },
+  });
+  const obj = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'x', namespace, uid: created.metadata.uid },
+  };
+  return { namespace, created, obj };
+}
+
 describe('EventRecorder.recordOnce', () => {
   it('records one Event per id; a second recording is answered 409 and counts as recorded', async () => {
     const client = new KubeClient(kubeConfig());
-    const namespace = await createTestNamespace('events-once');
-    const created = await client.request<{ metadata: { uid: string } }>({
-      method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
-      body: { metadata: { name: 'x' } },
-    });
-    const obj = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'x', namespace, uid: created.metadata.uid },
-    };
+    const { namespace, created, obj } = await configMapX(client, 'events-once');
     const failures: number[] = [];
     const warnings: string[] = [];
     const logger = warnLogger(warnings);
@@ -145,33 +161,15 @@ describe('EventRecorder.recordOnce', () => {
 
   it('ends a POST stalled on a wedged path when the signal aborts: not recorded, no warning; the re-run records it', async () => {
     const direct = new KubeClient(kubeConfig());
-    const namespace = await createTestNamespace('events-abort');
-    const created = await direct.request<{ metadata: { uid: string } }>({
-      method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
-      body: { metadata: { name: 'x' } },
-    });
-    const obj = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'x', namespace, uid: created.metadata.uid },
-    };
+    const { namespace, created, obj } = await configMapX(direct, 'events-abort');
     const cluster = testCluster();
     const server = new URL(cluster.server);
     const proxy = new FreezableProxy({ host: server.hostname, port: Number(server.port) });
     const proxyPort = await proxy.listen();
     const viaProxy = new KubeClient(
       kubeConfig(
-        (
-          await writeUserKubeconfig({
-            path: `${cluster.workDir}/${uniqueName('events-abort')}.kubeconfig`,
-            server: `https://127.0.0.1:${proxyPort}`,
-            servingCaPem: cluster.servingCaPem,
-            clientCa: cluster.clientCa,
-            user: 'events-abort-test',
-            groups: ['system:masters'],
-          })
-        ).kubeconfigPath,
+        (await mintUser('events-abort-test', ['system:masters'], `https://127.0.0.1:${proxyPort}`))
+          .kubeconfigPath,
       ),
     );
     try {
