@@ -25,6 +25,9 @@ EXPOSE 9443
 # on the main thread the small young generation means ~920 scavenges per 1,000 Instances and
 # 10-12 ms of main-thread CPU per Instance at load 3-5, against ~225 scavenges and 7.3-7.7 ms
 # with --max-semi-space-size=4 --heap-growing-percent=30 (peak 173-175 MiB), same run.
+# Re-measured with the smaller live set (drift baselines only when drift is on):
+# --max-semi-space-size=2 --heap-growing-percent=10 takes ~15 % off the main thread's CPU per
+# Instance for 2-6 MiB more peak (158-161 MiB against 153-159): no room under 160 MiB.
 # --no-memory-reducer: after a burst V8's memory reducer ran one full GC of the whole heap,
 # ~0.1 s of CPU in the first idle minute (0.17-0.20 s/min instead of 0.05-0.06), and gave
 # back ~10 MiB (153 instead of 161-163 MiB after that minute); without it the garbage waits
