@@ -24,6 +24,8 @@ export async function startPlanwrightProcess(options: {
   readonly kubeconfig: string;
   readonly webhookPort: number;
   readonly readyTimeoutMs?: number;
+  /** Run leader election (default: off, as KUDO's manager): a Lease held elsewhere keeps it a webhook-only replica. */
+  readonly leaderElection?: boolean;
 }): Promise<LoggedChild> {
   await ensureBuiltCli();
   const child = spawnLogged(
@@ -37,7 +39,7 @@ export async function startPlanwrightProcess(options: {
       '--install',
       '--webhook-port',
       String(options.webhookPort),
-      '--no-leader-election',
+      ...(options.leaderElection ? [] : ['--no-leader-election']),
     ],
     { ...process.env, NODE_ENV: 'production' },
   );
