@@ -142,7 +142,11 @@ async function applyOne(
       const live = lookFirst || once ? await ctx.ssa.get(desired, ctx.signal) : undefined;
       if (live && (once || isUnchanged(desired, live))) current = live;
       else {
-        current = await ctx.ssa.apply(desired, { signal: ctx.signal });
+        // Absent as far as we know (never applied by this Instance, or a GET said so): a
+        // create where it stores what an apply would, cheaper for the API server.
+        current = live
+          ? await ctx.ssa.apply(desired, { signal: ctx.signal, live })
+          : await ctx.ssa.createOrApply(desired, { signal: ctx.signal });
         ctx.objects?.wrote(current);
       }
     }
