@@ -181,6 +181,8 @@ interface Result {
   /** kube-apiserver's and etcd's CPU over the same span (the bench client's share included). */
   readonly apiServerCpuSeconds: number;
   readonly etcdCpuSeconds: number;
+  /** This process (the bench client: creates, LIST + WATCH until COMPLETE) over the same span. */
+  readonly clientCpuSeconds: number;
   /** The first idle window (right after settling) and a later one. */
   readonly idle: IdleWindow;
   readonly steady: IdleWindow;
@@ -281,6 +283,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     const mainCpuBefore = cpuSecondsOf(manager.pid);
     const apiCpuBefore = cpuSecondsOf(cluster.pids.kubeApiServer);
     const etcdCpuBefore = cpuSecondsOf(cluster.pids.etcd);
+    const clientCpuBefore = process.cpuUsage();
     progress(`${contestant.name}: creating ${workload.instances} Instances (${workload.name})`);
     const profile = profileDir
       ? apiServerCpuProfile(
@@ -303,6 +306,8 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
     const mainCpuSeconds = cpuSecondsOf(manager.pid) - mainCpuBefore;
     const apiServerCpuSeconds = cpuSecondsOf(cluster.pids.kubeApiServer) - apiCpuBefore;
     const etcdCpuSeconds = cpuSecondsOf(cluster.pids.etcd) - etcdCpuBefore;
+    const clientCpu = process.cpuUsage(clientCpuBefore);
+    const clientCpuSeconds = (clientCpu.user + clientCpu.system) / 1e6;
     if (profile) {
       const path = await profile;
       const top = await pprofTop(cluster.binaries.kubeApiServer, path);
@@ -339,6 +344,7 @@ async function run(contestant: Contestant, workload: Workload): Promise<Result> 
       mainCpuSeconds,
       apiServerCpuSeconds,
       etcdCpuSeconds,
+      clientCpuSeconds,
       idle,
       steady,
       benchRequests: total(countsSince(tally.snapshot(ADMIN_USER), benchBefore)),
@@ -386,6 +392,11 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
       (v) => `${v.toFixed(1)} ms`,
     ],
     ['etcd CPU per Instance', (r) => (r.etcdCpuSeconds * 1000) / n, (v) => `${v.toFixed(1)} ms`],
+    [
+      'bench client CPU per Instance',
+      (r) => (r.clientCpuSeconds * 1000) / n,
+      (v) => `${v.toFixed(1)} ms`,
+    ],
     [
       `CPU in the ${SETTLE_S + IDLE_S} s after COMPLETE`,
       (r) => r.afterCompleteCpuSeconds,
