@@ -40,6 +40,7 @@ import {
   waitForPlans,
 } from './support/bench-operator.ts';
 import { startPlanwrightProcess } from './support/planwright-process.ts';
+import { holdLeaderLease } from './support/leader-lease.ts';
 import { freeLoopbackPort } from '../src/localcluster/ports.ts';
 import { cpuSecondsOf } from './support/process-stats.ts';
 import { apiServerCpuProfile, pprofTop } from './support/pprof.ts';
@@ -149,18 +150,7 @@ try {
       JSON.stringify({ sampleInstance, sampleConfigMap, sampleEvent }, null, 2),
     );
   // 2. A webhook-only replica: the leader Lease is someone else's for the whole run.
-  await admin.request({
-    method: 'POST',
-    path: `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`,
-    body: {
-      metadata: { name: 'planwright-leader' },
-      spec: {
-        holderIdentity: 'bench-leader',
-        leaseDurationSeconds: 3600,
-        renewTime: new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'),
-      },
-    },
-  });
+  await holdLeaderLease(admin, NS);
   replica = await startPlanwrightProcess({
     kubeconfig: cluster.kubeconfigPath,
     webhookPort: await freeLoopbackPort(),

@@ -14,6 +14,7 @@ import { KubeClient } from '../src/kube/index.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { sleep } from '../src/runtime/time.ts';
 import { pool } from './pool.ts';
+import { holdLeaderLease } from './support/leader-lease.ts';
 import { rssOf, sampleTree } from './support/process-stats.ts';
 import { managerPort, startManagerProcess } from '../test/support/manager-process.ts';
 
@@ -132,18 +133,7 @@ try {
     body: { metadata: { name: 'bench' } },
   });
   // Someone else leads for the whole run: every replica started here is a non-leader.
-  await client.request({
-    method: 'POST',
-    path: '/apis/coordination.k8s.io/v1/namespaces/default/leases',
-    body: {
-      metadata: { name: 'planwright-leader' },
-      spec: {
-        holderIdentity: 'bench-leader',
-        leaseDurationSeconds: 3600,
-        renewTime: new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'),
-      },
-    },
-  });
+  await holdLeaderLease(client, 'default');
   const t = performance.now();
   await pool(total, 32, (i) =>
     client.request({
