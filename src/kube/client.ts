@@ -8,6 +8,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { createSecureContext } from 'node:tls';
 import { urlToHttpOptions } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -256,10 +257,14 @@ interface Authentication {
  */
 function tlsOptionsOf(auth: Authentication): https.AgentOptions {
   const { ca, cert, key, servername, rejectUnauthorized } = auth.tls;
+  const material = { ca: pemText(ca), cert: pemText(cert), key: pemText(key) };
   return {
-    ca: pemText(ca),
-    cert: pemText(cert),
-    key: pemText(key),
+    ...material,
+    // Built once per agent: without it tls.connect builds a SecureContext from the PEM text
+    // for every new connection (parse the CA bundle, the certificate and the key: ~2 ms of
+    // CPU each, 35 of them in a 1,000-Instance burst). The CA in it is still what the server
+    // is verified against; servername and rejectUnauthorized stay per connection.
+    secureContext: createSecureContext(material),
     servername,
     rejectUnauthorized,
   };

@@ -12,10 +12,12 @@ export {
   createCertificateAuthority,
   issueCertificate,
   generateRsaKeyPair,
+  generateEcdsaKeyPair,
   certificateNotAfter,
   type CertificateAuthority,
   type CertificateRequest,
   type IssuedCertificate,
   type KeyPairPem,
   type CertificateUsage,
+  type LeafKeyAlgorithm,
 } from './certificates.ts';

@@ -24,7 +24,7 @@ export {
   type ResultOptions,
 } from './admission/response.ts';
 export type { AdmissionContext, AdmissionHandler, WebhookType } from './admission/handler.ts';
-export { andThen, isPromise } from './admission/handler.ts';
+export { isPromise } from './admission/handler.ts';
 export {
   parseAdmissionReview,
   ADMISSION_REVIEW_V1,

@@ -33,6 +33,8 @@ export class ServerMetrics {
   private readonly inFlight: Gauge<'webhook' | 'type'>;
   private readonly certificateExpiry: Gauge;
   private readonly certificateReloads: Counter;
+  /** TLS connections accepted since the last collect, by handshake kind. */
+  private readonly pendingConnections = { full: 0, resumed: 0 };
   /** By type, then webhook name: no key string is built per review. */
   private readonly byType: Record<WebhookType, Map<string, WebhookFigures>> = {
     mutating: new Map(),
@@ -84,6 +86,21 @@ export class ServerMetrics {
       help: 'notAfter of the serving certificate in use (Unix seconds).',
       registers,
     });
+    const pendingConnections = this.pendingConnections;
+    // Every connection the apiserver opens costs a handshake (the serving key signs on a
+    // full one): this shows whether its webhook client keeps its connections.
+    new Counter({
+      name: 'planwright_webhook_tls_connections_total',
+      help: 'TLS connections accepted, by handshake (full or resumed).',
+      labelNames: ['handshake'],
+      registers,
+      collect() {
+        for (const handshake of ['full', 'resumed'] as const) {
+          this.inc({ handshake }, pendingConnections[handshake]);
+          pendingConnections[handshake] = 0;
+        }
+      },
+    });
     this.certificateReloads = new Counter({
       name: 'planwright_webhook_certificate_reloads_total',
       help: 'Times a new serving certificate was swapped in.',
@@ -118,6 +135,11 @@ export class ServerMetrics {
       this.byType[type].set(webhook, f);
     }
     return f;
+  }
+
+  /** One TLS connection accepted, after its handshake. */
+  connectionAccepted(resumed: boolean): void {
+    this.pendingConnections[resumed ? 'resumed' : 'full']++;
   }
 
   certificateLoaded(notAfter: Date): void {

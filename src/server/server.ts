@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
-import type { SecureContextOptions } from 'node:tls';
+import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
@@ -196,6 +196,9 @@ export class WebhookServer {
     server.keepAliveTimeout = this.options.keepAliveTimeoutMs;
     enforceDeadlines(server, this.options);
     server.on('request', this.requestListener());
+    server.on('secureConnection', (socket: TLSSocket) => {
+      this.metrics.connectionAccepted(socket.isSessionReused());
+    });
     server.on('tlsClientError', (err) => {
       this.options.logger.debug({ err }, 'TLS handshake failed');
     });

@@ -174,15 +174,3 @@ function failed(err: unknown, context: LazyContext, options: RunHandlerOptions):
 export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
-
-/**
- * `next(value)`, at once when `value` is a plain value, after it otherwise: a handler made of
- * steps that are usually synchronous (cache reads) answers synchronously then, without a
- * promise per step or a deadline timer (see runHandler).
- */
-export function andThen<T, U>(
-  value: T | Promise<T>,
-  next: (value: T) => U | Promise<U>,
-): U | Promise<U> {
-  return isPromise(value) ? value.then(next) : next(value);
-}

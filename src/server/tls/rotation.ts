@@ -225,6 +225,9 @@ function issueServing(
     usage: 'server',
     validityMs: policy.servingValidityMs,
     issuedAt: now,
+    // Cheap handshakes for the apiserver's new connections. A Secret still holding an RSA
+    // serving key keeps being served as it is, and gets an ECDSA one at its next renewal.
+    keyAlgorithm: 'ecdsa-p256',
   });
   return { certPem: issued.certPem, keyPem: issued.keyPem };
 }

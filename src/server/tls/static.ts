@@ -31,6 +31,7 @@ export class StaticCertificateSource implements CertificateSource {
       dnsNames: ['localhost'],
       ipAddresses: ['127.0.0.1'],
       usage: 'server',
+      keyAlgorithm: 'ecdsa-p256',
     });
     return { source: new StaticCertificateSource(leaf), caPem: ca.certPem };
   }

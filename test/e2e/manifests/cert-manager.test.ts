@@ -415,6 +415,10 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
       expect(renewed['ca.crt']).toBe(before['ca.crt']);
       // rotationPolicy: Always — a new key, not only a new certificate.
       expect(renewed['tls.key']).not.toBe(before['tls.key']);
+      // The manifest's key kind: ECDSA P-256 (cheap handshake signatures).
+      expect(new X509Certificate(renewed['tls.crt'] ?? '').publicKey.asymmetricKeyDetails).toEqual({
+        namedCurve: 'prime256v1',
+      });
       for (const r of replicas) {
         await waitFor(
           `replica ${r.index} serving the renewed certificate`,

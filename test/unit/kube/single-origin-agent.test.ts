@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import tls, { type TLSSocket } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../../src/kube/index.ts';
 import { SingleOriginAgent } from '../../../src/kube/client.ts';
@@ -44,6 +44,25 @@ describe('SingleOriginAgent', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
+  const kubeConfig = (serverPort: number = port): KubeConfig => {
+    const kc = new KubeConfig();
+    const b64 = (s: string): string => Buffer.from(s).toString('base64');
+    kc.loadFromOptions({
+      clusters: [
+        {
+          name: 'c',
+          server: `https://127.0.0.1:${serverPort}`,
+          caData: b64(ca.certPem),
+          skipTLSVerify: false,
+        },
+      ],
+      users: [{ name: 'u', certData: b64(user.certPem), keyData: b64(user.keyPem) }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    return kc;
+  };
+
   it('names its one pool the same for every request', () => {
     const agent = new SingleOriginAgent('pool', { keepAlive: true });
     expect(agent.getName()).toBe('pool');
@@ -56,21 +75,7 @@ describe('SingleOriginAgent', () => {
   });
 
   it('authenticates with the kubeconfig certificate and reuses one connection', async () => {
-    const kc = new KubeConfig();
-    const b64 = (s: string): string => Buffer.from(s).toString('base64');
-    kc.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: `https://127.0.0.1:${port}`,
-          caData: b64(ca.certPem),
-          skipTLSVerify: false,
-        },
-      ],
-      users: [{ name: 'u', certData: b64(user.certPem), keyData: b64(user.keyPem) }],
-      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-      currentContext: 'ctx',
-    });
+    const kc = kubeConfig();
     const client = new KubeClient(kc, 'local');
     const before = connections.length;
     try {
@@ -81,6 +86,53 @@ describe('SingleOriginAgent', () => {
       expect(connections.length - before).toBe(1);
     } finally {
       client.close();
+    }
+  });
+
+  it('builds its TLS context once, not per connection, and still verifies the server', async () => {
+    // tls.connect builds a SecureContext from the PEM options unless one is passed in, through
+    // the CommonJS module object patched here (the client's own, built through its ESM
+    // import, is not counted): every build counted is one per connection.
+    const original = tls.createSecureContext;
+    let built = 0;
+    tls.createSecureContext = (options) => {
+      built++;
+      return original(options);
+    };
+    const client = new KubeClient(kubeConfig(), 'local');
+    const before = connections.length;
+    try {
+      // Concurrent requests on an empty pool: one new connection each.
+      const bodies = await Promise.all(
+        Array.from({ length: 4 }, () => client.request<{ user: string | null }>({ path: '/api' })),
+      );
+      expect(bodies.map((b) => b.user)).toEqual(['alice', 'alice', 'alice', 'alice']);
+      expect(connections.length - before).toBe(4);
+      expect(built).toBe(0);
+    } finally {
+      tls.createSecureContext = original;
+      client.close();
+    }
+    // The same context still carries the CA: a server with another CA's certificate is refused.
+    const other = createCertificateAuthority({ commonName: 'other-ca' });
+    const impostor = issueCertificate(other, {
+      commonName: 'server',
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server',
+    });
+    const fake = https.createServer({ cert: impostor.certPem, key: impostor.keyPem }, (_q, r) =>
+      r.end('{}'),
+    );
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const misled = new KubeClient(kubeConfig((fake.address() as AddressInfo).port), 'local');
+    try {
+      await expect(misled.request({ path: '/api' })).rejects.toThrow(
+        /self.signed|unable to verify|certificate/i,
+      );
+    } finally {
+      misled.close();
+      fake.closeAllConnections();
+      await new Promise((resolve) => fake.close(resolve));
     }
   });
 });

@@ -41,6 +41,31 @@ describe('pki', () => {
     expect(notAfter - Date.now()).toBeLessThanOrEqual(60_000);
   });
 
+  it('issues an ECDSA P-256 leaf signed by the RSA CA, as OpenSSL parses and verifies it', () => {
+    const leaf = issueCertificate(ca, {
+      commonName: 'webhook',
+      dnsNames: ['webhook.ns.svc'],
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server',
+      keyAlgorithm: 'ecdsa-p256',
+    });
+    const cert = new X509Certificate(leaf.certPem);
+    const caCert = new X509Certificate(ca.certPem);
+    expect(cert.publicKey.asymmetricKeyType).toBe('ec');
+    expect(cert.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    expect(cert.checkPrivateKey(createPrivateKey(leaf.keyPem))).toBe(true);
+    expect(cert.checkIssued(caCert)).toBe(true);
+    expect(cert.verify(caCert.publicKey)).toBe(true);
+    // Signed by another CA's key it does not verify: the signature really covers this body.
+    const other = createCertificateAuthority({ commonName: 'test-ca' });
+    expect(cert.verify(new X509Certificate(other.certPem).publicKey)).toBe(false);
+    expect(cert.checkHost('webhook.ns.svc')).toBe('webhook.ns.svc');
+    expect(cert.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.1']);
+    expect(cert.ca).toBe(false);
+    expect(cert.issuer).toBe('CN=test-ca');
+  });
+
   it('issues client certificates whose organizations are the Kubernetes groups', () => {
     const leaf = issueCertificate(ca, {
       commonName: 'alice',

@@ -2,7 +2,6 @@ import { describe, expect, it } from '@jest/globals';
 import {
   AdmissionInputError,
   allow,
-  andThen,
   denyForbidden,
   denyInvalid,
   parseAdmissionReview,
@@ -148,26 +147,5 @@ describe('result helpers', () => {
       allowed: false,
       status: { code: 403, reason: 'Forbidden', message: 'no' },
     });
-  });
-});
-
-describe('andThen', () => {
-  it('calls next at once on a plain value and after a promise otherwise', async () => {
-    const seen: number[] = [];
-    const now = andThen(1, (v) => {
-      seen.push(v);
-      return v + 1;
-    });
-    expect(now).toBe(2);
-    expect(seen).toEqual([1]);
-    const later = andThen(Promise.resolve(3), (v) => {
-      seen.push(v);
-      return v + 1;
-    });
-    expect(seen).toEqual([1]);
-    expect(later).toBeInstanceOf(Promise);
-    expect(await later).toBe(4);
-    expect(seen).toEqual([1, 3]);
-    await expect(andThen(Promise.reject(new Error('x')), () => 0)).rejects.toThrow('x');
   });
 });

@@ -73,3 +73,26 @@ describe('ServerMetrics', () => {
     ).toBe(0);
   });
 });
+
+describe('ServerMetrics TLS connections', () => {
+  const full = 'planwright_webhook_tls_connections_total{handshake="full"}';
+  const resumed = 'planwright_webhook_tls_connections_total{handshake="resumed"}';
+
+  it('counts connections by handshake kind, once across scrapes', async () => {
+    const registry = new Registry();
+    const metrics = new ServerMetrics(registry);
+    let text = await registry.metrics();
+    expect(sample(text, full)).toBe(0);
+    expect(sample(text, resumed)).toBe(0);
+    metrics.connectionAccepted(false);
+    metrics.connectionAccepted(false);
+    metrics.connectionAccepted(true);
+    text = await registry.metrics();
+    expect(sample(text, full)).toBe(2);
+    expect(sample(text, resumed)).toBe(1);
+    metrics.connectionAccepted(false);
+    text = await registry.metrics();
+    expect(sample(text, full)).toBe(3);
+    expect(sample(text, resumed)).toBe(1);
+  });
+});

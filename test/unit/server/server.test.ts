@@ -270,6 +270,8 @@ describe('WebhookServer', () => {
     expect(res.text).toMatch(
       /planwright_webhook_request_duration_seconds_bucket\{le="0.005",webhook="noop"/,
     );
+    // Every request above came over a TLS connection of its own: all counted.
+    expect(res.text).toMatch(/planwright_webhook_tls_connections_total\{handshake="full"\} [1-9]/);
   });
 
   it('refuses TLS below 1.2', async () => {

@@ -7,6 +7,7 @@ import {
   validatePolicy,
   type RotationPolicy,
 } from '../../../../src/server/tls/rotation.ts';
+import { issueCertificate } from '../../../../src/pki/index.ts';
 
 const identity = {
   commonName: 'svc.ns.svc',
@@ -42,6 +43,28 @@ describe('rotation', () => {
     expect(renewed.steps).toEqual(['renew-serving']);
     expect(renewed.material.ca).toBe(created.material.ca);
     expect(renewed.material.serving.certPem).not.toBe(created.material.serving.certPem);
+  });
+
+  it('serves ECDSA P-256 keys; a stored RSA serving key is kept until its renewal, then replaced', () => {
+    const keyType = (pem: string): string | undefined =>
+      new X509Certificate(pem).publicKey.asymmetricKeyType;
+    expect(keyType(created.material.serving.certPem)).toBe('ec');
+    // A Secret written by an older release: same CA, an RSA serving key.
+    const rsa = issueCertificate(created.material.ca, {
+      commonName: identity.commonName,
+      dnsNames: identity.dnsNames,
+      ipAddresses: identity.ipAddresses,
+      usage: 'server',
+      validityMs: policy.servingValidityMs,
+      issuedAt: t0,
+    });
+    const old = { ...created.material, serving: { certPem: rsa.certPem, keyPem: rsa.keyPem } };
+    expect(keyType(old.serving.certPem)).toBe('rsa');
+    expect(dueSteps(old, at(t0, 1_000), policy, identity)).toEqual([]);
+    const renewed = advance(old, at(t0, 13_000), policy, identity);
+    expect(renewed.steps).toEqual(['renew-serving']);
+    expect(renewed.material.ca).toBe(old.ca);
+    expect(keyType(renewed.material.serving.certPem)).toBe('ec');
   });
 
   it('counts validity from the clock it is given, not from when key generation finished', () => {
