@@ -30,6 +30,7 @@ import {
   type TemplateVariables,
 } from './variables.ts';
 import { namespacedName } from '../../kube/names.ts';
+import { parsePlainDocuments } from './plain-yaml.ts';
 
 /**
  * Characters one template may render. Every object must fit etcd's 1.5 MiB anyway; the
@@ -308,6 +309,18 @@ export function parseObjects(name: string, text: string): ApplyObject[] {
 
 /** The non-empty documents of a rendered text, each a YAML map. */
 function parseDocuments(name: string, text: string): ApplyObject[] {
+  // Most rendered output is plain block YAML: read without the full parser when it is (the
+  // fast path gives up on anything else, and then the full parser decides).
+  const plain = parsePlainDocuments(text, MAX_OBJECT_DEPTH);
+  if (plain !== undefined) return plain;
+  return parseDocumentsFully(name, text);
+}
+
+/**
+ * {@link parseDocuments} with the `yaml` package alone: the reference the fast path is
+ * tested against (test/unit/kudo/render/plain-yaml.test.ts).
+ */
+export function parseDocumentsFully(name: string, text: string): ApplyObject[] {
   const out: ApplyObject[] = [];
   // The YAML parser recurses per nesting level: refuse absurd nesting before it starts.
   if (nestingBound(text, 4 * MAX_OBJECT_DEPTH) > 4 * MAX_OBJECT_DEPTH) {

@@ -389,6 +389,11 @@ interface NodeContext {
   readonly simpleKey: boolean;
 }
 
+// The contexts, made once: the emitter runs for every ConfigMap and Secret applied.
+const TOP_OR_ITEM: NodeContext = { mapping: false, simpleKey: false };
+const MAPPING_VALUE: NodeContext = { mapping: true, simpleKey: false };
+const SIMPLE_KEY: NodeContext = { mapping: true, simpleKey: true };
+
 class Emitter {
   private readonly out: string[] = [];
   private column = 0;
@@ -426,7 +431,11 @@ class Emitter {
     if (!this.indention || this.column > indent || (this.column === indent && !this.whitespace)) {
       this.putBreak();
     }
-    while (this.column < indent) this.put(' ');
+    if (this.column < indent) {
+      // One string for the run of spaces (the same text as one put per space).
+      this.out.push(' '.repeat(indent - this.column));
+      this.column = indent;
+    }
     this.whitespace = true;
     this.indention = true;
   }
@@ -463,7 +472,7 @@ class Emitter {
     for (const item of items) {
       this.writeIndent();
       this.writeIndicator('-', true, false, true);
-      this.node(item, { mapping: false, simpleKey: false });
+      this.node(item, TOP_OR_ITEM);
     }
     this.popIndent();
   }
@@ -474,26 +483,32 @@ class Emitter {
     this.increaseIndent(false, false);
     for (const key of keys) {
       this.writeIndent();
-      const a = analyze(codePointsOf(key));
+      // The key's analysis serves both the choice of key form and the scalar.
+      const cps = codePointsOf(key);
+      const a = analyze(cps);
       if (!a.multiline && a.bytes <= 128) {
-        this.scalar(key, requestedStyle(key), { mapping: true, simpleKey: true });
+        this.scalar(key, requestedStyle(key), SIMPLE_KEY, cps, a);
         this.writeIndicator(':', false, false, false);
       } else {
         this.writeIndicator('?', true, false, true);
-        this.scalar(key, requestedStyle(key), { mapping: true, simpleKey: false });
+        this.scalar(key, requestedStyle(key), MAPPING_VALUE, cps, a);
         this.writeIndent();
         this.writeIndicator(':', true, false, true);
       }
-      this.node(map[key] ?? null, { mapping: true, simpleKey: false });
+      this.node(map[key] ?? null, MAPPING_VALUE);
     }
     this.popIndent();
   }
 
-  private scalar(text: string, requested: Style, ctx: NodeContext): void {
+  private scalar(
+    text: string,
+    requested: Style,
+    ctx: NodeContext,
     // The string itself stands for its code points when it has no surrogate pairs: no array
     // per scalar for the usual values, which are written plain.
-    const value = codePointsOf(text);
-    const a = analyze(value);
+    value: CodePoints = codePointsOf(text),
+    a: Analysis = analyze(value),
+  ): void {
     let style = requested;
     if (ctx.simpleKey && a.multiline) style = 'double';
     if (style === 'plain') {
@@ -640,7 +655,7 @@ const ESCAPES: ReadonlyMap<number, string> = new Map([
 /** `yaml.Marshal(value)` of go-yaml v2.3.0 for JSON-shaped data; ends with a line break. */
 export function goYamlMarshal(value: GoYamlValue): string {
   const emitter = new Emitter();
-  emitter.node(value, { mapping: false, simpleKey: false });
+  emitter.node(value, TOP_OR_ITEM);
   emitter.writeIndent();
   return emitter.text();
 }

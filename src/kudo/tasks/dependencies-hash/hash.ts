@@ -96,8 +96,10 @@ const DROPPED_METADATA = [
  * only names, labels and content count.
  */
 export function hashSource(obj: ApplyObject): Json {
-  const copy = structuredClone(obj) as Json;
-  const meta: Json = isObject(copy['metadata']) ? copy['metadata'] : {};
+  // Only the top level and metadata change: copy those two maps, share the rest (the
+  // marshaller only reads it). A deep clone was most of this function's cost.
+  const copy: Json = { ...obj };
+  const meta: Json = isObject(copy['metadata']) ? { ...copy['metadata'] } : {};
   for (const field of DROPPED_METADATA) delete meta[field];
   meta['annotations'] = {};
   meta['ownerReferences'] = [];

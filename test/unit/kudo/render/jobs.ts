@@ -1,5 +1,8 @@
 // Render jobs for the render tests: the variables of one step, a job from a template's text,
 // and the error a promise rejects with.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import type { RenderJob, TemplateScalars } from '../../../../src/kudo/render/index.ts';
 
 export const scalars: TemplateScalars = {
@@ -30,4 +33,24 @@ export async function failure(promise: Promise<unknown>): Promise<Error> {
     return err as Error;
   }
   throw new Error('expected a failure');
+}
+
+/** The parameters of a shared KUDO package (`dir`) with their params.yaml defaults, as a job carries them. */
+export function packageDefaults(dir: string): RenderJob['parameters'] {
+  const params =
+    (
+      parse(readFileSync(join(dir, 'params.yaml'), 'utf8')) as {
+        parameters?: { name: string; default?: unknown; type?: string }[];
+      }
+    ).parameters ?? [];
+  return params.map((p) => ({
+    name: p.name,
+    type: p.type === 'array' || p.type === 'map' ? p.type : 'string',
+    raw:
+      p.default === undefined
+        ? ''
+        : typeof p.default === 'string'
+          ? p.default
+          : JSON.stringify(p.default),
+  }));
 }

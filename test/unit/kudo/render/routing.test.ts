@@ -18,7 +18,7 @@ import {
 import { INLINE_MAX_PARSE_CHARS } from '../../../../src/kudo/render/bounded.ts';
 import { RenderLimitError, RenderPool } from '../../../../src/kudo/render/pool/index.ts';
 import { KUDO_PACKAGES_DIR } from '../../../support/shared.ts';
-import { failure, job, scalars } from './jobs.ts';
+import { failure, job, packageDefaults, scalars } from './jobs.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -215,25 +215,10 @@ describe('RoutingRenderer', () => {
     let bounded = 0;
     for (const name of ['first-operator', 'redis', 'mysql', 'zookeeper', 'cowsay']) {
       const dir = join(KUDO_PACKAGES_DIR, name);
-      const params =
-        (
-          parse(readFileSync(join(dir, 'params.yaml'), 'utf8')) as {
-            parameters?: { name: string; default?: unknown; type?: string }[];
-          }
-        ).parameters ?? [];
       const operator = parse(readFileSync(join(dir, 'operator.yaml'), 'utf8')) as {
         tasks?: { spec?: { resources?: string[]; pod?: string } }[];
       };
-      const parameters: RenderJob['parameters'] = params.map((p) => ({
-        name: p.name,
-        type: p.type === 'array' || p.type === 'map' ? p.type : 'string',
-        raw:
-          p.default === undefined
-            ? ''
-            : typeof p.default === 'string'
-              ? p.default
-              : JSON.stringify(p.default),
-      }));
+      const parameters = packageDefaults(dir);
       const used = new Set(
         (operator.tasks ?? []).flatMap((t) => [...(t.spec?.resources ?? []), t.spec?.pod ?? '']),
       );
