@@ -55,7 +55,7 @@ const PROFILE_DIR = process.env['BENCH_PROFILE_DIR'];
 const PROFILE_S = Number(process.env['BENCH_PROFILE_S'] ?? 3);
 const NS = 'default';
 const AUDITED_USER = 'bench-audited';
-const SCHEMALESS_GROUP = 'costbench.planwright.dev';
+const COPY_GROUP = 'costbench.planwright.dev';
 const progress = (line: string): void => console.error(line);
 
 type Json = Record<string, unknown>;
@@ -178,40 +178,100 @@ try {
     await sleep(3_000);
   };
 
-  // A schemaless copy of the Instance CRD (status subresource, no validation).
+  // Copies of the Instance CRD in groups of their own, each with one change to the schema, so
+  // the status PUT can be measured on each side by side (what each part of the schema costs).
+  // The copy groups get no webhooks (the status subresource has none either) and each gets a
+  // watch like the real group, so the watch fan-out is the same for all.
   const crd = await admin.request<Json>({
     path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/instances.kudo.dev',
   });
-  const schemaless = asSent(clone(crd));
-  (schemaless['metadata'] as Json)['name'] = `instances.${SCHEMALESS_GROUP}`;
-  delete (schemaless['metadata'] as Json)['annotations'];
-  delete schemaless['status'];
-  const crdSpec = schemaless['spec'] as Json;
-  crdSpec['group'] = SCHEMALESS_GROUP;
-  crdSpec['conversion'] = { strategy: 'None' };
-  crdSpec['versions'] = (crdSpec['versions'] as Json[]).map((v) => ({
-    name: v['name'],
-    served: true,
-    storage: v['storage'],
-    subresources: { status: {} },
-    schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-  }));
-  await admin.request({
-    method: 'POST',
-    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-    body: schemaless,
-  });
+  const liveSchema = (((crd['spec'] as Json)['versions'] as Json[])[0]?.['schema'] as Json)[
+    'openAPIV3Schema'
+  ] as Json;
+  const walk = (node: unknown, f: (o: Json) => void): void => {
+    if (Array.isArray(node)) for (const x of node) walk(x, f);
+    else if (node !== null && typeof node === 'object') {
+      f(node as Json);
+      for (const v of Object.values(node as Json)) walk(v, f);
+    }
+  };
+  const props = (o: Json, ...path: string[]): Json =>
+    path.reduce((n, k) => (n['properties'] as Json)[k] as Json, o);
+  const variants: Record<string, (schema: Json) => Json> = {
+    // The schema as installed: the control for the group change and the missing webhooks.
+    copy: (s) => s,
+    'no-cel': (s) => {
+      delete props(s, 'spec')['x-kubernetes-validations'];
+      return s;
+    },
+    'no-formats': (s) => {
+      walk(s, (o) => {
+        if (typeof o['format'] === 'string') delete o['format'];
+        delete o['nullable'];
+      });
+      return s;
+    },
+    'status-no-formats': (s) => {
+      walk(props(s, 'status'), (o) => {
+        if (typeof o['format'] === 'string' && o['format'] !== 'int64') delete o['format'];
+      });
+      return s;
+    },
+    'planstatus-untyped': (s) => {
+      props(s, 'status', 'planStatus')['additionalProperties'] = {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+      };
+      return s;
+    },
+    'no-listmap': (s) => {
+      const c = props(s, 'status', 'conditions');
+      delete c['x-kubernetes-list-type'];
+      delete c['x-kubernetes-list-map-keys'];
+      return s;
+    },
+    'no-cel-formats-listmap': (s) =>
+      variants['no-listmap']?.(variants['no-formats']?.(variants['no-cel']?.(s) ?? s) ?? s) ?? s,
+    'status-untyped': (s) => {
+      (s['properties'] as Json)['status'] = {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+      };
+      return s;
+    },
+    schemaless: () => ({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),
+  };
+  const variantGroup = (v: string): string => `${v}.${COPY_GROUP}`;
+  for (const [v, edit] of Object.entries(variants)) {
+    const copy = asSent(clone(crd));
+    (copy['metadata'] as Json)['name'] = `instances.${variantGroup(v)}`;
+    delete (copy['metadata'] as Json)['annotations'];
+    delete copy['status'];
+    const copySpec = copy['spec'] as Json;
+    copySpec['group'] = variantGroup(v);
+    copySpec['conversion'] = { strategy: 'None' };
+    copySpec['versions'] = (copySpec['versions'] as Json[]).map((ver) => ({
+      ...ver,
+      schema: { openAPIV3Schema: edit(clone(liveSchema)) },
+    }));
+    await admin.request({
+      method: 'POST',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      body: copy,
+    });
+  }
 
   await sleep(3_000);
-  void admin
-    .watch({
-      path: `/apis/kudo.dev/v1beta1/namespaces/${NS}/instances`,
-      query: { allowWatchBookmarks: true },
-      signal: watching.signal,
-      inactivityMs: 3_600_000,
-      onEvent: () => undefined,
-    })
-    .catch((err: unknown) => progress(`instance watch ended: ${String(err)}`));
+  for (const group of ['kudo.dev', ...Object.keys(variants).map(variantGroup)])
+    void admin
+      .watch({
+        path: `/apis/${group}/v1beta1/namespaces/${NS}/instances`,
+        query: { allowWatchBookmarks: true },
+        signal: watching.signal,
+        inactivityMs: 3_600_000,
+        onEvent: () => undefined,
+      })
+      .catch((err: unknown) => progress(`instance watch ended: ${String(err)}`));
 
   // Bodies as Planwright sends them, renamed per request.
   const sampleStatus = sampleInstance['status'] as Json;
@@ -372,11 +432,11 @@ try {
         };
       },
     },
-    {
-      name: 'Instance status: PUT, schemaless CRD',
-      prepare: (p) => prepareInstances(p, SCHEMALESS_GROUP),
-      request: (p, i) => putStatus(p, i, SCHEMALESS_GROUP),
-    },
+    ...Object.keys(variants).map((v): Shape => ({
+      name: `Instance status: PUT, CRD ${v}`,
+      prepare: (p) => prepareInstances(p, variantGroup(v)),
+      request: (p, i) => putStatus(p, i, variantGroup(v)),
+    })),
     {
       name: "Event: POST (Planwright's)",
       request: (p, i) => ({
