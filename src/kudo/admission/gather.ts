@@ -5,12 +5,12 @@
  */
 import {
   allow,
-  andThen,
   denyInvalid,
   type AdmissionRequest,
   type AdmissionResult,
 } from '../../server/index.ts';
 import { operatorVersionRef } from '../api/read.ts';
+import { readStatus } from '../api/status-read.ts';
 import type { Instance, OperatorVersion } from '../api/types.ts';
 import type { ParameterDecoder, ParameterValidator } from '../params/validator.ts';
 import { instanceShapeProblems, withoutNullFields } from './shape.ts';
@@ -27,6 +27,12 @@ export interface GatherOptions {
   readonly decoder?: ParameterDecoder;
 }
 
+/** `object` with the parts of its status of the wrong shape left out (see readStatus). */
+function statusAsRead(object: unknown): unknown {
+  if (typeof object !== 'object' || object === null || Array.isArray(object)) return object;
+  return readStatus(object as Instance).instance;
+}
+
 /** The denial for an Instance whose shape does not fit what admission reads. */
 function malformed(causes: ReturnType<typeof instanceShapeProblems>): AdmissionResult {
   return denyInvalid(
@@ -40,31 +46,34 @@ export interface SignalSource {
   readonly signal: AbortSignal;
 }
 
-/** The OperatorVersion `instance` names: from the cache at once, or a GET on a miss. */
-function lookup(
+/** The OperatorVersion `instance` names: from the cache when it holds it, or a GET. */
+async function lookup(
   source: OperatorVersionSource,
   instance: Instance,
   context: SignalSource,
-): OperatorVersion | undefined | Promise<OperatorVersion | undefined> {
+): Promise<OperatorVersion | undefined> {
   const ref = operatorVersionRef(instance);
   if (!ref) return undefined;
   return (
-    source.peek?.(ref.namespace, ref.name) ?? source.get(ref.namespace, ref.name, context.signal)
+    source.peek?.(ref.namespace, ref.name) ??
+    (await source.get(ref.namespace, ref.name, context.signal))
   );
 }
 
 /**
  * The decision input of a CREATE or UPDATE of an Instance; `allow()` for what neither webhook
  * judges (a subresource write, which a misconfigured registration may still send, or another
- * operation); or the denial when the request carries no usable Instance. Synchronous when the
- * OperatorVersions are cached and no value needs the decoder pool (the usual review): no
- * promise, and `context.signal` is never made.
+ * operation); or the denial when the request carries no usable Instance.
+ *
+ * Plain async: answering synchronously on a cache hit saved ~20 µs of manager CPU per review
+ * in process, which no end-to-end run could tell from noise (~8 ms of manager CPU and ~22 ms
+ * of CPU in all per Instance), at the price of a chain of continuations here.
  */
-export function gatherDecisionInput(
+export async function gatherDecisionInput(
   request: AdmissionRequest,
   options: GatherOptions,
   context: SignalSource,
-): DecisionInput | AdmissionResult | Promise<DecisionInput | AdmissionResult> {
+): Promise<DecisionInput | AdmissionResult> {
   const operation = request.operation;
   if (request.subResource || (operation !== 'CREATE' && operation !== 'UPDATE')) return allow();
   if (!request.object) {
@@ -72,45 +81,52 @@ export function gatherDecisionInput(
       { field: 'metadata', message: 'missing', reason: 'FieldValueRequired' },
     ]);
   }
-  const problems = instanceShapeProblems(request.object);
+  // The stored status is untyped (issue 18) and not the requester's to fix: a malformed part
+  // is read as absent, as the controller reads it (and rewrites it), instead of a denial.
+  const object = statusAsRead(request.object);
+  const problems = instanceShapeProblems(object);
   if (problems.length > 0) return malformed(problems);
-  const instance = withoutNullFields(request.object as unknown as Instance);
+  const instance = withoutNullFields(object as Instance);
   let oldInstance: Instance | undefined;
   if (operation === 'UPDATE' && request.oldObject) {
-    const oldProblems = instanceShapeProblems(request.oldObject, 'oldObject');
+    const old = statusAsRead(request.oldObject);
+    const oldProblems = instanceShapeProblems(old, 'oldObject');
     if (oldProblems.length > 0) return malformed(oldProblems);
-    oldInstance = withoutNullFields(request.oldObject as unknown as Instance);
+    oldInstance = withoutNullFields(old as Instance);
   }
-  return andThen(lookup(options.operatorVersions, instance, context), (operatorVersion) => {
-    const oldRef = oldInstance ? operatorVersionRef(oldInstance) : undefined;
+  const operatorVersion = await lookup(options.operatorVersions, instance, context);
+  let oldOperatorVersion: OperatorVersion | undefined;
+  if (oldInstance) {
+    const oldRef = operatorVersionRef(oldInstance);
     const newRef = operatorVersionRef(instance);
     const sameRef =
       oldRef && newRef && oldRef.namespace === newRef.namespace && oldRef.name === newRef.name;
-    const oldLookup = oldInstance
-      ? sameRef
-        ? operatorVersion
-        : lookup(options.operatorVersions, oldInstance, context)
+    oldOperatorVersion = sameRef
+      ? operatorVersion
+      : await lookup(options.operatorVersions, oldInstance, context);
+  }
+  // Array/map values are YAML a user typed: big ones are decoded off the event loop, before
+  // the (synchronous) decision validates them.
+  const values = instance.spec?.parameters;
+  const decoded =
+    options.decoder && operatorVersion && values
+      ? await options.validator.decode(
+          operatorVersion,
+          values,
+          options.decoder,
+          () => context.signal,
+        )
       : undefined;
-    return andThen(oldLookup, (oldOperatorVersion) => {
-      // Array/map values are YAML a user typed: big ones are decoded off the event loop,
-      // before the (synchronous) decision validates them.
-      const values = instance.spec?.parameters;
-      const decoding =
-        options.decoder && operatorVersion && values
-          ? options.validator.decode(operatorVersion, values, options.decoder, () => context.signal)
-          : undefined;
-      return andThen(decoding, (decoded): DecisionInput => ({
-        operation,
-        instance,
-        ...(decoded ? { decoded } : {}),
-        ...(oldInstance ? { oldInstance } : {}),
-        operatorVersion,
-        oldOperatorVersion,
-        user: { username: request.userInfo.username, groups: request.userInfo.groups ?? [] },
-        dryRun: request.dryRun,
-      }));
-    });
-  });
+  return {
+    operation,
+    instance,
+    ...(decoded ? { decoded } : {}),
+    ...(oldInstance ? { oldInstance } : {}),
+    operatorVersion,
+    oldOperatorVersion,
+    user: { username: request.userInfo.username, groups: request.userInfo.groups ?? [] },
+    dryRun: request.dryRun,
+  };
 }
 
 export function isDecisionInput(value: DecisionInput | AdmissionResult): value is DecisionInput {

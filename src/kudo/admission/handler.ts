@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   allow,
-  andThen,
   denyInvalid,
   patch,
   type AdmissionHandler,
@@ -43,32 +42,30 @@ export function instanceMutator(options: InstanceMutatorOptions): AdmissionHandl
     newUid: options.newUid ?? randomUUID,
     now: options.now ?? ((): Date => new Date()),
   };
-  // Not async, and the context's signal and logger are read only when needed: most reviews
-  // read caches only, and runHandler then answers without a promise, a deadline timer, an
-  // AbortController or a child logger (see LazyContext).
-  return (request, context) =>
+  // The context's logger is read only when debug is on: most reviews log nothing.
+  return async (request, context) => {
     // A status write that still arrives (a misconfigured registration) is allowed by gather:
     // it must never be blocked.
-    andThen(gatherDecisionInput(request, options, context), (input) => {
-      if (!isDecisionInput(input)) return input;
-      const { instance } = input;
-      const decision = decide(input, deps);
-      if (context.isLevelEnabled('debug')) {
-        context.logger.debug(
-          {
-            instance: namespacedName({
-              namespace: instance.metadata.namespace ?? request.namespace,
-              name: instance.metadata.name ?? request.name,
-            }),
-            operation: request.operation,
-            outcome: decision.kind,
-            ...(decision.kind === 'allow' && decision.scheduled
-              ? { scheduled: decision.scheduled }
-              : {}),
-          },
-          'instance admission',
-        );
-      }
-      return toAdmissionResult(decision);
-    });
+    const input = await gatherDecisionInput(request, options, context);
+    if (!isDecisionInput(input)) return input;
+    const { instance } = input;
+    const decision = decide(input, deps);
+    if (context.isLevelEnabled('debug')) {
+      context.logger.debug(
+        {
+          instance: namespacedName({
+            namespace: instance.metadata.namespace ?? request.namespace,
+            name: instance.metadata.name ?? request.name,
+          }),
+          operation: request.operation,
+          outcome: decision.kind,
+          ...(decision.kind === 'allow' && decision.scheduled
+            ? { scheduled: decision.scheduled }
+            : {}),
+        },
+        'instance admission',
+      );
+    }
+    return toAdmissionResult(decision);
+  };
 }

@@ -5,7 +5,7 @@
  *
  * See examples/api/kudo.ts.
  */
-import { allow, andThen, type AdmissionHandler } from '../../server/index.ts';
+import { allow, type AdmissionHandler } from '../../server/index.ts';
 import type { ParameterValidator } from '../params/validator.ts';
 import { finalGuard } from './final-guard.ts';
 import { gatherDecisionInput, isDecisionInput, type GatherOptions } from './gather.ts';
@@ -27,25 +27,25 @@ export function instanceValidator(options: InstanceValidatorOptions): AdmissionH
     newUid: (): string => '',
     now: options.now ?? ((): Date => new Date()),
   };
-  // Synchronous when gather is (see instanceMutator): a logger only for a denial.
-  return (request, context) =>
-    andThen(gatherDecisionInput(request, options, context), (input) => {
-      if (!isDecisionInput(input)) return input;
-      const decision = finalGuard(input, deps);
-      if (decision.kind === 'deny') {
-        context.logger.info(
-          {
-            instance: namespacedName({
-              namespace: input.instance.metadata.namespace ?? request.namespace,
-              name: input.instance.metadata.name ?? request.name,
-            }),
-            operation: request.operation,
-            user: request.userInfo.username,
-          },
-          'instance refused by the final guard',
-        );
-      }
-      // Warnings were already given by the mutating webhook; only a denial says anything here.
-      return decision.kind === 'deny' ? toAdmissionResult(decision) : allow();
-    });
+  // A logger only for a denial.
+  return async (request, context) => {
+    const input = await gatherDecisionInput(request, options, context);
+    if (!isDecisionInput(input)) return input;
+    const decision = finalGuard(input, deps);
+    if (decision.kind === 'deny') {
+      context.logger.info(
+        {
+          instance: namespacedName({
+            namespace: input.instance.metadata.namespace ?? request.namespace,
+            name: input.instance.metadata.name ?? request.name,
+          }),
+          operation: request.operation,
+          user: request.userInfo.username,
+        },
+        'instance refused by the final guard',
+      );
+    }
+    // Warnings were already given by the mutating webhook; only a denial says anything here.
+    return decision.kind === 'deny' ? toAdmissionResult(decision) : allow();
+  };
 }

@@ -6,38 +6,14 @@
  * string belongs.
  */
 import type { StatusCause } from '../../server/index.ts';
-
-type Shape =
-  | 'string'
-  | 'boolean'
-  | 'number'
-  | { readonly map: Shape }
-  | { readonly list: Shape }
-  | { readonly fields: Readonly<Record<string, Shape>> };
-
-const STEP: Shape = {
-  fields: {
-    name: 'string',
-    status: 'string',
-    message: 'string',
-    startedAt: 'string',
-    retries: 'number',
-  },
-};
-const PHASE: Shape = {
-  fields: { name: 'string', status: 'string', message: 'string', steps: { list: STEP } },
-};
-const PLAN_STATUS: Shape = {
-  fields: {
-    name: 'string',
-    uid: 'string',
-    status: 'string',
-    message: 'string',
-    lastUpdatedTimestamp: 'string',
-    startedAt: 'string',
-    phases: { list: PHASE },
-  },
-};
+import {
+  checkShape,
+  isRecord,
+  kindOf,
+  PLAN_EXECUTION_STATUS_SHAPE,
+  PLAN_STATUS_SHAPE,
+  type Shape,
+} from '../api/shape-check.ts';
 
 /** Every field of an Instance that admission (decide, messages) reads. */
 const INSTANCE: Shape = {
@@ -73,10 +49,8 @@ const INSTANCE: Shape = {
     },
     status: {
       fields: {
-        planExecution: {
-          fields: { planName: 'string', uid: 'string', status: 'string', startedAt: 'string' },
-        },
-        planStatus: { map: PLAN_STATUS },
+        planExecution: PLAN_EXECUTION_STATUS_SHAPE,
+        planStatus: { map: PLAN_STATUS_SHAPE },
       },
     },
   },
@@ -85,63 +59,8 @@ const INSTANCE: Shape = {
 /** At most this many causes are reported (kubectl shows each on its own line). */
 const MAX_CAUSES = 10;
 
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  return typeof value === 'object' ? 'a map' : `a ${typeof value}`;
-}
-
-function wanted(shape: Shape): string {
-  if (typeof shape === 'string') return `a ${shape}`;
-  return 'list' in shape ? 'a list' : 'a map';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** `spec.parameters.x`; a key that is not a plain name is quoted. */
-function child(path: string, key: string): string {
-  return /^[A-Za-z0-9_-]+$/.test(key)
-    ? `${path}.${key}`
-    : `${path}[${JSON.stringify(key.slice(0, 60))}]`;
-}
-
 function check(value: unknown, shape: Shape, path: string, out: StatusCause[]): void {
-  if (out.length >= MAX_CAUSES) return;
-  const fits =
-    typeof shape === 'string'
-      ? typeof value === shape && (shape !== 'number' || Number.isFinite(value))
-      : 'list' in shape
-        ? Array.isArray(value)
-        : isRecord(value);
-  if (!fits) {
-    out.push({
-      field: path,
-      message: `must be ${wanted(shape)}, got ${kindOf(value)}`,
-      reason: 'FieldValueInvalid',
-    });
-    return;
-  }
-  if (typeof shape === 'string') return;
-  if ('list' in shape) {
-    (value as unknown[]).forEach((item, i) => {
-      if (item !== null) check(item, shape.list, `${path}[${i}]`, out);
-    });
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  if ('map' in shape) {
-    // Map values must be present: a null parameter value is not a string.
-    for (const [key, item] of Object.entries(record)) check(item, shape.map, child(path, key), out);
-    return;
-  }
-  for (const [key, fieldShape] of Object.entries(shape.fields)) {
-    if (!Object.hasOwn(record, key)) continue;
-    const item = record[key];
-    // null is how JSON spells an absent optional field.
-    if (item !== null && item !== undefined) check(item, fieldShape, child(path, key), out);
-  }
+  checkShape(value, shape, path, out, MAX_CAUSES);
 }
 
 /**

@@ -2,3 +2,4 @@
 export * from './types.ts';
 export * from './read.ts';
 export * from './contracts.ts';
+export * from './status-read.ts';

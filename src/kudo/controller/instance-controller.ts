@@ -22,6 +22,7 @@ import {
 } from '../api/contracts.ts';
 import { instanceOperatorVersionKeys, INSTANCES_BY_OPERATOR_VERSION } from '../api/read.ts';
 import { KUDO_GROUP, type Instance } from '../api/types.ts';
+import { readStatus } from '../api/status-read.ts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import {
   ANNOTATION_DRIFT,
@@ -54,7 +55,10 @@ export const DEFAULT_OWNED_KINDS: readonly GroupVersionKind[] = [
 
 export const FIELD_MANAGER = 'planwright';
 
-/** Spec changes (generation), deletion start, finalizer changes; never our own status writes. */
+/**
+ * Spec changes (generation), deletion start, finalizer changes, a malformed status; never our
+ * own (well-formed) status writes.
+ */
 export const instanceChanged: EventFilter<Instance> = (event) => {
   if (event.type !== 'update' || !event.old) return true;
   const a = event.old.metadata;
@@ -65,7 +69,10 @@ export const instanceChanged: EventFilter<Instance> = (event) => {
     a?.annotations?.[ANNOTATION_DRIFT] !== b?.annotations?.[ANNOTATION_DRIFT] ||
     a?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] !==
       b?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] ||
-    JSON.stringify(a?.finalizers ?? []) !== JSON.stringify(b?.finalizers ?? [])
+    JSON.stringify(a?.finalizers ?? []) !== JSON.stringify(b?.finalizers ?? []) ||
+    // Someone else stored a status of the wrong shape (the CRD keeps it untyped, issue 18):
+    // wake the Instance so the controller rewrites it. One shape check per status write.
+    (event.old.status !== event.object.status && readStatus(event.object).problems.length > 0)
   );
 };
 

@@ -14,6 +14,8 @@ import { ApiError } from '../../kube/errors.ts';
 import { BoundedMap, objectKey, type ReconcileResult } from '../../runtime/index.ts';
 import type { OperatorVersionSource } from '../api/contracts.ts';
 import { isTerminal, operatorVersionRef } from '../api/read.ts';
+import { describeStatusProblems, readStatus } from '../api/status-read.ts';
+import type { ShapeProblem } from '../api/shape-check.ts';
 import {
   PLAN_CLEANUP,
   type Instance,
@@ -181,8 +183,8 @@ export class InstanceReconciler {
   };
 
   private async reconcileOnce(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
-    const instance = this.options.instances.get(key);
-    if (!instance || (this.options.filter && !this.options.filter(instance))) {
+    const cached = this.options.instances.get(key);
+    if (!cached || (this.options.filter && !this.options.filter(cached))) {
       this.waits.forget(key);
       this.finished.delete(key);
       this.unwritten.delete(key);
@@ -190,6 +192,14 @@ export class InstanceReconciler {
       this.options.watches?.releaseAll(key);
       this.options.drift?.forgetInstance(key);
       return;
+    }
+    // The status is stored untyped (issue 18): read its shape once, here, for the whole pass.
+    const { instance, problems } = readStatus(cached);
+    if (problems.length > 0) {
+      this.reportMalformedStatus(instance, problems);
+      // The run's stored outcome may be what was left out: "finished, wait for the cache"
+      // would wait forever; the pass reads it afresh (and reruns the plan if its status is gone).
+      this.finished.delete(key);
     }
     const target = await this.target(instance, signal);
     // A target cluster gets a bounded share of the workers: a slow one cannot take them all.
@@ -227,12 +237,24 @@ export class InstanceReconciler {
   ): Promise<ReconcileResult | void> {
     const ov = await this.operatorVersion(instance, signal);
     const session = this.openSession(key, instance, signal);
+    // A status part of the wrong shape was left out: write the status back in its shape.
+    if (instance.status !== this.options.instances.get(key)?.status) session.repair();
     try {
       if (cleanupFinalizerNeeded(instance, ov, session.inventory)) await session.requireFinalizer();
       return await this.runLive(key, instance, session.instance, ov, session, target, signal);
     } finally {
       this.keepUnwritten(key, session);
     }
+  }
+
+  /**
+   * A status of the wrong shape names the Instance and the fields (log and Warning Event,
+   * aggregated by the Event sink); the pass goes on as if those parts were absent.
+   */
+  private reportMalformedStatus(instance: Instance, problems: readonly ShapeProblem[]): void {
+    const message = `status of Instance ${namespacedName(instance.metadata)} has fields of the wrong shape, read as absent and rewritten by the controller: ${describeStatusProblems(problems)}`;
+    this.options.logger.warn(message);
+    this.options.events.record(instance, 'Warning', 'MalformedStatus', message);
   }
 
   /** A status session of the Instance, carrying what an earlier session could not write. */

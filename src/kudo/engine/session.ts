@@ -36,6 +36,7 @@ export class StatusSession implements InventoryRecorder {
   private pending: InventoryEntry[] = [];
   /** The Instance must carry the cleanup finalizer before the next write. */
   private finalizerWanted = false;
+  private repairing = false;
   writes = 0;
 
   constructor(
@@ -113,6 +114,11 @@ export class StatusSession implements InventoryRecorder {
     return this.flush();
   }
 
+  /** The next flush writes even if nothing changed (the stored status had to be repaired). */
+  repair(): void {
+    this.repairing = true;
+  }
+
   /** Writes the working status if it changed; serialized. */
   flush(): Promise<void> {
     const next = this.chain.then(() => this.write());
@@ -125,7 +131,8 @@ export class StatusSession implements InventoryRecorder {
       this.instance = await this.writer.addFinalizer(this.instance, this.signal);
     }
     stampChangedPlans(this.written, this.working, this.now());
-    if (statusEqual(this.written, this.working)) return;
+    if (!this.repairing && statusEqual(this.written, this.working)) return;
+    this.repairing = false;
     // What is sent is what counts as written: steps running in parallel may record more
     // while the request is in flight.
     const body = structuredClone(this.working);

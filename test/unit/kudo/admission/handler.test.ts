@@ -9,7 +9,7 @@ import {
 } from '../../../../src/kudo/admission/index.ts';
 import type { Instance, PlanExecution } from '../../../../src/kudo/api/index.ts';
 import { MAX_INLINE_DECODE_CHARS, ParameterValidator } from '../../../../src/kudo/params/index.ts';
-import { isPromise, type AdmissionRequest } from '../../../../src/server/index.ts';
+import type { AdmissionRequest } from '../../../../src/server/index.ts';
 import { edit, idle, inProgress, instance, ov, ov2, typedOv } from '../fixtures.ts';
 
 function source(): OperatorVersionSource & { asked: string[] } {
@@ -97,19 +97,17 @@ function countingContext(): typeof context & { made: string[] } {
 }
 
 describe('instanceMutator', () => {
-  it('answers synchronously from the cache, without making a signal or a logger', async () => {
+  it('answers from the cache without making a signal or a logger', async () => {
     const ovs = cachedSource();
     const ctx = countingContext();
-    const answer = handler(ovs)(request('CREATE', idle), ctx);
-    expect(isPromise(answer)).toBe(false);
+    const answer = await handler(ovs)(request('CREATE', idle), ctx);
     expect(answer).toEqual(await handler(source())(request('CREATE', idle), context));
     expect(ctx.made).toEqual([]);
     expect(ovs.asked).toEqual(['peek test/foo-operator']);
-    // A miss goes to the API server (get), with the signal; the answer is then a promise.
+    // A miss goes to the API server (get), with the signal.
     const next = edit(idle, (i) => (i.spec!.operatorVersion = { name: 'foo-operator-2.0' }));
-    const upgrade = handler(ovs)(request('UPDATE', next, idle), ctx);
-    expect(isPromise(upgrade)).toBe(true);
-    expect((await upgrade).kind).toBe('patch');
+    const upgrade = await handler(ovs)(request('UPDATE', next, idle), ctx);
+    expect(upgrade.kind).toBe('patch');
     expect(ctx.made).toEqual(['signal']);
     expect(ovs.asked).toEqual([
       'peek test/foo-operator',
@@ -219,15 +217,15 @@ describe('instanceMutator', () => {
     ]);
   });
 
-  it('refuses an UPDATE whose stored Instance (oldObject) has the wrong shape', async () => {
+  it('reads a malformed stored status (oldObject) as absent instead of refusing the UPDATE', async () => {
+    // The status is stored untyped (issue 18) and is not the requester's to fix: the controller
+    // rewrites it; a denial here would block every spec change until then.
     const broken = { ...inProgress, status: { planStatus: { deploy: { phases: 'x' } } } };
     const result = await handler(source())(
       request('UPDATE', idle, broken as unknown as Instance),
       context,
     );
-    expect(result.kind === 'deny' && result.status.details?.causes[0]?.field).toBe(
-      'oldObject.status.planStatus.deploy.phases',
-    );
+    expect(result.kind).not.toBe('deny');
   });
 
   it('decodes a large array/map value with the decoder it was given (small ones inline)', async () => {
@@ -283,10 +281,9 @@ describe('instanceValidator', () => {
       controllerUsers: new Set(),
     });
 
-  it('allows synchronously from the cache without a signal or a logger; a refusal logs', async () => {
+  it('allows from the cache without a signal or a logger; a refusal logs', async () => {
     const ctx = countingContext();
-    const answer = validator(cachedSource())(request('UPDATE', idle, idle), ctx);
-    expect(isPromise(answer)).toBe(false);
+    const answer = await validator(cachedSource())(request('UPDATE', idle, idle), ctx);
     expect(answer).toEqual({ kind: 'allow', warnings: [] });
     expect(ctx.made).toEqual([]);
     // A CREATE that the mutating webhook did not schedule (no spec.planExecution).
