@@ -19,6 +19,7 @@ import {
 } from '../server/index.ts';
 import { installCrds, registerLocalWebhooks } from './install.ts';
 import { managerLogger } from './logger.ts';
+import { waitForWebhooks } from './webhook-probe.ts';
 import type { Console } from './start.ts';
 
 export interface RunPlanwrightOptions {
@@ -46,6 +47,9 @@ export interface EngineOptions {
 /** The configurations manifests/webhook/ registers (and the self-managed TLS injects). */
 export const WEBHOOK_CONFIGURATION = 'planwright-instances';
 export const VALIDATING_WEBHOOK_CONFIGURATION = 'planwright-validation';
+
+/** How long `--install` waits for the API server to call the webhooks it just registered. */
+const REGISTRATION_TIMEOUT_MS = 30_000;
 
 export async function runPlanwright(
   options: RunPlanwrightOptions,
@@ -118,6 +122,19 @@ export async function runPlanwright(
         const baseUrl = `https://127.0.0.1:${port}`;
         for (const { kind, name } of await registerLocalWebhooks(client, { baseUrl, caPem })) {
           io.err(`Registered ${kind} ${name} → ${baseUrl}.`);
+        }
+        // "Running" means a kubectl apply now reaches this process: the API server reloads a
+        // changed registration a moment after the write, and until then calls the previous URL
+        // (a former run's port, refused). A cluster that never answers is reported, not fatal.
+        const probe = await waitForWebhooks(
+          client,
+          { namespace, timeoutMs: REGISTRATION_TIMEOUT_MS },
+          stop.signal,
+        );
+        if (!probe.answered) {
+          io.err(
+            `Warning: the API server does not call this process's webhooks yet after ${REGISTRATION_TIMEOUT_MS / 1000} s (last: ${probe.last}); creating KUDO objects fails until it does.`,
+          );
         }
       }
     } catch (err) {

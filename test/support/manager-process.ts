@@ -15,12 +15,16 @@ export interface ManagerProcess {
 
 /**
  * `planwright start --kubeconfig <kubeconfig> --webhook-port 0 --no-leader-election …args`
- * (`leaderElection: true` leaves the flag out).
+ * (`leaderElection: true` leaves the flag out; `webhookPort` replaces the 0).
  */
 export function startManagerProcess(
   kubeconfig: string,
   args: readonly string[] = [],
-  options: { readonly leaderElection?: boolean; readonly cwd?: string } = {},
+  options: {
+    readonly leaderElection?: boolean;
+    readonly cwd?: string;
+    readonly webhookPort?: number;
+  } = {},
 ): ManagerProcess {
   const proc = spawn(
     process.execPath,
@@ -32,7 +36,7 @@ export function startManagerProcess(
       '--kubeconfig',
       kubeconfig,
       '--webhook-port',
-      '0',
+      String(options.webhookPort ?? 0),
       ...(options.leaderElection ? [] : ['--no-leader-election']),
       ...args,
     ],

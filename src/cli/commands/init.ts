@@ -5,12 +5,13 @@
 import { sleepOrThrow } from '../../runtime/time.ts';
 import { Command, Option } from 'commander';
 import { ServerSideApply, type ApplyObject } from '../../kube/apply.ts';
-import { ApiError, ResourceMapper, type KubeClient } from '../../kube/index.ts';
+import { ResourceMapper, type KubeClient } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { KUDO_CRDS } from '../crd-check.ts';
 import { applyWebhookConfiguration } from '../install.ts';
 import { apiMessage } from '../kudo-api.ts';
+import { waitForWebhooks } from '../webhook-probe.ts';
 import { MANIFEST_NAMESPACE, installationObjects, objectLabel } from '../manifests.ts';
 import { formatObject, outputFormat } from '../output/objects.ts';
 import { addWaitOptions, globals, type WaitFlags } from '../options.ts';
@@ -245,45 +246,22 @@ async function verify(
   return problems;
 }
 
-/**
- * The webhook answers when the API server gets a reasoned denial from it for a dry-run Instance
- * naming an OperatorVersion that does not exist (nothing is stored). "failed calling webhook"
- * means it is registered but not serving yet.
- */
+/** The webhook answers (see webhook-probe.ts), or a CliError saying what was seen last. */
 async function waitForWebhook(
   client: KubeClient,
   timeoutMs: number,
   namespace: string,
   signal: AbortSignal,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = 'no answer yet';
-  for (;;) {
-    try {
-      await client.request({
-        method: 'POST',
-        path: '/apis/kudo.dev/v1beta1/namespaces/default/instances',
-        query: { dryRun: 'All' },
-        body: {
-          apiVersion: 'kudo.dev/v1beta1',
-          kind: 'Instance',
-          metadata: { name: 'planwright-init-probe' },
-          spec: { operatorVersion: { name: 'planwright-init-probe-does-not-exist' } },
-        },
-      });
-      last = 'the API server stored the probe without calling the webhook';
-    } catch (err) {
-      const message = apiMessage(err);
-      if (err instanceof ApiError && message.includes('denied the request')) return;
-      last = message;
-    }
-    if (Date.now() >= deadline) {
-      throw new CliError(
-        `timeout waiting for the Planwright webhook to answer after ${Math.round(timeoutMs / 1000)} s (last: ${last}). ` +
-          `Check the pods: kubectl get pods -n ${namespace}; the webhook answers only from pods ` +
-          `that run Planwright's image (nodes simulated by kwok run none, so --wait cannot succeed there)`,
-      );
-    }
-    await sleepOrThrow(1000, signal);
-  }
+  const result = await waitForWebhooks(
+    client,
+    { namespace: 'default', timeoutMs, intervalMs: 1000 },
+    signal,
+  );
+  if (result.answered) return;
+  throw new CliError(
+    `timeout waiting for the Planwright webhook to answer after ${Math.round(timeoutMs / 1000)} s (last: ${result.last}). ` +
+      `Check the pods: kubectl get pods -n ${namespace}; the webhook answers only from pods ` +
+      `that run Planwright's image (nodes simulated by kwok run none, so --wait cannot succeed there)`,
+  );
 }

@@ -211,7 +211,7 @@ export class InstanceReconciler {
     try {
       if (instance.metadata.deletionTimestamp)
         return await this.finalize(key, instance, target, signal);
-      return await this.reconcileLive(key, instance, target, signal);
+      return await this.reconcileLive(key, instance, problems.length > 0, target, signal);
     } finally {
       leave();
     }
@@ -232,13 +232,15 @@ export class InstanceReconciler {
   private async reconcileLive(
     key: string,
     instance: Instance,
+    malformedStatus: boolean,
     target: Target | Error,
     signal: AbortSignal,
   ): Promise<ReconcileResult | void> {
     const ov = await this.operatorVersion(instance, signal);
     const session = this.openSession(key, instance, signal);
-    // A status part of the wrong shape was left out: write the status back in its shape.
-    if (instance.status !== this.options.instances.get(key)?.status) session.repair();
+    // A status part of the wrong shape was left out: write the status back in its shape. (Known
+    // from the read above, not by comparing with the cache, which may hold a newer object now.)
+    if (malformedStatus) session.repair();
     try {
       if (cleanupFinalizerNeeded(instance, ov, session.inventory)) await session.requireFinalizer();
       return await this.runLive(key, instance, session.instance, ov, session, target, signal);

@@ -11,6 +11,7 @@
 // COMPLETE step, and a further restart writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -47,6 +48,22 @@ const PAGE = '<html><body><pre>moo, once</pre></body></html>\n';
 const FIXTURE_PACKAGES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
 const noRepository = (): Promise<never> => Promise.reject(new Error('no repository in tests'));
 
+/** A loopback port free now (the kernel's pick, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
 /** A child CREATE the test's webhook holds until the test says how it ends. */
 interface Gate {
   readonly namespace: string;
@@ -67,6 +84,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
   let core: k8s.CoreV1Api;
   let custom: k8s.CustomObjectsApi;
   let objects: ReturnType<typeof kudoObjects>;
+  let webhookPort: number;
 
   beforeAll(async () => {
     cluster = await startLocalCluster({
@@ -78,6 +96,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     core = kc.makeApiClient(k8s.CoreV1Api);
     custom = kc.makeApiClient(k8s.CustomObjectsApi);
     objects = kudoObjects(custom);
+    webhookPort = await freePort();
 
     // The holding webhook: validating, so it runs after Planwright's mutating webhook has
     // scheduled the child's deploy plan; it answers within the apiserver's 30 s at most.
@@ -137,10 +156,19 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     await cluster?.stop();
   });
 
+  /**
+   * Every manager of this file listens on one port, as replicas behind one Service would: a
+   * restart leaves the webhook registration as it was, so no CREATE (the child's included) is
+   * refused because the API server has not yet reloaded a registration naming a new port.
+   */
   async function startManager(): Promise<ManagerProcess> {
-    const manager = startManagerProcess(cluster.kubeconfigPath, ['--install']);
+    const manager = startManagerProcess(cluster.kubeconfigPath, ['--install'], { webhookPort });
     managers.push(manager);
     await waitForControllerStarted(manager, 90_000);
+    // `--install` says it runs once the API server calls its webhooks.
+    await waitFor('the manager’s webhooks answering', () =>
+      manager.log.includes('Planwright is running'),
+    );
     return manager;
   }
 
