@@ -11,7 +11,6 @@
 // COMPLETE step, and a further restart writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -24,6 +23,7 @@ import {
 } from '../../../../src/kudo/package/index.ts';
 import { startLocalCluster, type LocalCluster } from '../../../../src/localcluster/index.ts';
 import { repositoryRoot } from '../../../../src/localcluster/paths.ts';
+import { freeLoopbackPort } from '../../../../src/localcluster/ports.ts';
 import {
   allow,
   denyForbidden,
@@ -47,22 +47,6 @@ import { loopbackWebhookServer } from '../../../support/admission.ts';
 const PAGE = '<html><body><pre>moo, once</pre></body></html>\n';
 const FIXTURE_PACKAGES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
 const noRepository = (): Promise<never> => Promise.reject(new Error('no repository in tests'));
-
-/** A loopback port free now (the kernel's pick, released at once). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 /** A child CREATE the test's webhook holds until the test says how it ends. */
 interface Gate {
@@ -96,7 +80,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     core = kc.makeApiClient(k8s.CoreV1Api);
     custom = kc.makeApiClient(k8s.CustomObjectsApi);
     objects = kudoObjects(custom);
-    webhookPort = await freePort();
+    webhookPort = await freeLoopbackPort();
 
     // The holding webhook: validating, so it runs after Planwright's mutating webhook has
     // scheduled the child's deploy plan; it answers within the apiserver's 30 s at most.
