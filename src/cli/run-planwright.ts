@@ -138,6 +138,8 @@ export async function runPlanwright(
         }
       }
     } catch (err) {
+      // Ctrl-C while registering or probing is a normal stop, as it is once running.
+      if (signal.aborted) return await running;
       stop.abort(err);
       await running;
       throw err;
