@@ -16,6 +16,7 @@ import {
   LiveOperatorSource,
   LiveOperatorVersionSource,
   registerAdmissionWebhooks,
+  type PackagePolicy,
 } from './kudo/admission/index.ts';
 import {
   INSTANCE_GVK,
@@ -81,6 +82,8 @@ export interface RenderSettings {
 export interface AdmissionSettings {
   /** Usernames of Planwright itself (allowed to schedule `cleanup`). */
   readonly controllerUsers: readonly string[];
+  /** What a `package verify` error in an OperatorVersion does: warn (default, as KUDO) or refuse. */
+  readonly packagePolicy?: PackagePolicy;
 }
 
 export interface AppSettings {
@@ -184,6 +187,7 @@ export class App {
         decoder: (raw, type, signal) => this.admissionPool.decode(raw, type, signal),
         verify: (ov, namespaceManifest, signal) =>
           this.admissionPool.verify(ov, namespaceManifest, signal),
+        packagePolicy: settings.admission.packagePolicy ?? 'warn',
         operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 2_000 }),
         usage: new CachedKudoUsage({
           instances: () => this.instanceCache,

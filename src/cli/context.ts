@@ -94,7 +94,13 @@ export class CliContext {
     const contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
     const namespace = options.namespace || contextNamespace || 'default';
     if (check && options.validateInstall !== false) await assertKudoCrds(client, timeoutMs);
-    return { kubeConfig, client, api: new KudoApi(client, timeoutMs), namespace, timeoutMs };
+    return {
+      kubeConfig,
+      client,
+      api: new KudoApi(client, timeoutMs, (warning) => this.term.err(`Warning: ${warning}`)),
+      namespace,
+      timeoutMs,
+    };
   }
 
   /** Closes the connections the command opened (no open handles keep the process alive). */

@@ -11,6 +11,7 @@ import type { ApplyObject } from '../kube/apply.ts';
 import { ServerSideApply } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { ResourceMapper, objectPath } from '../kube/gvk.ts';
+import { watchCondition, type WatchNamespaces } from './watch-namespaces.ts';
 
 export const MANIFESTS_DIR = new URL('../../manifests/', import.meta.url).pathname;
 
@@ -95,7 +96,10 @@ export function atUrl(
   manifest: ApplyObject,
   baseUrl: string,
   caPem: string,
-  options: Pick<LocalWebhookOptions, 'name' | 'namespaces' | 'namespacePrefix'> = {},
+  options: Pick<LocalWebhookOptions, 'name' | 'namespaces' | 'namespacePrefix'> & {
+    /** `start --watch-namespaces`: a match condition, the rest of each webhook as written. */
+    readonly watch?: WatchNamespaces;
+  } = {},
 ): ApplyObject {
   const config = structuredClone(manifest);
   const name = options.name ?? manifest.metadata?.name ?? '';
@@ -114,6 +118,7 @@ export function atUrl(
         ],
       };
     }
+    if (options.watch) webhook['matchConditions'] = [watchCondition(options.watch)];
     if (options.namespacePrefix !== undefined) {
       webhook['matchConditions'] = [
         {
@@ -159,7 +164,7 @@ export async function registerLocalWebhook(
  */
 export async function registerLocalWebhooks(
   client: KubeClient,
-  options: { readonly baseUrl: string; readonly caPem: string },
+  options: { readonly baseUrl: string; readonly caPem: string; readonly watch?: WatchNamespaces },
 ): Promise<Array<{ kind: string; name: string }>> {
   const ssa = new ServerSideApply({
     client,
@@ -168,7 +173,12 @@ export async function registerLocalWebhooks(
   });
   const registered: Array<{ kind: string; name: string }> = [];
   for (const manifest of await webhookConfigurations()) {
-    const config = atUrl(manifest, options.baseUrl, options.caPem);
+    const config = atUrl(
+      manifest,
+      options.baseUrl,
+      options.caPem,
+      options.watch ? { watch: options.watch } : {},
+    );
     await applyWebhookConfiguration(ssa, client, config);
     registered.push({ kind: config.kind ?? '', name: config.metadata?.name ?? '' });
   }

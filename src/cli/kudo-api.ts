@@ -43,6 +43,8 @@ export class KudoApi {
     readonly client: KubeClient,
     /** Per-request timeout (--request-timeout); undefined keeps the client's default. */
     private readonly timeoutMs?: number,
+    /** Prints a warning the API server returned (admission warnings), as kubectl does. */
+    private readonly onWarning?: (warning: string) => void,
   ) {}
 
   private path(resource: KudoResource, namespace: string, name?: string): string {
@@ -51,9 +53,11 @@ export class KudoApi {
   }
 
   private request<T>(options: Parameters<KubeClient['request']>[0]): Promise<T> {
+    const warn = this.onWarning;
     return this.client.request<T>({
       ...options,
       ...(this.timeoutMs !== undefined ? { timeoutMs: this.timeoutMs } : {}),
+      ...(warn ? { onWarnings: (warnings) => warnings.forEach((w) => warn(w)) } : {}),
     });
   }
 

@@ -20,6 +20,7 @@ import {
 import { installCrds, registerLocalWebhooks } from './install.ts';
 import { managerLogger } from './logger.ts';
 import { waitForWebhooks } from './webhook-probe.ts';
+import { watchesNamespace, type WatchNamespaces } from './watch-namespaces.ts';
 import type { Console } from './start.ts';
 
 export interface RunPlanwrightOptions {
@@ -32,6 +33,10 @@ export interface RunPlanwrightOptions {
   /** Files mode: serve tls.crt/tls.key from this folder (a mounted cert-manager Secret). */
   readonly certDir?: string;
   readonly engine?: EngineOptions;
+  /** Refuse OperatorVersions on any `package verify` error (--strict-package-admission). */
+  readonly strictPackageAdmission?: boolean;
+  /** Serve only these namespaces (--watch-namespaces): the controller, and the --install registration. */
+  readonly watchNamespaces?: WatchNamespaces;
 }
 
 /** Engine settings of the manager command line (passed to the Instance controller as they are). */
@@ -61,6 +66,7 @@ export async function runPlanwright(
   // prom-client's default metrics, the event loop measured at scrape time: nothing ticks.
   collectProcessMetrics(registry);
   const namespace = options.namespace ?? inClusterNamespace() ?? 'default';
+  const watch = options.watchNamespaces;
   let tls: CertificateSource;
   let caPem: string | undefined;
   if (options.certDir) {
@@ -93,8 +99,12 @@ export async function runPlanwright(
       leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
     },
     webhook: { port: options.webhookPort, host: options.inCluster ? undefined : '127.0.0.1', tls },
-    admission: { controllerUsers: [`system:serviceaccount:${namespace}:planwright`] },
+    admission: {
+      controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
+      packagePolicy: options.strictPackageAdmission ? 'strict' : 'warn',
+    },
     controller: {
+      ...(watch ? { filter: (i) => watchesNamespace(watch, i.metadata.namespace ?? '') } : {}),
       pipeWaiterImage: options.engine?.pipeWaiterImage,
       stepTimeoutMs: options.engine?.stepTimeoutMs,
       remote: { allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig },
@@ -120,7 +130,11 @@ export async function runPlanwright(
     try {
       if (options.install && caPem) {
         const baseUrl = `https://127.0.0.1:${port}`;
-        for (const { kind, name } of await registerLocalWebhooks(client, { baseUrl, caPem })) {
+        for (const { kind, name } of await registerLocalWebhooks(client, {
+          baseUrl,
+          caPem,
+          ...(watch ? { watch } : {}),
+        })) {
           io.err(`Registered ${kind} ${name} → ${baseUrl}.`);
         }
         // "Running" means a kubectl apply now reaches this process: the API server reloads a

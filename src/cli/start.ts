@@ -6,7 +6,8 @@ import { KUBERNETES_VERSION, startLocalCluster } from '../localcluster/index.ts'
 import { repositoryRoot } from '../localcluster/paths.ts';
 import { withDeadline } from '../runtime/time.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
-import { runPlanwright, type EngineOptions } from './run-planwright.ts';
+import { runPlanwright, type EngineOptions, type RunPlanwrightOptions } from './run-planwright.ts';
+import type { WatchNamespaces } from './watch-namespaces.ts';
 
 /** Options of `planwright start` (npm start). */
 export interface StartOptions {
@@ -28,6 +29,10 @@ export interface StartOptions {
   readonly certDir?: string;
   /** What the engine does beyond the defaults (--pipe-waiter-image, --step-timeout). */
   readonly engine?: EngineOptions;
+  /** --strict-package-admission: refuse OperatorVersions on any `package verify` error. */
+  readonly strictPackageAdmission?: boolean;
+  /** --watch-namespaces: serve only these namespaces. */
+  readonly watchNamespaces?: WatchNamespaces;
 }
 
 /** Where the command writes: lines for a person, not structured logs. */
@@ -69,10 +74,21 @@ export async function runStart(
       ...(options.namespace ? { namespace: options.namespace } : {}),
       ...(options.certDir ? { certDir: options.certDir } : {}),
       ...(options.engine ? { engine: options.engine } : {}),
+      ...admissionOptions(options),
     },
     io,
     signal,
   );
+}
+
+/** What start passes through to the manager unchanged, in both modes. */
+function admissionOptions(
+  options: StartOptions,
+): Pick<RunPlanwrightOptions, 'strictPackageAdmission' | 'watchNamespaces'> {
+  return {
+    ...(options.strictPackageAdmission ? { strictPackageAdmission: true } : {}),
+    ...(options.watchNamespaces ? { watchNamespaces: options.watchNamespaces } : {}),
+  };
 }
 
 /**
@@ -170,6 +186,7 @@ async function runLocal(options: StartOptions, io: Console, signal: AbortSignal)
         leaderElection: !(options.noLeaderElection ?? false),
         ...(options.namespace ? { namespace: options.namespace } : {}),
         ...(options.engine ? { engine: options.engine } : {}),
+        ...admissionOptions(options),
       },
       io,
       signal,

@@ -8,7 +8,9 @@
  */
 import { ApiError, type KubeClient } from '../kube/index.ts';
 import { sleepOrThrow } from '../runtime/time.ts';
+import { WEBHOOK_PROBE_ANNOTATION } from '../kudo/admission/index.ts';
 import { apiMessage } from './kudo-api.ts';
+import { WEBHOOK_PROBE_NAME } from './watch-namespaces.ts';
 
 /** One probe: which webhook configuration it proves, and the object that is refused. */
 interface Probe {
@@ -20,8 +22,8 @@ interface Probe {
 /**
  * An Instance naming an OperatorVersion that does not exist passes the mutating configuration
  * (which refuses it, or schedules and lets the validating one refuse it); an OperatorVersion
- * whose plan names a task it does not define is refused by `package verify` in the validating
- * configuration alone — the two configurations are reloaded independently.
+ * carrying the probe annotation is refused by the validating configuration alone (it admits
+ * every readable package otherwise) — the two configurations are reloaded independently.
  */
 const PROBES: readonly Probe[] = [
   {
@@ -30,7 +32,7 @@ const PROBES: readonly Probe[] = [
     body: {
       apiVersion: 'kudo.dev/v1beta1',
       kind: 'Instance',
-      metadata: { name: 'planwright-webhook-probe' },
+      metadata: { name: WEBHOOK_PROBE_NAME },
       spec: { operatorVersion: { name: 'planwright-webhook-probe-does-not-exist' } },
     },
   },
@@ -40,23 +42,13 @@ const PROBES: readonly Probe[] = [
     body: {
       apiVersion: 'kudo.dev/v1beta1',
       kind: 'OperatorVersion',
-      metadata: { name: 'planwright-webhook-probe' },
+      metadata: {
+        name: WEBHOOK_PROBE_NAME,
+        annotations: { [WEBHOOK_PROBE_ANNOTATION]: 'true' },
+      },
       spec: {
         operator: { name: 'planwright-webhook-probe', kind: 'Operator' },
         version: '0.0.1',
-        tasks: [],
-        plans: {
-          deploy: {
-            strategy: 'serial',
-            phases: [
-              {
-                name: 'probe',
-                strategy: 'serial',
-                steps: [{ name: 'probe', tasks: ['planwright-webhook-probe-undefined-task'] }],
-              },
-            ],
-          },
-        },
       },
     },
   },

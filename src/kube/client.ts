@@ -33,6 +33,8 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
   /** Whole-request timeout. Default 60 s. */
   readonly timeoutMs?: number;
+  /** Receives the answer's `Warning` headers (admission warnings, deprecations), if any. */
+  readonly onWarnings?: (warnings: readonly string[]) => void;
 }
 
 export interface WatchOptions {
@@ -75,6 +77,10 @@ export class KubeClient {
   async request<T>(options: RequestOptions): Promise<T> {
     const verb = options.method ?? 'GET';
     const res = await this.send(options, options.timeoutMs ?? 60_000);
+    if (options.onWarnings) {
+      const warnings = warningHeaders(res.rawHeaders);
+      if (warnings.length > 0) options.onWarnings(warnings);
+    }
     const text = await readBody(
       res,
       res.statusCode !== undefined && res.statusCode >= 300 ? MAX_ERROR_BODY : Infinity,
@@ -361,4 +367,19 @@ export function statusToApiError(status: StatusBody, path: string): ApiError {
     status.details?.retryAfterSeconds,
     status,
   );
+}
+
+/**
+ * The texts of `Warning: 299 - "<text>"` headers (RFC 7234 warn-text: a quoted string with
+ * backslash escapes), one per header line, as kubectl prints them.
+ */
+export function warningHeaders(rawHeaders: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() !== 'warning') continue;
+    const value = rawHeaders[i + 1] ?? '';
+    const m = /^\d{3}\s+\S+\s+"((?:[^"\\]|\\.)*)"/.exec(value);
+    out.push(m?.[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : value);
+  }
+  return out;
 }

@@ -23,6 +23,7 @@ export {
   type JsonPatchOperation,
   type ResultOptions,
 } from './admission/response.ts';
+export { ADMISSION_BOUNDS, boundStatus, boundWarnings, clip } from './admission/bounds.ts';
 export type { AdmissionContext, AdmissionHandler, WebhookType } from './admission/handler.ts';
 export { isPromise } from './admission/handler.ts';
 export {

@@ -4,6 +4,7 @@ import type { CliContext } from '../context.ts';
 import { CliError, ManagerExitError } from '../errors.ts';
 import { globals } from '../options.ts';
 import { runStart, type StartOptions } from '../start.ts';
+import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
 
 interface StartFlags {
   readonly local?: boolean;
@@ -15,6 +16,8 @@ interface StartFlags {
   readonly pipeWaiterImage?: string;
   readonly stepTimeout?: number;
   readonly allowUnsafeKubeconfig?: boolean;
+  readonly strictPackageAdmission?: boolean;
+  readonly watchNamespaces?: WatchNamespaces;
 }
 
 function port(value: string): number {
@@ -84,6 +87,19 @@ export function startCommand(ctx: CliContext): Command {
         'verification; refused by default',
       false,
     )
+    .option(
+      '--strict-package-admission',
+      'refuse an OperatorVersion on any `kubectl kudo package verify` error (default: admit it ' +
+        'as KUDO does, with the findings as warnings; see docs/admission.md)',
+      false,
+    )
+    .addOption(
+      new Option(
+        '--watch-namespaces <ns,...>',
+        'serve only these namespaces (an entry ending in * is a prefix): the controller ' +
+          'reconciles only their Instances and, with --install, the webhooks are called only for them',
+      ).argParser(parseWatchNamespaces),
+    )
     .addHelpText(
       'after',
       '\n--namespace sets the namespace of the leader-election Lease (default: the in-cluster ' +
@@ -117,6 +133,8 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.leaderElection === false ? { noLeaderElection: true } : {}),
         ...(global.namespace ? { namespace: global.namespace } : {}),
         ...(flags.certDir ? { certDir: flags.certDir } : {}),
+        ...(flags.strictPackageAdmission ? { strictPackageAdmission: true } : {}),
+        ...(flags.watchNamespaces ? { watchNamespaces: flags.watchNamespaces } : {}),
         ...(flags.pipeWaiterImage !== undefined ||
         flags.stepTimeout !== undefined ||
         flags.allowUnsafeKubeconfig

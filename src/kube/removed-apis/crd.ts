@@ -12,7 +12,8 @@
  * 2. {@link makeCrdCreatable}: a v1 *create* demands more than a stored v1beta1 CRD had: no
  *    `preserveUnknownFields: true` (the same "keep unknown fields" is
  *    `x-kubernetes-preserve-unknown-fields` on every object of the schema), a schema for each
- *    version, and a structural schema (see structural.ts).
+ *    version, a structural schema (see structural.ts), and in a protected group (`*.k8s.io`,
+ *    `*.kubernetes.io`) the `api-approved.kubernetes.io` annotation.
  */
 import { get, isObject, type Json } from './json.ts';
 import { structuralSchema, preservingSchema } from './structural.ts';
@@ -99,10 +100,48 @@ export function convertCrdLikeTheApiServer(obj: Json): void {
   }
 }
 
+/** The annotation a v1 CRD in a protected group must carry (KEP 1111). */
+export const API_APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
+
+/**
+ * Set where the package had none. The API server lets a value starting with "unapproved" pass
+ * (apiextensions-apiserver GetAPIApprovalState): this one also says where it came from.
+ */
+export const CONVERTED_APPROVAL =
+  'unapproved, converted by Planwright from an apiextensions.k8s.io/v1beta1 package (the v1beta1 API did not require approval)';
+
+/**
+ * `k8s.io`, `kubernetes.io` and their subdomains (apiextensions-apiserver
+ * IsProtectedCommunityGroup): a v1 create there needs the approval annotation.
+ */
+export function isProtectedGroup(group: string): boolean {
+  return (
+    group === 'k8s.io' ||
+    group.endsWith('.k8s.io') ||
+    group === 'kubernetes.io' ||
+    group.endsWith('.kubernetes.io')
+  );
+}
+
+/** A v1beta1 CRD in a protected group never needed approval: the converted one says it has none. */
+function markUnapproved(obj: Json, spec: Json): void {
+  const group = spec['group'];
+  if (typeof group !== 'string' || !isProtectedGroup(group)) return;
+  const metadata = isObject(obj['metadata']) ? obj['metadata'] : (obj['metadata'] = {});
+  const annotations = isObject(metadata['annotations'])
+    ? metadata['annotations']
+    : (metadata['annotations'] = {});
+  const current = annotations[API_APPROVAL_ANNOTATION];
+  // An empty value is "missing" to the API server, as is none.
+  if (typeof current === 'string' && current !== '') return;
+  annotations[API_APPROVAL_ANNOTATION] = CONVERTED_APPROVAL;
+}
+
 /** Step 2 (in place): what a v1 create requires beyond step 1. */
 export function makeCrdCreatable(obj: Json): void {
   const spec = get(obj, 'spec');
   if (!spec) return;
+  markUnapproved(obj, spec);
   const preserveAll = spec['preserveUnknownFields'] === true;
   delete spec['preserveUnknownFields'];
   const versions = Array.isArray(spec['versions']) ? spec['versions'] : [];

@@ -12,7 +12,13 @@ import { convertIngress } from './networking.ts';
 import { convertPodDisruptionBudget } from './policy.ts';
 import { convertWorkload, WORKLOAD_KINDS, type WorkloadSource } from './workloads.ts';
 
-export { convertCrdLikeTheApiServer, makeCrdCreatable } from './crd.ts';
+export {
+  API_APPROVAL_ANNOTATION,
+  CONVERTED_APPROVAL,
+  convertCrdLikeTheApiServer,
+  isProtectedGroup,
+  makeCrdCreatable,
+} from './crd.ts';
 export { structuralSchema } from './structural.ts';
 
 export interface RemovedApi {

@@ -23,6 +23,7 @@ export {
   type OperatorValidatorOptions,
   type OperatorVersionValidatorOptions,
   type OperatorVersionVerifier,
+  WEBHOOK_PROBE_ANNOTATION,
 } from './operator-version-validator.ts';
 export {
   CachedKudoUsage,
@@ -37,3 +38,4 @@ export {
   type AdmissionServer,
   type AdmissionWebhooksOptions,
 } from './register.ts';
+export { verifyVerdict, type PackagePolicy } from './verify-verdict.ts';

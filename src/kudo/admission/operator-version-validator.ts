@@ -2,10 +2,11 @@
  * The validating webhooks for OperatorVersions (`/validate/operatorversions`) and Operators
  * (`/validate/operators`):
  * - CREATE/UPDATE of an OperatorVersion runs `package verify` on it (the same verifier as the
- *   CLI): every error is a 422 cause on its field, so a broken package is refused at
- *   `kubectl apply` time instead of failing a plan hours later; warnings become admission
- *   warnings. Changing the spec of an OperatorVersion that Instances use is allowed, with a
- *   warning naming them (OperatorVersions are meant to be versioned).
+ *   CLI). It is refused only when it cannot be read at all; what the verifier finds is
+ *   returned as admission warnings and admitted, as KUDO admits it — or, under strict package
+ *   admission, refused with one 422 cause per error (see verify-verdict.ts, docs/admission.md).
+ *   Changing the spec of an OperatorVersion that Instances use is allowed, with a warning
+ *   naming them (OperatorVersions are meant to be versioned).
  * - DELETE of an OperatorVersion or Operator that Instances still use is refused, naming them.
  *
  * See examples/api/kudo.ts.
@@ -18,13 +19,13 @@ import {
   denyInvalid,
   type AdmissionHandler,
   type AdmissionResult,
-  type StatusCause,
 } from '../../server/index.ts';
 import { RenderLimitError } from '../render/pool/errors.ts';
 import { RenderError } from '../render/templates.ts';
 import type { Instance, Operator, OperatorVersion } from '../api/types.ts';
 import type { VerifyResult } from '../package/verify/findings.ts';
 import type { KudoUsage } from './usage.ts';
+import { verifyVerdict, type PackagePolicy } from './verify-verdict.ts';
 import { namespacedName } from '../../kube/names.ts';
 
 /** `package verify` of one OperatorVersion; the render pool in production. */
@@ -44,11 +45,13 @@ export interface OperatorVersionValidatorOptions {
   /** Where the Operator's namespaceManifest comes from (the one template that may be a Namespace). */
   readonly operators: OperatorSource;
   readonly usage: KudoUsage;
+  /** What a verify error does: `warn` (admit, as KUDO does; the default) or `strict` (refuse). */
+  readonly policy?: PackagePolicy;
 }
 
-/** kubectl prints every cause and warning on its own line: enough to act on, not a flood. */
-const MAX_CAUSES = 20;
-const MAX_WARNINGS = 8;
+/** Marks Planwright's webhook probe, which this webhook always refuses. */
+export const WEBHOOK_PROBE_ANNOTATION = 'planwright.dev/webhook-probe';
+
 /** Instances named in a message; the rest are counted. */
 const MAX_NAMED = 10;
 
@@ -95,42 +98,10 @@ function truncate(text: string, max = 240): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-function verificationResult(ovLabel: string, result: VerifyResult): AdmissionResult {
-  const errors = result.findings.filter((f) => f.severity === 'error');
-  const warnings = result.findings
-    .filter((f) => f.severity === 'warning')
-    .map((f) =>
-      truncate(`OperatorVersion ${ovLabel}: ${f.field ? `${f.field}: ` : ''}${f.message}`),
-    );
-  const shownWarnings =
-    warnings.length > MAX_WARNINGS
-      ? [
-          ...warnings.slice(0, MAX_WARNINGS),
-          `… and ${warnings.length - MAX_WARNINGS} more warnings (kubectl kudo package verify lists them all)`,
-        ]
-      : warnings;
-  if (errors.length === 0) return allow({ warnings: shownWarnings });
-  const causes: StatusCause[] = errors.slice(0, MAX_CAUSES).map((f) => ({
-    field: f.field ?? 'spec',
-    message: f.message,
-    reason: 'FieldValueInvalid',
-  }));
-  const more = errors.length > MAX_CAUSES ? ` (the first ${MAX_CAUSES} of ${errors.length})` : '';
-  return denyInvalid(
-    `OperatorVersion ${ovLabel} is not a valid package: ${errors.length} ${errors.length === 1 ? 'problem' : 'problems'}${more}: ${errors
-      .slice(0, MAX_CAUSES)
-      .map((f) => `${f.field ? `${f.field}: ` : ''}${f.message}`)
-      .join(
-        '; ',
-      )}. Fix the package (kubectl kudo package verify <folder> reports the same) and apply it again.`,
-    causes,
-    { warnings: shownWarnings },
-  );
-}
-
 export function operatorVersionValidator(
   options: OperatorVersionValidatorOptions,
 ): AdmissionHandler {
+  const policy = options.policy ?? 'warn';
   return async (request, { signal, logger }) => {
     if (request.subResource) return allow();
     if (request.operation === 'DELETE') {
@@ -167,6 +138,13 @@ export function operatorVersionValidator(
     }
     const ov = object as unknown as OperatorVersion;
     const ovLabel = label(object, request);
+    if (ov.metadata.annotations?.[WEBHOOK_PROBE_ANNOTATION] !== undefined) {
+      // Planwright's own probe (src/cli/webhook-probe.ts): the answer proves the API server
+      // calls this webhook, and the object is never stored, dry run or not.
+      return denyForbidden(
+        `OperatorVersion ${ovLabel} carries the ${WEBHOOK_PROBE_ANNOTATION} annotation: it is Planwright's webhook probe and is never stored. Remove the annotation to create a real OperatorVersion.`,
+      );
+    }
     const old = isRecord(request.oldObject)
       ? (request.oldObject as unknown as OperatorVersion)
       : undefined;
@@ -193,17 +171,25 @@ export function operatorVersionValidator(
     try {
       result = await options.verify(ov, namespaceManifest, signal);
     } catch (err) {
-      if (err instanceof RenderLimitError || err instanceof RenderError) {
-        // RenderLimitError: past the deadline or the heap limit; RenderError: the verifier
-        // itself could not read the object. Either is final for this object.
+      if (err instanceof RenderError) {
+        // The verifier itself could not read the object: neither can the engine.
         return denyInvalid(
-          `OperatorVersion ${ovLabel} could not be verified: ${err.message}. A template that loops or builds huge values cannot be admitted; fix the package (kubectl kudo package verify <folder>) and apply it again.`,
-          [{ field: 'spec.templates', message: err.message, reason: 'FieldValueInvalid' }],
+          `OperatorVersion ${ovLabel} cannot be read: ${err.message}. Fix the package (kubectl kudo package verify <folder>) and apply it again.`,
+          [{ field: 'spec', message: err.message, reason: 'FieldValueInvalid' }],
         );
+      }
+      if (err instanceof RenderLimitError) {
+        // Past the deadline or the heap limit: the templates still render bounded at run time
+        // (a plan they break ends FATAL_ERROR), so only strict admission refuses.
+        const text = `OperatorVersion ${ovLabel} could not be verified: ${err.message}. A template that loops or builds huge values fails its plan; check the package with kubectl kudo package verify <folder>.`;
+        if (policy === 'warn') return allow({ warnings: [text] });
+        return denyInvalid(text, [
+          { field: 'spec.templates', message: err.message, reason: 'FieldValueInvalid' },
+        ]);
       }
       throw err; // a failure of the pool itself: the server answers 500 naming the webhook
     }
-    const verdict = verificationResult(ovLabel, result);
+    const verdict = verifyVerdict(ovLabel, result, policy);
     if (verdict.kind === 'deny' || request.operation !== 'UPDATE') return verdict;
     let users: Instance[] = [];
     try {

@@ -6,7 +6,7 @@
  * |---|---|---|
  * | /mutate/instances | MutatingWebhookConfiguration planwright-instances | which plan a change schedules |
  * | /validate/instances | ValidatingWebhookConfiguration planwright-validation | the final guard |
- * | /validate/operatorversions | ValidatingWebhookConfiguration planwright-validation | package verify; delete in use |
+ * | /validate/operatorversions | ValidatingWebhookConfiguration planwright-validation | package verify (warnings, or refusal when strict); delete in use |
  * | /validate/operators | ValidatingWebhookConfiguration planwright-validation | delete in use |
  *
  * See examples/api/kudo.ts.
@@ -22,6 +22,7 @@ import {
 } from './operator-version-validator.ts';
 import type { GatherOptions } from './gather.ts';
 import type { KudoUsage } from './usage.ts';
+import type { PackagePolicy } from './verify-verdict.ts';
 
 /** Webhook names as served (`/mutate/<name>`, `/validate/<name>`). */
 export const ADMISSION_PATHS = {
@@ -40,6 +41,8 @@ export interface AdmissionWebhooksOptions extends GatherOptions {
   readonly verify: OperatorVersionVerifier;
   readonly operators: OperatorSource;
   readonly usage: KudoUsage;
+  /** What a `package verify` error in an OperatorVersion does (see verify-verdict.ts). */
+  readonly packagePolicy?: PackagePolicy;
 }
 
 export function registerAdmissionWebhooks(
@@ -54,6 +57,7 @@ export function registerAdmissionWebhooks(
       verify: options.verify,
       operators: options.operators,
       usage: options.usage,
+      ...(options.packagePolicy ? { policy: options.packagePolicy } : {}),
     }),
   );
   server.registerValidating('operators', operatorValidator({ usage: options.usage }));

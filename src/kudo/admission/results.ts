@@ -1,5 +1,10 @@
 /** Building blocks of admission decisions: result constructors and the common denials. */
-import type { JsonPatchOperation, StatusCause } from '../../server/index.ts';
+import {
+  ADMISSION_BOUNDS,
+  clip,
+  type JsonPatchOperation,
+  type StatusCause,
+} from '../../server/index.ts';
 import { operatorVersionRef } from '../api/read.ts';
 import { type Instance, type OperatorVersion, type PlanExecution } from '../api/types.ts';
 import type { ParameterProblem } from '../params/errors.ts';
@@ -52,12 +57,22 @@ export function problemCauses(problems: readonly ParameterProblem[]): StatusCaus
   return problems.map((p) => ({ field: p.field, message: p.message, reason: p.reason }));
 }
 
+/** Problems a denial's message spells out. */
+const MESSAGE_PROBLEMS = 10;
+
 export function invalidParameters(
   instance: Instance,
   ov: OperatorVersion,
   problems: readonly ParameterProblem[],
 ): Decision {
-  const list = problems.map((p) => `${p.field}: ${p.message}`).join('; ');
+  // The causes carry every problem (the server bounds them); the message names the first few.
+  const shown = problems
+    .slice(0, MESSAGE_PROBLEMS)
+    .map((p) => clip(`${p.field}: ${p.message}`, ADMISSION_BOUNDS.causeChars));
+  if (problems.length > MESSAGE_PROBLEMS) {
+    shown.push(`and ${problems.length - MESSAGE_PROBLEMS} more`);
+  }
+  const list = shown.join('; ');
   return deny(
     `Instance ${namespacedName(instance.metadata)}: parameters do not fit OperatorVersion ${namespacedName(ov.metadata)}: ${list}. Fix the values and try again.`,
     problemCauses(problems),

@@ -32,6 +32,11 @@ export interface LiveOperatorVersionSourceOptions {
   readonly timeoutMs: number;
 }
 
+/** False for text holding a lone UTF-16 surrogate (`\p{Cs}` matches only unpaired ones). */
+export function isWellFormed(text: string): boolean {
+  return !/\p{Cs}/u.test(text);
+}
+
 /** One GET of a namespaced kudo.dev object; a 404 reads as undefined, other errors throw. */
 async function getNamespaced<T>(
   options: LiveOperatorVersionSourceOptions,
@@ -40,6 +45,9 @@ async function getNamespaced<T>(
   name: string,
   signal: AbortSignal | undefined,
 ): Promise<T | undefined> {
+  // No object is named with a lone UTF-16 surrogate (and encodeURIComponent throws on one):
+  // it does not exist, which the caller turns into a reasoned denial.
+  if (!isWellFormed(namespace) || !isWellFormed(name)) return undefined;
   const path = `/apis/${KUDO_GROUP}/${KUDO_VERSION}/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}`;
   try {
     return await options.client.request<T>({

@@ -14,6 +14,7 @@ import {
   type NamespacedName,
 } from '../api/read.ts';
 import { KUDO_GROUP, KUDO_VERSION, type Instance, type OperatorVersion } from '../api/types.ts';
+import { isWellFormed } from './source.ts';
 
 export interface KudoUsage {
   /** Instances (any namespace) whose spec.operatorVersion names `ov`. */
@@ -87,6 +88,7 @@ export class CachedKudoUsage implements KudoUsage {
     operator: string,
     signal: AbortSignal,
   ): Promise<OperatorVersion[]> {
+    if (!isWellFormed(namespace)) return []; // no such namespace (see isWellFormed)
     const cache = this.options.operatorVersions();
     const inNamespace = cache?.isSynced
       ? cache.list(namespace)

@@ -4,6 +4,7 @@
  *
  * See examples/api/server.ts.
  */
+import { boundStatus, boundWarnings } from './bounds.ts';
 import type { AdmissionResponse, AdmissionStatus, StatusCause } from './review.ts';
 
 export type JsonPatchOperation =
@@ -69,9 +70,12 @@ export function denyInternal(message: string): AdmissionResult {
   return deny({ code: 500, reason: 'InternalError', message });
 }
 
-/** Turns a result into the response body's `response`, echoing `uid`. */
+/**
+ * Turns a result into the response body's `response`, echoing `uid`; causes, warnings and
+ * messages bounded (see bounds.ts).
+ */
 export function toAdmissionResponse(uid: string, result: AdmissionResult): AdmissionResponse {
-  const warnings = result.warnings.length > 0 ? { warnings: result.warnings } : {};
+  const warnings = result.warnings.length > 0 ? { warnings: boundWarnings(result.warnings) } : {};
   switch (result.kind) {
     case 'allow':
       return { uid, allowed: true, ...warnings };
@@ -84,6 +88,6 @@ export function toAdmissionResponse(uid: string, result: AdmissionResult): Admis
         ...warnings,
       };
     case 'deny':
-      return { uid, allowed: false, status: result.status, ...warnings };
+      return { uid, allowed: false, status: boundStatus(result.status), ...warnings };
   }
 }

@@ -1,21 +1,27 @@
 // KUDO's own declarative test cases (../shared/kudo-cases/<suite>) run by the real kuttl
 // (v0.25.0, built from Go modules), with the built `kubectl-kudo` and the version-matched
 // kubectl on its PATH, against the jest project's shared control plane (bare for the
-// integration project, workloads for e2e). Planwright (its real webhook, called by the
-// apiserver over TLS, and the Instance controller) runs in-process for kuttl's namespaces only:
-// kuttl names them `kuttl-test-<pet name>`, so the webhook registration matches that prefix
-// with a CEL match condition and the controller filters on it. kuttl installs
-// ../shared/kudo-cases/manifests (manifestDirs) before the cases.
+// integration project, workloads for e2e). Planwright runs as users start it: the built CLI,
+// `planwright start --install`, in a child process — every webhook configuration and default
+// it has — with `--watch-namespaces kuttl-test-*` as the only addition (kuttl names its
+// namespaces `kuttl-test-<pet name>`; the other tests of the shared cluster keep theirs).
+// kuttl installs ../shared/kudo-cases/manifests (manifestDirs) before the cases.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import { webhookConfigurations } from '../../../src/cli/install.ts';
 import { KubeClient } from '../../../src/kube/index.ts';
 import { kubeConfig, testCluster, uniqueName } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { KUDO_CASES_DIR } from '../../support/shared.ts';
 import { ensureBuiltCli, KUBECTL_KUDO } from '../../integration/cli/built-cli.ts';
-import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
+import {
+  START_CONFIGURATIONS,
+  startPlanwrightCli,
+  webhookSettings,
+  type StartedPlanwright,
+} from '../../support/planwright-start.ts';
 import { ensureKuttl } from './build.ts';
 import { startContainerOutcomes, type ContainerOutcomes } from './container-outcomes.ts';
 import { caseLog, runKuttlSuite, type KuttlRun } from './suite.ts';
@@ -32,6 +38,8 @@ async function ensureDefaultServiceAccount(): Promise<void> {
       if ((err as { code?: number }).code !== 409) throw err;
     });
 }
+
+type Registration = Parameters<typeof webhookSettings>[0];
 
 /** kuttl names each case's namespace `kuttl-test-<pet name>`. */
 const PREFIX = 'kuttl-test-';
@@ -57,7 +65,8 @@ export function describeKudoCases(
   );
 
   describe(title, () => {
-    let planwright: RunningPlanwright | undefined;
+    let planwright: StartedPlanwright | undefined;
+    let registered: { mutating: Registration; validating: Registration } | undefined;
     let outcomes: ContainerOutcomes | undefined;
     let client: KubeClient | undefined;
     let run: KuttlRun;
@@ -76,11 +85,21 @@ export function describeKudoCases(
           client = new KubeClient(kubeConfig());
           outcomes = await startContainerOutcomes(client, PREFIX, uniqueName('kuttl-containers'));
         }
-        planwright = await startPlanwright({
-          kubeConfig: kubeConfig(),
-          namespaces: [],
-          namespacePrefix: PREFIX,
+        planwright = await startPlanwrightCli({
+          kubeconfig: testCluster().kubeconfigPath,
+          watchNamespaces: `${PREFIX}*`,
         });
+        const raw = new KubeClient(kubeConfig());
+        const base = '/apis/admissionregistration.k8s.io/v1';
+        registered = {
+          mutating: await raw.request({
+            path: `${base}/mutatingwebhookconfigurations/${START_CONFIGURATIONS.mutating}`,
+          }),
+          validating: await raw.request({
+            path: `${base}/validatingwebhookconfigurations/${START_CONFIGURATIONS.validating}`,
+          }),
+        };
+        raw.close();
         run = await runKuttlSuite({
           kuttl,
           kubectl: testCluster().binaries.kubectl,
@@ -102,6 +121,22 @@ export function describeKudoCases(
       client?.close();
     });
 
+    it('runs with the webhook configurations planwright start --install registers', async () => {
+      // Everything that decides which requests reach Planwright and what a failure does; only
+      // where it is served (URL, CA) and the namespace filter (a match condition) may differ.
+      const manifests = await webhookConfigurations();
+      const wanted = (kind: string): unknown =>
+        webhookSettings((manifests.find((m) => m.kind === kind) ?? {}) as Registration);
+      expect(webhookSettings(registered!.mutating)).toEqual(wanted('MutatingWebhookConfiguration'));
+      expect(webhookSettings(registered!.validating)).toEqual(
+        wanted('ValidatingWebhookConfiguration'),
+      );
+      expect(manifests.map((m) => m.kind).sort()).toEqual([
+        'MutatingWebhookConfiguration',
+        'ValidatingWebhookConfiguration',
+      ]);
+    });
+
     it('finds the cases and kuttl reports on every one', () => {
       expect(cases.length).toBeGreaterThan(0);
       expect(run.results.map((r) => r.name).sort()).toEqual(cases.map((c) => c.name).sort());
@@ -110,7 +145,7 @@ export function describeKudoCases(
     it.each(cases)('$suite/$name', ({ name }) => {
       const result = run.results.find((r) => r.name === name);
       if (!result?.passed) {
-        const tail = planwright?.logLines.slice(-15).join('\n') ?? '';
+        const tail = planwright?.tail(15) ?? '';
         throw new Error(
           `${result?.failure ?? 'kuttl did not report this case'}\n--- kuttl log\n${caseLog(run.output, name)}\n--- Planwright log (tail)\n${tail}`,
         );

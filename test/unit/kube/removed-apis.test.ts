@@ -6,6 +6,8 @@
 // conversion step, and Kubernetes' v1 create validation must accept our final CRD.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import {
+  API_APPROVAL_ANNOTATION,
+  CONVERTED_APPROVAL,
   REMOVED_APIS,
   convertCrdLikeTheApiServer,
   removedApi,
@@ -394,6 +396,10 @@ const crd = (spec: Obj, name = 'widgets.example.com'): Obj => ({
 const CRD_ROWS: Array<[string, Obj]> = [
   ['minimal: single version, no schema, scope defaulted', crd({ version: 'v1alpha1' })],
   [
+    'a protected group (*.k8s.io) gets the approval annotation a v1 create requires',
+    crd({ group: 'widgets.k8s.io', version: 'v1' }, 'widgets.widgets.k8s.io'),
+  ],
+  [
     'top-level validation, subresources and printer columns move into every version',
     crd({
       scope: 'Cluster',
@@ -569,6 +575,36 @@ describe('removed API conversions against Kubernetes’ own conversion code', ()
     expect(plain(fromStep1?.object)).toEqual(plain(fromOld?.object));
     expect(validation?.error).toBeUndefined();
     expect(validation?.errors ?? []).toEqual([]);
+  });
+
+  it('a CRD in a protected group is marked unapproved, unless the package set the annotation', () => {
+    const removed = removedApi('apiextensions.k8s.io/v1beta1', 'CustomResourceDefinition')!;
+    const annotations = (o: unknown): Record<string, string> | undefined =>
+      (o as { metadata: { annotations?: Record<string, string> } }).metadata.annotations;
+    for (const group of ['k8s.io', 'x.k8s.io', 'kubernetes.io', 'a.b.kubernetes.io']) {
+      const out = removed.convert(crd({ group, version: 'v1' }, `widgets.${group}`));
+      expect(annotations(out)).toEqual({ [API_APPROVAL_ANNOTATION]: CONVERTED_APPROVAL });
+    }
+    expect(CONVERTED_APPROVAL.startsWith('unapproved')).toBe(true);
+    // Not protected: nothing added.
+    for (const group of ['example.com', 'k8s.io.example.com', 'notk8s.io']) {
+      expect(annotations(removed.convert(crd({ group, version: 'v1' })))).toBeUndefined();
+    }
+    // The package's own value stays; an empty one is "missing" to the API server.
+    const own = crd({ group: 'x.k8s.io', version: 'v1' }, 'widgets.x.k8s.io');
+    (own['metadata'] as Obj)['annotations'] = {
+      [API_APPROVAL_ANNOTATION]: 'https://github.com/kubernetes/enhancements/pull/1111',
+      keep: 'me',
+    };
+    expect(annotations(removed.convert(own))).toEqual({
+      [API_APPROVAL_ANNOTATION]: 'https://github.com/kubernetes/enhancements/pull/1111',
+      keep: 'me',
+    });
+    const empty = crd({ group: 'x.k8s.io', version: 'v1' }, 'widgets.x.k8s.io');
+    (empty['metadata'] as Obj)['annotations'] = { [API_APPROVAL_ANNOTATION]: '' };
+    expect(annotations(removed.convert(empty))).toEqual({
+      [API_APPROVAL_ANNOTATION]: CONVERTED_APPROVAL,
+    });
   });
 
   it('a v1beta1 CRD kept unknown fields everywhere: the v1 schema says so on every object', () => {

@@ -1,6 +1,7 @@
 // The validating webhooks for OperatorVersions and Operators around the shared verifier:
-// one 422 cause per verification error (the three problems of the example), warnings
-// as admission warnings, a spec change of an OperatorVersion in use admitted with a warning
+// verification errors admitted as warnings (as KUDO admits the package) or, under the strict
+// policy, one 422 cause per error (the three problems of the example); warnings as
+// admission warnings, Planwright's own probe always refused, a spec change of an OperatorVersion in use admitted with a warning
 // naming the Instances, deletions of what Instances use refused naming them, and lookups that
 // fail refusing rather than guessing.
 import { describe, expect, it } from '@jest/globals';
@@ -8,7 +9,9 @@ import { type Level, pino } from 'pino';
 import {
   operatorValidator,
   operatorVersionValidator,
+  WEBHOOK_PROBE_ANNOTATION,
   type KudoUsage,
+  type PackagePolicy,
 } from '../../../../src/kudo/admission/index.ts';
 import type { Instance, Operator, OperatorVersion } from '../../../../src/kudo/api/index.ts';
 import { verifyOperatorVersion } from '../../../../src/kudo/package/index.ts';
@@ -85,12 +88,16 @@ function usage(
 
 const noOperators = { get: (): Promise<Operator | undefined> => Promise.resolve(undefined) };
 
-function validator(u: KudoUsage = usage({})): ReturnType<typeof operatorVersionValidator> {
+function validator(
+  u: KudoUsage = usage({}),
+  policy: PackagePolicy = 'warn',
+): ReturnType<typeof operatorVersionValidator> {
   return operatorVersionValidator({
     verify: (ov, namespaceManifest) =>
       Promise.resolve(verifyOperatorVersion(ov, { namespaceManifest })),
     operators: noOperators,
     usage: u,
+    policy,
   });
 }
 
@@ -102,9 +109,53 @@ async function run(
 }
 
 describe('OperatorVersion validating webhook', () => {
-  it('refuses an invalid package with one cause per problem, on its field', async () => {
+  it('admits an invalid package as KUDO does, each verify error a warning on its field', async () => {
     const result = await run(
       validator(),
+      request('CREATE', brokenOperatorVersion('broken-0.1.0', 'ns')),
+    );
+    expect(result).toEqual({
+      kind: 'allow',
+      warnings: [
+        'OperatorVersion ns/broken-0.1.0 has 3 package verify errors; admitted as KUDO admits it: what they affect fails when a plan runs (kubectl kudo package verify <folder> reports the same).',
+        'OperatorVersion ns/broken-0.1.0: error: spec.parameters[0].default: parameter "MODE" has an invalid default value: value is "turbo", but only allowed values are [fast safe]',
+        'OperatorVersion ns/broken-0.1.0: error: spec.plans[deploy].phases[0].steps[0].tasks[1]: task "migrate" in plan "deploy" is not defined',
+        'OperatorVersion ns/broken-0.1.0: error: spec.templates[config.yaml]: template file "config.yaml" reports the following error: template: config.yaml:6: unexpected "}" in operand',
+      ],
+    });
+  });
+
+  it("admits KUDO's integration packages: no spec.operator.name, an unused parameter", async () => {
+    const ov: OperatorVersion = {
+      apiVersion: 'kudo.dev/v1beta1',
+      kind: 'OperatorVersion',
+      metadata: { name: 'icto-no-trigger', namespace: 'ns' },
+      spec: { version: '1.0', parameters: [{ name: 'foo' }], plans: { deploy: {} } },
+    };
+    const result = await run(validator(), request('CREATE', ov));
+    expect(result).toEqual({
+      kind: 'allow',
+      warnings: [
+        'OperatorVersion ns/icto-no-trigger has 1 package verify error; admitted as KUDO admits it: what it affects fails when a plan runs (kubectl kudo package verify <folder> reports the same).',
+        'OperatorVersion ns/icto-no-trigger: error: spec.operator.name: "spec.operator.name" is required',
+        'OperatorVersion ns/icto-no-trigger: spec.parameters[0]: parameter "foo" defined but not used.',
+      ],
+    });
+  });
+
+  it('admits a parameter triggering an undefined plan, with the warning', async () => {
+    const ov = goodOperatorVersion();
+    ov.spec!.parameters![0]!.trigger = 'missing-plan';
+    const result = await run(validator(), request('CREATE', ov));
+    expect(result.kind).toBe('allow');
+    expect(result.warnings).toContain(
+      'OperatorVersion ns/good-0.1.0: error: spec.parameters[0].trigger: plan "missing-plan" used in parameter "MODE" is not defined',
+    );
+  });
+
+  it('refuses an invalid package under the strict policy, one cause per problem, on its field', async () => {
+    const result = await run(
+      validator(usage({}), 'strict'),
       request('CREATE', brokenOperatorVersion('broken-0.1.0', 'ns')),
     );
     expect(result.kind).toBe('deny');
@@ -131,7 +182,7 @@ describe('OperatorVersion validating webhook', () => {
       },
     ]);
     expect(result.status.message).toMatch(
-      /^OperatorVersion ns\/broken-0\.1\.0 is not a valid package: 3 problems: .*kubectl kudo package verify/,
+      /^OperatorVersion ns\/broken-0\.1\.0 is not a valid package \(strict package admission\): 3 problems: .*kubectl kudo package verify/,
     );
   });
 
@@ -207,16 +258,30 @@ describe('OperatorVersion validating webhook', () => {
     });
   });
 
-  it('refuses a package whose verification runs past the deadline, naming the limit', async () => {
-    const handler = operatorVersionValidator({
-      verify: () =>
-        Promise.reject(
-          new RenderLimitError('package verification', 'deadline', 'did not finish within 4000 ms'),
+  it('admits a package whose verification runs past the deadline with a warning; strict refuses it, naming the limit', async () => {
+    const handler = (policy: PackagePolicy): ReturnType<typeof operatorVersionValidator> =>
+      operatorVersionValidator({
+        verify: () =>
+          Promise.reject(
+            new RenderLimitError(
+              'package verification',
+              'deadline',
+              'did not finish within 4000 ms',
+            ),
+          ),
+        operators: noOperators,
+        usage: usage({}),
+        policy,
+      });
+    expect(await run(handler('warn'), request('CREATE', goodOperatorVersion()))).toEqual({
+      kind: 'allow',
+      warnings: [
+        expect.stringContaining(
+          'OperatorVersion ns/good-0.1.0 could not be verified: package verification: did not finish within 4000 ms',
         ),
-      operators: noOperators,
-      usage: usage({}),
+      ],
     });
-    const result = await run(handler, request('CREATE', goodOperatorVersion()));
+    const result = await run(handler('strict'), request('CREATE', goodOperatorVersion()));
     expect(result).toMatchObject({
       kind: 'deny',
       status: {
@@ -236,7 +301,7 @@ describe('OperatorVersion validating webhook', () => {
   it('reads the namespaceManifest from the Operator (that template may be a Namespace)', async () => {
     const ov = goodOperatorVersion();
     ov.spec!.templates!['ns.yaml'] = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n';
-    const without = await run(validator(), request('CREATE', ov));
+    const without = await run(validator(usage({}), 'strict'), request('CREATE', ov));
     expect(without.kind).toBe('deny');
     const handler = operatorVersionValidator({
       verify: (o, namespaceManifest) =>
@@ -249,8 +314,28 @@ describe('OperatorVersion validating webhook', () => {
           }),
       },
       usage: usage({}),
+      policy: 'strict',
     });
     expect((await run(handler, request('CREATE', ov))).kind).toBe('allow');
+  });
+});
+
+describe('OperatorVersion webhook: what it still refuses', () => {
+  it("refuses Planwright's own probe (annotated), dry run or not, with a 403", async () => {
+    const ov = goodOperatorVersion();
+    ov.metadata.annotations = { [WEBHOOK_PROBE_ANNOTATION]: 'true' };
+    const result = await run(validator(), request('CREATE', ov));
+    expect(result).toMatchObject({
+      kind: 'deny',
+      status: { code: 403, message: expect.stringContaining("it is Planwright's webhook probe") },
+    });
+  });
+
+  it('refuses a request without a readable object (422), never a 500', async () => {
+    for (const object of [null, 'text', { metadata: 'x' }, { metadata: {}, spec: [] }]) {
+      const result = await run(validator(), request('CREATE', object));
+      expect(result.kind === 'deny' && result.status.code).toBe(422);
+    }
   });
 });
 
