@@ -396,10 +396,6 @@ const crd = (spec: Obj, name = 'widgets.example.com'): Obj => ({
 const CRD_ROWS: Array<[string, Obj]> = [
   ['minimal: single version, no schema, scope defaulted', crd({ version: 'v1alpha1' })],
   [
-    'a protected group (*.k8s.io) gets the approval annotation a v1 create requires',
-    crd({ group: 'widgets.k8s.io', version: 'v1' }, 'widgets.widgets.k8s.io'),
-  ],
-  [
     'top-level validation, subresources and printer columns move into every version',
     crd({
       scope: 'Cluster',
@@ -521,6 +517,10 @@ const CRD_ROWS: Array<[string, Obj]> = [
         },
       },
     }),
+  ],
+  [
+    'a protected group (*.k8s.io) gets the approval annotation a v1 create requires',
+    crd({ group: 'widgets.k8s.io', version: 'v1' }, 'widgets.widgets.k8s.io'),
   ],
 ];
 
