@@ -54,7 +54,7 @@ function instanceRequest(namespace: string, ovName: string): AdmissionRequest {
     object: {
       metadata: { name: 'i', namespace },
       spec: { operatorVersion: { name: ovName } },
-    } as unknown as AdmissionRequest['object'],
+    },
     oldObject: null,
     dryRun: false,
   };
@@ -112,7 +112,7 @@ describe('a lone UTF-16 surrogate in a name', () => {
         resource: { group: 'kudo.dev', version: 'v1beta1', resource: 'operators' },
         operation: 'DELETE',
         object: null,
-        oldObject: { metadata: { name: 'op', namespace: '\ud800' } } as never,
+        oldObject: { metadata: { name: 'op', namespace: '\ud800' } },
       },
       context,
     );
