@@ -26,6 +26,7 @@ import {
 } from './kudo/api/index.ts';
 import {
   registerInstanceController,
+  registerVerifyEvents,
   type InstanceControllerSettings,
 } from './kudo/controller/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
@@ -96,6 +97,11 @@ export interface AppSettings {
   readonly admission: AdmissionSettings;
   readonly controller?: InstanceControllerSettings;
   readonly render?: RenderSettings;
+  /**
+   * A Warning Event on each OperatorVersion `package verify` finds errors in (the webhook
+   * admits them with warnings), on the leader; `namespaces` narrows it. Off without this.
+   */
+  readonly verifyEvents?: { readonly namespaces?: (namespace: string) => boolean };
 }
 
 /** The readiness checks of the caches admission reads. */
@@ -232,6 +238,18 @@ export class App {
       templates: new RoutingRenderer({ workers: this.renderPool, registry, pool: 'render' }),
       registry,
     });
+    if (settings.verifyEvents) {
+      registerVerifyEvents({
+        manager,
+        logger: logger.child({ controller: 'operatorversion-verify' }),
+        verify: (ov, namespaceManifest, signal) =>
+          this.renderPool.verify(ov, namespaceManifest, signal),
+        operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 5_000 }),
+        ...(settings.verifyEvents.namespaces
+          ? { namespaces: settings.verifyEvents.namespaces }
+          : {}),
+      });
+    }
   }
 
   /** Runs everything until `signal` aborts; resolves with the exit code (see Manager). */

@@ -103,6 +103,7 @@ export async function runPlanwright(
       controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
       packagePolicy: options.strictPackageAdmission ? 'strict' : 'warn',
     },
+    verifyEvents: watch ? { namespaces: (ns) => watchesNamespace(watch, ns) } : {},
     controller: {
       ...(watch ? { filter: (i) => watchesNamespace(watch, i.metadata.namespace ?? '') } : {}),
       pipeWaiterImage: options.engine?.pipeWaiterImage,

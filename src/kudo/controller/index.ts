@@ -9,3 +9,9 @@ export {
   type InstanceControllerSettings,
   type RemoteSettings,
 } from './instance-controller.ts';
+export {
+  registerVerifyEvents,
+  verifyEventMessage,
+  VERIFY_EVENT_REASON,
+  type VerifyEventsOptions,
+} from './verify-events.ts';

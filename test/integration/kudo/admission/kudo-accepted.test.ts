@@ -3,7 +3,8 @@
 // run by the App as production wires it — with what `package verify` finds as the warnings
 // kubectl prints, and the run-time outcome KUDO gives:
 // - an invalid template (KUDO's rendering-error-plan-failed case): the Instance is created,
-//   and its deploy plan ends FATAL_ERROR naming the template;
+//   its deploy plan ends FATAL_ERROR naming the template, and the OperatorVersion carries a
+//   Warning Event with the finding;
 // - no spec.operator.name and a parameter nothing uses: deploy runs to COMPLETE;
 // - a parameter triggering a plan the package does not define: admitted; changing that
 //   parameter on an Instance is refused (as KUDO's Instance webhook refuses it).
@@ -110,6 +111,8 @@ describe('OperatorVersions KUDO accepts: admitted with warnings, with the run-ti
       webhook: { port: 0, host: '127.0.0.1', tls: loopback.source },
       admission: { controllerUsers: [] },
       controller: { filter: (i) => i.metadata.namespace === ns },
+      // As `planwright start` wires it (narrowed to this test's namespace).
+      verifyEvents: { namespaces: (namespace) => namespace === ns },
     });
     running = app.start(stop.signal);
     const port = await app.listening;
@@ -166,6 +169,20 @@ describe('OperatorVersions KUDO accepts: admitted with warnings, with the run-ti
     });
     expect(failed.phases?.[0]).toMatchObject({ name: 'invalid-phase', status: 'FATAL_ERROR' });
     expect(JSON.stringify(failed)).toContain('serial.yaml');
+    // The finding stays with the OperatorVersion as a Warning Event.
+    const event = await waitFor('the Warning Event on the OperatorVersion', async () => {
+      const list = await client.request<{
+        items: Array<{ type: string; reason: string; message: string }>;
+      }>({
+        path: `/api/v1/namespaces/${ns}/events`,
+        query: { fieldSelector: 'involvedObject.name=invalid-v1' },
+      });
+      return list.items.find((e) => e.reason === 'PackageVerifyErrors');
+    });
+    expect(event.type).toBe('Warning');
+    expect(event.message).toMatch(
+      /^package verify found 1 error: spec\.templates\[serial\.yaml\]: error rendering template: .*Admitted as KUDO admits it/,
+    );
   });
 
   it('no spec.operator.name and an unused parameter: admitted with the warnings, deploy COMPLETE', async () => {
