@@ -36,6 +36,9 @@ export async function startPlanwrightCli(options: StartOptions): Promise<Started
   const proc = spawn(
     process.execPath,
     [
+      // The node flags of `npm start` and the image's ENTRYPOINT.
+      '--optimize-for-size',
+      '--no-memory-reducer',
       PLANWRIGHT,
       'start',
       '--kubeconfig',
