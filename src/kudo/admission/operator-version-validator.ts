@@ -47,6 +47,8 @@ export interface OperatorVersionValidatorOptions {
   readonly usage: KudoUsage;
   /** What a verify error does: `warn` (admit, as KUDO does; the default) or `strict` (refuse). */
   readonly policy?: PackagePolicy;
+  /** `warn` only: verification longer than this admits with a warning. Default 3 s (the handler has 4.5 s). */
+  readonly warnBudgetMs?: number;
 }
 
 /** Marks Planwright's webhook probe, which this webhook always refuses. */
@@ -168,9 +170,25 @@ export function operatorVersionValidator(
       }
     }
     let result: VerifyResult;
+    // Admitting does not depend on the verdict unless strict: a verification that does not
+    // finish in time (a cold worker on a busy node) must not become a refusal (the server's
+    // deadline answers 500, which failurePolicy Fail turns into one).
+    const budget =
+      policy === 'warn' ? AbortSignal.timeout(options.warnBudgetMs ?? 3_000) : undefined;
     try {
-      result = await options.verify(ov, namespaceManifest, signal);
+      result = await options.verify(
+        ov,
+        namespaceManifest,
+        budget ? AbortSignal.any([signal, budget]) : signal,
+      );
     } catch (err) {
+      if (budget?.aborted && !signal.aborted) {
+        return allow({
+          warnings: [
+            `OperatorVersion ${ovLabel} was admitted without package verification: it did not finish within ${options.warnBudgetMs ?? 3_000} ms. Check the package with kubectl kudo package verify <folder>.`,
+          ],
+        });
+      }
       if (err instanceof RenderError) {
         // The verifier itself could not read the object: neither can the engine.
         return denyInvalid(

@@ -298,6 +298,25 @@ describe('OperatorVersion validating webhook', () => {
     });
   });
 
+  it('admits with a warning when verification does not finish within its budget (warn policy)', async () => {
+    const handler = operatorVersionValidator({
+      // Never answers until aborted, as a pool whose worker does not start in time.
+      verify: (_ov, _manifest, signal) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+        ),
+      operators: noOperators,
+      usage: usage({}),
+      warnBudgetMs: 50,
+    });
+    expect(await run(handler, request('CREATE', goodOperatorVersion()))).toEqual({
+      kind: 'allow',
+      warnings: [
+        'OperatorVersion ns/good-0.1.0 was admitted without package verification: it did not finish within 50 ms. Check the package with kubectl kudo package verify <folder>.',
+      ],
+    });
+  });
+
   it('reads the namespaceManifest from the Operator (that template may be a Namespace)', async () => {
     const ov = goodOperatorVersion();
     ov.spec!.templates!['ns.yaml'] = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n';
