@@ -184,7 +184,7 @@ describe('OperatorVersions KUDO accepts: admitted with warnings, with the run-ti
     });
     expect(event.type).toBe('Warning');
     expect(event.message).toMatch(
-      /^package verify found 1 error: spec\.templates\[serial\.yaml\]: error rendering template: .*Admitted as KUDO admits it/,
+      /^package verify found 2 errors: spec\.templates\[serial\.yaml\]: parameter "NonExisting" in template serial\.yaml is not defined; spec\.templates\[serial\.yaml\]: error rendering template: .*Admitted as KUDO admits it/,
     );
   });
 
@@ -229,6 +229,8 @@ describe('OperatorVersions KUDO accepts: admitted with warnings, with the run-ti
       JSON.stringify({ spec: { parameters: { foo: 'new' } } }),
     ]);
     expect(change.code).not.toBe(0);
-    expect(change.stderr).toContain('trigger plan "missing", which it does not define');
+    expect(change.stderr).toContain(
+      'The request is invalid: spec.parameters.foo: triggers plan "missing", which does not exist',
+    );
   });
 });
