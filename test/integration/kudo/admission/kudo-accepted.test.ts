@@ -7,8 +7,12 @@
 //   Warning Event with the finding;
 // - no spec.operator.name and a parameter nothing uses: deploy runs to COMPLETE;
 // - a parameter triggering a plan the package does not define: admitted; changing that
-//   parameter on an Instance is refused (as KUDO's Instance webhook refuses it).
+//   parameter on an Instance is refused (as KUDO's Instance webhook refuses it);
+// - `kubectl kudo install` (the built CLI) of such a package installs it, printing the warnings.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { stringify } from 'yaml';
@@ -21,10 +25,13 @@ import {
   createTestNamespace,
   kubeConfig,
   kubectl,
+  testCluster,
   uniqueName,
   type KubectlResult,
 } from '../../../support/cluster.ts';
 import { installKudoCrds } from '../../../support/kudo.ts';
+import { ensureBuiltCli, KUBECTL_KUDO, runBuilt } from '../../cli/built-cli.ts';
+import { repositoryRoot } from '../../../../src/localcluster/paths.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 const GROUP_PATH = '/apis/kudo.dev/v1beta1';
@@ -101,7 +108,7 @@ describe('OperatorVersions KUDO accepts: admitted with warnings, with the run-ti
     kubectl([...args, '-n', ns], input === undefined ? {} : { input });
 
   beforeAll(async () => {
-    await installKudoCrds();
+    await Promise.all([installKudoCrds(), ensureBuiltCli()]);
     ns = await createTestNamespace('kudo-accepted');
     app = new App({
       kubeConfig: kubeConfig(),
@@ -232,5 +239,34 @@ describe('OperatorVersions KUDO accepts: admitted with warnings, with the run-ti
     expect(change.stderr).toContain(
       'The request is invalid: spec.parameters.foo: triggers plan "missing", which does not exist',
     );
+  });
+
+  it('kubectl kudo install of a package whose parameter triggers an undefined plan: installed, with the warnings printed', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'pw-accepted-')), 'hello-config');
+    await cp(join(repositoryRoot(), 'examples', 'hello-config'), dir, { recursive: true });
+    await writeFile(
+      join(dir, 'params.yaml'),
+      stringify({
+        apiVersion: 'kudo.dev/v1beta1',
+        parameters: [
+          { name: 'message', default: 'hi', trigger: 'missing' },
+          { name: 'port', type: 'integer', default: 8080 },
+        ],
+      }),
+    );
+    const res = await runBuilt(
+      KUBECTL_KUDO,
+      ['install', dir, '--instance', 'hello', '--namespace', ns],
+      {
+        env: { KUBECONFIG: testCluster().kubeconfigPath },
+      },
+    );
+    expect(res.stderr).toContain(
+      `Warning: OperatorVersion ${ns}/hello-config-0.1.0: error: spec.parameters[0].trigger: plan "missing" used in parameter "message" is not defined`,
+    );
+    expect(res.code).toBe(0);
+    await waitFor('deploy to be COMPLETE', async () => {
+      return (await instance('hello')).status?.planStatus?.['deploy']?.status === 'COMPLETE';
+    });
   });
 });
