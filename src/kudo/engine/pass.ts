@@ -46,7 +46,7 @@ export interface OnceEvent {
   readonly id: string;
 }
 
-/** The services every pass of a term uses (built once per term by the reconciler). */
+/** The services and settings every pass of a term uses (built once per term by the reconciler). */
 export interface Engine {
   readonly operatorVersions: OperatorVersionSource;
   readonly client: KubeClient;
@@ -55,18 +55,29 @@ export interface Engine {
   readonly events: EventSink;
   readonly logger: Logger;
   readonly writer: InstanceWriter;
+  /** Where templates render: the render pool in production; inline (this thread) by default. */
   readonly templates: Renderer;
+  /** The Instance's workloads for the Ready condition. */
   readonly workloads: WorkloadSource;
   readonly pipePods: PipePodSweeper;
   readonly memory: TermMemory;
   readonly now: () => Date;
+  /**
+   * Applied objects from the home cluster's watch caches (a waiting plan reads them there and
+   * is woken by their events); without it every look is a GET and waits poll on a timer.
+   */
   readonly objects?: ObjectReader;
   readonly stepTimeoutMs?: number;
   readonly stepRetryLimit?: number;
+  /** Image of the pipe pods' waiter container (default busybox). */
   readonly pipeWaiterImage?: string;
+  /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
   readonly podExec?: PodExec;
+  /** Target clusters (spec.kubeConfig); without it every Instance applies to the home cluster. */
   readonly targets?: TargetClusters;
+  /** Caches per {cluster, GVK} the Instances hold (remote targets, drift). */
   readonly watches?: InstanceWatches;
+  /** Drift baselines and checks (planwright.dev/drift). */
   readonly drift?: DriftKeeper;
 }
 

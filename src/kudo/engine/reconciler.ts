@@ -35,37 +35,31 @@ import { StatusSession } from './session.ts';
 import type { Target, TargetClusters } from './targets.ts';
 import { LiveWorkloadSource, type WorkloadSource } from './workloads.ts';
 
-export interface InstanceReconcilerOptions {
-  readonly operatorVersions: OperatorVersionSource;
-  readonly client: KubeClient;
-  readonly ssa: ServerSideApply;
-  readonly events: EventSink;
-  readonly logger: Logger;
-  /** Where templates render: the render pool in production; inline (this thread) by default. */
+/** Given once; each term's reconciler builds its own services and memory from them. */
+export interface InstanceReconcilerOptions extends Pick<
+  Engine,
+  | 'operatorVersions'
+  | 'client'
+  | 'ssa'
+  | 'events'
+  | 'logger'
+  | 'objects'
+  | 'stepTimeoutMs'
+  | 'stepRetryLimit'
+  | 'pipeWaiterImage'
+  | 'podExec'
+  | 'targets'
+  | 'watches'
+  | 'drift'
+> {
+  /** Default: inline (this thread). */
   readonly templates?: Renderer;
-  /** The Instance's workloads for the Ready condition; default: live LISTs. */
+  /** Default: live LISTs. */
   readonly workloads?: WorkloadSource;
-  /**
-   * Applied objects from the home cluster's watch caches (a waiting plan reads them there and
-   * is woken by their events); default: every look is a GET and waits poll on a timer.
-   */
-  readonly objects?: ObjectReader;
   /** First delay while waiting (doubles up to waitMaxMs). Default 1 s. */
   readonly waitMinMs?: number;
   /** Default 60 s. */
   readonly waitMaxMs?: number;
-  readonly stepTimeoutMs?: number;
-  readonly stepRetryLimit?: number;
-  /** Image of the pipe pods' waiter container (default busybox). */
-  readonly pipeWaiterImage?: string;
-  /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
-  readonly podExec?: PodExec;
-  /** Target clusters (spec.kubeConfig); without it every Instance applies to the home cluster. */
-  readonly targets?: TargetClusters;
-  /** Caches per {cluster, GVK} the Instances hold (remote targets, drift). */
-  readonly watches?: InstanceWatches;
-  /** Drift baselines and checks (planwright.dev/drift). */
-  readonly drift?: DriftKeeper;
   /** Only Instances this accepts are reconciled (tests isolate by namespace). */
   readonly filter?: (instance: Instance) => boolean;
   readonly now?: () => Date;
