@@ -9,30 +9,22 @@
  * One reconciler serves one term of leadership (`forTerm`): what it remembers between passes
  * (memory.ts) starts empty with each term.
  */
-import type { Logger } from 'pino';
-import type { ServerSideApply } from '../../kube/apply.ts';
-import type { KubeClient } from '../../kube/client.ts';
 import { ApiError } from '../../kube/errors.ts';
 import { namespacedName } from '../../kube/names.ts';
 import type { ReconcileResult, Reconciler } from '../../runtime/index.ts';
-import type { OperatorVersionSource } from '../api/contracts.ts';
 import type { ShapeProblem } from '../api/shape-check.ts';
 import { describeStatusProblems, readStatus } from '../api/status-read.ts';
 import type { Instance } from '../api/types.ts';
 import { InlineRenderer, type Renderer } from '../render/index.ts';
-import type { PodExec } from '../tasks/index.ts';
-import type { ObjectReader } from '../tasks/types.ts';
-import type { DriftKeeper } from './drift.ts';
 import { finalize } from './finalize.ts';
 import { hasCleanupFinalizer } from './finalizer.ts';
 import { InstanceWriter } from './instance-api.ts';
-import type { InstanceWatches } from './instance-watches.ts';
 import { reconcileLive } from './live.ts';
 import { TermMemory } from './memory.ts';
-import { openPass, type Engine, type EventSink, type Pass } from './pass.ts';
+import { openPass, type Engine, type Pass } from './pass.ts';
 import { PipePodSweeper } from './pipe-pods.ts';
 import { StatusSession } from './session.ts';
-import type { Target, TargetClusters } from './targets.ts';
+import type { Target } from './targets.ts';
 import { LiveWorkloadSource, type WorkloadSource } from './workloads.ts';
 
 /** Given once; each term's reconciler builds its own services and memory from them. */
