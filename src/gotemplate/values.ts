@@ -24,6 +24,8 @@ export class GoSlice {
   constructor(
     readonly elem: GoType,
     readonly items: GoValue[],
+    /** A nil slice (no items): encoding/json writes `null`, reflect.DeepEqual tells it apart. */
+    readonly nil = false,
   ) {}
   get type(): GoType {
     return `[]${this.elem}`;
@@ -35,6 +37,8 @@ export class GoMap {
   constructor(
     readonly elem: GoType,
     readonly entries: Map<string, GoValue>,
+    /** A nil map (no entries, none can be set): encoding/json writes `null`. */
+    readonly nil = false,
   ) {}
   get type(): GoType {
     return `map[string]${this.elem}`;

@@ -145,10 +145,12 @@ export function deepEqual(a: V, b: V): boolean {
   if (typeOf(a) !== typeOf(b)) return false;
   if (a instanceof GoInt) return a.v === (b as GoInt).v;
   if (a instanceof GoSlice) {
+    if (a.nil !== (b as GoSlice).nil) return false;
     const bi = (b as GoSlice).items;
     return a.items.length === bi.length && a.items.every((x, i) => deepEqual(x, bi[i]));
   }
   if (a instanceof GoMap) {
+    if (a.nil !== (b as GoMap).nil) return false;
     const bm = (b as GoMap).entries;
     if (a.entries.size !== bm.size) return false;
     for (const [k, x] of a.entries) if (!bm.has(k) || !deepEqual(x, bm.get(k))) return false;

@@ -20,8 +20,8 @@ function dict(a: V[]): GoMap {
 
 function copyValue(v: GoValue): GoValue {
   if (v instanceof GoMap)
-    return new GoMap(v.elem, new Map([...v.entries].map(([k, x]) => [k, copyValue(x)])));
-  if (v instanceof GoSlice) return new GoSlice(v.elem, v.items.map(copyValue));
+    return new GoMap(v.elem, new Map([...v.entries].map(([k, x]) => [k, copyValue(x)])), v.nil);
+  if (v instanceof GoSlice) return new GoSlice(v.elem, v.items.map(copyValue), v.nil);
   return v;
 }
 
@@ -69,6 +69,7 @@ export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   [
     'set',
     fn([M, S, A], (a) => {
+      if ((a[0] as GoMap).nil) goErr('assignment to entry in nil map');
       (a[0] as GoMap).entries.set(a[1] as string, a[2] ?? null);
       return a[0];
     }),
