@@ -4,6 +4,7 @@ import { quoteGo } from '../fmt.ts';
 import { GoMap, GoSlice, utf8, utf8Decoder } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { fn, goErr, strList, strslice, strval } from './convert.ts';
+import { goLower, goUpper, lowerRune, titleRune, toCamelCase, toLowerCaseWords, upperRune } from './go-case.ts';
 import type { V } from './convert.ts';
 import { GoInt } from '../values.ts';
 
@@ -27,7 +28,7 @@ export function title(s: string): string {
   let prev = ' ';
   let out = '';
   for (const c of s) {
-    out += isSeparator(prev) ? c.toUpperCase() : c;
+    out += isSeparator(prev) ? titleRune(c) : c;
     prev = c;
   }
   return out;
@@ -53,24 +54,45 @@ function substr(start: number, end: number, s: string): string {
   return str(b.slice(start, end));
 }
 
+/** sprig v2's trunc: bytes; a negative length is the slice expression's panic. */
 function trunc(c: number, s: string): string {
   const b = bytes(s);
-  if (c < 0 && b.length + c > 0) return str(b.slice(b.length + c));
-  if (c >= 0 && b.length > c) return str(b.slice(0, c));
-  return s;
+  if (b.length <= c) return s;
+  if (c < 0) goErr(`runtime error: slice bounds out of range [:${c}]`);
+  return str(b.slice(0, c));
 }
 
-function abbreviateFull(s: string, offset: number, maxWidth: number): string {
-  if (s === '') return '';
-  if (maxWidth < 4) return s;
+/** goutils AbbreviateFull, on bytes as Go slices strings (it can cut a character). */
+function abbreviateBytes(s: Uint8Array, offset: number, maxWidth: number): Uint8Array | undefined {
+  const dots = bytes('...');
+  const join = (x: Uint8Array): Uint8Array => {
+    const out = new Uint8Array(dots.length + x.length);
+    out.set(dots);
+    out.set(x, dots.length);
+    return out;
+  };
+  if (s.length === 0) return s;
+  // The errors goutils returns (sprig's callers never reach them with these widths).
+  if (maxWidth < 4) return undefined;
   const len = s.length;
   if (len <= maxWidth) return s;
   if (offset > len) offset = len;
   if (len - offset < maxWidth - 3) offset = len - (maxWidth - 3);
-  if (offset <= 4) return s.slice(0, maxWidth - 3) + '...';
-  if (maxWidth < 7) return s;
-  if (offset + maxWidth - 3 < len) return '...' + abbreviateFull(s.slice(offset), 0, maxWidth - 3);
-  return '...' + s.slice(len - (maxWidth - 3));
+  if (offset <= 4) {
+    const out = new Uint8Array(maxWidth);
+    out.set(s.subarray(0, maxWidth - 3));
+    out.set(dots, maxWidth - 3);
+    return out;
+  }
+  if (maxWidth < 7) return undefined;
+  if (offset + maxWidth - 3 < len)
+    return join(abbreviateBytes(s.subarray(offset), 0, maxWidth - 3) ?? new Uint8Array());
+  return join(s.subarray(len - (maxWidth - 3)));
+}
+
+function abbreviateFull(s: string, offset: number, maxWidth: number): string {
+  const out = abbreviateBytes(bytes(s), offset, maxWidth);
+  return out === undefined ? '' : str(out);
 }
 
 function initials(s: string): string {
@@ -85,31 +107,29 @@ function uncapitalizeWords(s: string): string {
   let prevSpace = true;
   let out = '';
   for (const c of s) {
-    out += prevSpace ? c.toLowerCase() : c;
+    out += prevSpace ? lowerRune(c) : c;
     prevSpace = /\s/u.test(c);
   }
   return out;
 }
 
+/** goutils SwapCase: a lower-case letter after whitespace becomes title case. */
 function swapcase(s: string): string {
   let out = '';
   let whitespace = true;
   for (const c of s) {
-    if (c !== c.toLowerCase()) out += c.toLowerCase();
-    else if (c !== c.toUpperCase()) out += whitespace ? c.toUpperCase() : c.toUpperCase();
-    else out += c;
-    whitespace = /\s/u.test(c);
+    if (/[\p{Lu}\p{Lt}]/u.test(c)) {
+      out += lowerRune(c);
+      whitespace = false;
+    } else if (/\p{Ll}/u.test(c)) {
+      out += whitespace ? titleRune(c) : upperRune(c);
+      whitespace = false;
+    } else {
+      out += c;
+      whitespace = /\p{White_Space}/u.test(c);
+    }
   }
   return out;
-}
-
-/** Word splitting close to huandu/xstrings for snake/kebab/camel case. */
-function words(s: string): string[] {
-  return s
-    .replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .split(/[^\p{L}\p{Nd}]+/u)
-    .filter((w) => w.length > 0);
 }
 
 function wrapCustom(s: string, width: number, nl: string, wrapLong: boolean): string {
@@ -220,8 +240,8 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
   ],
   ['trunc', fn([I, S], (a) => trunc(n(a[0]), a[1] as string))],
   ['trim', fn([S], (a) => (a[0] as string).trim())],
-  ['upper', fn([S], (a) => (a[0] as string).toUpperCase())],
-  ['lower', fn([S], (a) => (a[0] as string).toLowerCase())],
+  ['upper', fn([S], (a) => goUpper(a[0] as string))],
+  ['lower', fn([S], (a) => goLower(a[0] as string))],
   ['title', fn([S], (a) => title(a[0] as string))],
   ['untitle', fn([S], (a) => uncapitalizeWords(a[0] as string))],
   ['substr', fn([I, I, S], (a) => substr(n(a[0]), n(a[1]), a[2] as string))],
@@ -260,30 +280,9 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
       return c.join('');
     }),
   ],
-  [
-    'snakecase',
-    fn([S], (a) =>
-      words(a[0] as string)
-        .map((w) => w.toLowerCase())
-        .join('_'),
-    ),
-  ],
-  [
-    'kebabcase',
-    fn([S], (a) =>
-      words(a[0] as string)
-        .map((w) => w.toLowerCase())
-        .join('-'),
-    ),
-  ],
-  [
-    'camelcase',
-    fn([S], (a) =>
-      words(a[0] as string)
-        .map((w) => w[0]!.toUpperCase() + w.slice(1).toLowerCase())
-        .join(''),
-    ),
-  ],
+  ['snakecase', fn([S], (a) => toLowerCaseWords(a[0] as string, '_'))],
+  ['kebabcase', fn([S], (a) => toLowerCaseWords(a[0] as string, '-'))],
+  ['camelcase', fn([S], (a) => toCamelCase(a[0] as string))],
   ['wrap', fn([I, S], (a) => wrapCustom(a[1] as string, n(a[0]), '\n', false))],
   ['wrapWith', fn([I, S, S], (a) => wrapCustom(a[2] as string, n(a[0]), a[1] as string, true))],
   ['contains', fn([S, S], (a) => (a[1] as string).includes(a[0] as string))],
