@@ -214,7 +214,7 @@ export const utf8Decoder = {
     } catch {
       let out = '';
       let start = 0;
-      for (let i = 0; i < b.length; ) {
+      for (let i = 0; i < b.length;) {
         const n = goRuneLength(b, i);
         if (n > 0) {
           i += n;

@@ -10,7 +10,8 @@
 //
 // Only functions of KUDO's map (sprig v2.22 + toYaml) appear, minus the ones whose output is
 // random or depends on the clock or environment (uuidv4, randAlpha, shuffle, now, encryptAES,
-// genCA, ...), and minus Planwright's extensions.
+// genCA, ...), minus urlParse and urlJoin (Go's net/url rules are a documented difference),
+// minus derivePassword (scrypt: a second a call) and minus Planwright's extensions.
 
 /** mulberry32: a tiny, well-mixed 32-bit PRNG; deterministic across platforms. */
 function mulberry32(seed: number): () => number {
@@ -279,7 +280,16 @@ class Gen {
           case 2:
             return piped(this.pick(['quote', 'squote']), this.anyType());
           case 3:
-            return piped(this.pick(['b64enc', 'b32enc', 'b64dec', 'b32dec']), 's');
+            // Decoding arbitrary text gives bytes that are not UTF-8, where Planwright's
+            // strings (text) knowingly differ (docs/templates.md): decode what was encoded.
+            return this.chance(0.5)
+              ? piped(this.pick(['b64enc', 'b32enc']), 's')
+              : this.pick([
+                  `(${e('s')} | b64enc | b64dec)`,
+                  `(${e('s')} | b32enc | b32dec)`,
+                  `(b64dec ${this.quote(this.pick(['aGVsbG8=', 'w6k=', '', 'not base64!', 'aGVsbG8', 'YQ==YQ==']))})`,
+                  `(b32dec ${this.quote(this.pick(['NBSWY3DP', '', 'nbswy3dp', 'NBSWY3D', '0000']))})`,
+                ]);
           case 4:
             return piped(this.pick(['sha1sum', 'sha256sum', 'adler32sum']), 's');
           case 5:
@@ -349,9 +359,9 @@ class Gen {
           case 43:
             return `(index (split ${this.quote(this.pick(SEPARATORS))} ${e('s')}) ${this.quote(this.pick(['_0', '_1', '_2']))})`;
           case 31:
-            return `(urlJoin (dict "scheme" "https" "host" ${e('s')} "path" ${e('s')}))`;
+            return piped('nospace', 's');
           case 32:
-            return `(index (urlParse ${e('s')}) ${this.quote(this.pick(['scheme', 'host', 'hostname', 'path', 'query', 'fragment', 'userinfo', 'opaque']))})`;
+            return piped('squote', this.anyType());
           case 33:
             return `(first ${e('l')} | toString)`;
           case 34:
@@ -515,13 +525,15 @@ class Gen {
             return `(dict ${kv.join(' ')})`;
           }
           case 2:
-            return `(${this.pick(['merge', 'mergeOverwrite'])} ${e('m')} ${e('m')}${this.chance(0.3) ? ' ' + e('m') : ''})`;
+            // Sources are copies: merging a map into itself would make a cycle, on which
+            // Go's mergo (and printing) recurse until the stack overflows.
+            return `(${this.pick(['merge', 'mergeOverwrite'])} ${e('m')} (deepCopy ${e('m')})${this.chance(0.3) ? ` (deepCopy ${e('m')})` : ''})`;
           case 3:
-            return `(${this.pick(['merge', 'mergeOverwrite'])} (dict) ${e('m')} ${e('m')})`;
+            return `(${this.pick(['merge', 'mergeOverwrite'])} (dict) ${e('m')} (deepCopy ${e('m')}))`;
           case 4:
             return `(${this.pick(['pick', 'omit'])} ${e('m')} ${this.quote(this.pick(KEYS))} ${this.quote(this.pick(KEYS))})`;
           case 5:
-            return `(set ${e('m')} ${this.quote(this.pick(KEYS))} ${e(this.anyType())})`;
+            return `(set ${e('m')} ${this.quote(this.pick(KEYS))} ${e(this.pick(['s', 'i', 'b', 'f'] as T[]))})`;
           case 6:
             return `(unset ${e('m')} ${this.quote(this.pick(KEYS))})`;
           case 7:
@@ -531,7 +543,7 @@ class Gen {
           case 9:
             return `(dict "parts" (splitn ${this.quote(this.pick(SEPARATORS))} ${this.pick([0, 1, 2, 3, -1])} ${e('s')}))`;
           case 10:
-            return `(urlParse ${e('s')})`;
+            return `(dict "url" (dict "host" ${e('s')}))`;
           case 11:
             return `(dict ${this.quote(this.pick(KEYS))} (dict ${this.quote(this.pick(KEYS))} ${e(this.anyType())}))`;
           default:
@@ -604,6 +616,7 @@ class Gen {
         const body: Scope = {
           vars: useVar ? [...scope.vars, { name, type: t }] : [...scope.vars],
           dot: t,
+          root: scope.root,
         };
         let s = `${o()}${head}${c()}${this.block(body, depth - 1, 1 + this.int(3))}`;
         if (this.chance(0.3)) s += `${o()}else${c()}${this.block(scope, depth - 1, 1)}`;

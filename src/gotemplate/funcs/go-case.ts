@@ -103,7 +103,8 @@ function nextWord(str: number[]): Word {
   let pos = 0;
   let [r, size] = nextValidRune(str, pos, RUNE_ERROR);
   offset += size;
-  if (r === RUNE_ERROR) return { wt: W.Invalid, word: str.slice(0, offset), rest: str.slice(offset) };
+  if (r === RUNE_ERROR)
+    return { wt: W.Invalid, word: str.slice(0, offset), rest: str.slice(offset) };
   let wt: W;
   const scan = (keep: (r: number) => boolean): void => {
     pos += size;
@@ -184,22 +185,19 @@ export function toLowerCaseWords(s: string, connector: '_' | '-'): string {
   if (s === '') return '';
   const c = connector.codePointAt(0)!;
   const out: number[] = [];
-  let { wt, word, rest } = nextWord(runes(s));
-  const next = (): void => {
-    ({ wt, word, rest } = nextWord(rest));
-  };
-  while (rest.length > 0) {
-    if (wt !== W.Connector) toLower(out, wt, word, c);
-    const prev = wt;
-    const last = word;
-    next();
+  let w = nextWord(runes(s));
+  while (w.rest.length > 0) {
+    if (w.wt !== W.Connector) toLower(out, w.wt, w.word, c);
+    const prev = w.wt;
+    const last = w.word;
+    w = nextWord(w.rest);
     switch (prev) {
       case W.Number:
-        while (wt === W.Alphabet || wt === W.Number) {
-          toLower(out, wt, word, c);
-          next();
+        while (w.wt === W.Alphabet || w.wt === W.Number) {
+          toLower(out, w.wt, w.word, c);
+          w = nextWord(w.rest);
         }
-        if (wt !== W.Invalid && wt !== W.Punct) out.push(c);
+        if (w.wt !== W.Invalid && w.wt !== W.Punct) out.push(c);
         break;
       case W.Connector:
         toLower(out, prev, last, c);
@@ -207,29 +205,29 @@ export function toLowerCaseWords(s: string, connector: '_' | '-'): string {
       case W.Punct:
         break;
       default: {
-        if (wt !== W.Number) {
-          if (wt !== W.Connector && wt !== W.Punct) out.push(c);
+        if (w.wt !== W.Number) {
+          if (w.wt !== W.Connector && w.wt !== W.Punct) out.push(c);
           break;
         }
-        if (rest.length === 0) break;
-        const num = word;
-        next();
-        if (wt !== W.Alphabet) {
+        if (w.rest.length === 0) break;
+        const num = w.word;
+        w = nextWord(w.rest);
+        if (w.wt !== W.Alphabet) {
           toLower(out, W.Number, num, c);
-          if (wt !== W.Connector && wt !== W.Punct) out.push(c);
+          if (w.wt !== W.Connector && w.wt !== W.Punct) out.push(c);
           break;
         }
         out.push(c);
         toLower(out, W.Number, num, c);
-        while (wt === W.Alphabet || wt === W.Number) {
-          toLower(out, wt, word, c);
-          next();
+        while (w.wt === W.Alphabet || w.wt === W.Number) {
+          toLower(out, w.wt, w.word, c);
+          w = nextWord(w.rest);
         }
-        if (wt !== W.Invalid && wt !== W.Connector && wt !== W.Punct) out.push(c);
+        if (w.wt !== W.Invalid && w.wt !== W.Connector && w.wt !== W.Punct) out.push(c);
       }
     }
   }
-  toLower(out, wt, word, c);
+  toLower(out, w.wt, w.word, c);
   return text(out);
 }
 

@@ -4,7 +4,15 @@ import { quoteGo } from '../fmt.ts';
 import { GoMap, GoSlice, utf8, utf8Decoder } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { fn, goErr, strList, strslice, strval } from './convert.ts';
-import { goLower, goUpper, lowerRune, titleRune, toCamelCase, toLowerCaseWords, upperRune } from './go-case.ts';
+import {
+  goLower,
+  goUpper,
+  lowerRune,
+  titleRune,
+  toCamelCase,
+  toLowerCaseWords,
+  upperRune,
+} from './go-case.ts';
 import type { V } from './convert.ts';
 import { GoInt } from '../values.ts';
 
@@ -95,12 +103,18 @@ function abbreviateFull(s: string, offset: number, maxWidth: number): string {
   return out === undefined ? '' : str(out);
 }
 
+/** goutils Initials: the first byte of each word, taken as the rune of that value. */
 function initials(s: string): string {
-  return s
-    .split(/\s+/u)
-    .filter((w) => w.length > 0)
-    .map((w) => [...w][0])
-    .join('');
+  let out = '';
+  let gap = true;
+  for (const x of bytes(s)) {
+    if (x === 0x20 || (x >= 0x09 && x <= 0x0d) || x === 0x85 || x === 0xa0) gap = true;
+    else if (gap) {
+      out += String.fromCharCode(x);
+      gap = false;
+    }
+  }
+  return out;
 }
 
 function uncapitalizeWords(s: string): string {
@@ -111,6 +125,22 @@ function uncapitalizeWords(s: string): string {
     prevSpace = /\s/u.test(c);
   }
   return out;
+}
+
+/**
+ * goutils DeleteWhiteSpace: it walks bytes, each taken as the rune of that value, so text
+ * beyond ASCII comes out as Latin-1 mojibake (and its 0x85 and 0xA0 bytes count as spaces).
+ */
+function deleteWhiteSpace(s: string): string {
+  const b = bytes(s);
+  let out = '';
+  let kept = 0;
+  for (const x of b) {
+    if (x === 0x20 || (x >= 0x09 && x <= 0x0d) || x === 0x85 || x === 0xa0) continue;
+    out += String.fromCharCode(x);
+    kept++;
+  }
+  return kept === b.length ? s : out;
 }
 
 /** goutils SwapCase: a lower-case letter after whitespace becomes title case. */
@@ -132,34 +162,51 @@ function swapcase(s: string): string {
   return out;
 }
 
+/** goutils WrapCustom, on bytes: only spaces are break points (newlines are text). */
 function wrapCustom(s: string, width: number, nl: string, wrapLong: boolean): string {
   if (s === '') return '';
+  if (nl === '') nl = '\n';
   if (width < 1) width = 1;
-  const lines = s.split('\n');
-  const out: string[] = [];
-  for (const line of lines) {
-    let rest = line;
-    while (rest.length > width) {
-      if (rest[0] === ' ') {
-        rest = rest.slice(1);
-        continue;
-      }
-      let sp = rest.lastIndexOf(' ', width);
-      if (sp <= 0) {
-        if (wrapLong) {
-          out.push(rest.slice(0, width));
-          rest = rest.slice(width);
-          continue;
-        }
-        sp = rest.indexOf(' ', width);
-        if (sp < 0) break;
-      }
-      out.push(rest.slice(0, sp));
-      rest = rest.slice(sp + 1);
+  const b = bytes(s);
+  const sep = bytes(nl);
+  const out: number[] = [];
+  const write = (from: number, to: number): void => {
+    for (let i = from; i < to; i++) out.push(b[i]!);
+  };
+  const lastSpace = (from: number, to: number): number => {
+    for (let i = to - 1; i >= from; i--) if (b[i] === 0x20) return i;
+    return -1;
+  };
+  let offset = 0;
+  while (b.length - offset > width) {
+    if (b[offset] === 0x20) {
+      offset++;
+      continue;
     }
-    out.push(rest);
+    const at = lastSpace(offset, Math.min(width + offset + 1, b.length));
+    if (at >= offset) {
+      write(offset, at);
+      out.push(...sep);
+      offset = at + 1;
+    } else if (wrapLong) {
+      write(offset, offset + width);
+      out.push(...sep);
+      offset += width;
+    } else {
+      const end = width + offset;
+      const next = b.indexOf(0x20, end);
+      if (next === -1) {
+        write(offset, b.length);
+        offset = b.length;
+      } else {
+        write(offset, next);
+        out.push(...sep);
+        offset = next + 1;
+      }
+    }
   }
-  return out.join(nl);
+  write(offset, b.length);
+  return str(Uint8Array.from(out));
 }
 
 function indent(spaces: number, v: string): string {
@@ -262,7 +309,7 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
       return s.startsWith(pre) ? s.slice(pre.length) : s;
     }),
   ],
-  ['nospace', fn([S], (a) => (a[0] as string).replace(/\s/gu, ''))],
+  ['nospace', fn([S], (a) => deleteWhiteSpace(a[0] as string))],
   ['initials', fn([S], (a) => initials(a[0] as string))],
   ['randAlphaNum', fn([I], (a) => random(n(a[0]), ALPHA + DIGITS))],
   ['randAlpha', fn([I], (a) => random(n(a[0]), ALPHA))],
