@@ -492,7 +492,7 @@ class Gen {
           case 10:
             return `(keys ${e('m')} | sortAlpha)`;
           case 11:
-            return `(slice ${e('l')} ${this.pick(['', '0', '1', '1 2', '0 0', '2 1'])})`;
+            return `(slice (toStrings ${e('l')}) ${this.pick(['', '0', '1', '1 2', '0 0', '2 1'])})`;
           case 12:
             return `(regexFindAll ${this.quote(this.pick(PATTERNS))} ${e('s')} ${this.pick([-1, 0, 1, 2])})`;
           case 13:

@@ -80,15 +80,22 @@ function merge(a: V[], override: boolean): V {
   return dst;
 }
 
-/** The must variants (sprig v3, an extension): the same merge, failing on mergo's error. */
-function mustMerge(a: V[], override: boolean): V {
-  let dst = a[0] as GoMap;
-  try {
-    for (const src of a.slice(1)) dst = mergeMaps(dst, src as GoMap, override, true);
-  } catch (e) {
-    if (e instanceof MergeMismatch) goErr(e.message);
-    throw e;
+/** dario.cat/mergo's Merge as sprig v3's must variants (an extension) call it. */
+function mergeV3(dst: GoMap, src: GoMap, override: boolean): void {
+  for (const [k, sv] of src.entries) {
+    const dv = dst.entries.get(k);
+    if (dv instanceof GoMap && sv instanceof GoMap) {
+      mergeV3(dv, sv, override);
+      continue;
+    }
+    if (!dst.entries.has(k) || empty(dv)) dst.entries.set(k, sv);
+    else if (override && !empty(sv)) dst.entries.set(k, sv);
   }
+}
+
+function mustMerge(a: V[], override: boolean): V {
+  const dst = a[0] as GoMap;
+  for (const src of a.slice(1)) mergeV3(dst, src as GoMap, override);
   return dst;
 }
 
