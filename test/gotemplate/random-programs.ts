@@ -11,7 +11,9 @@
 // Only functions of KUDO's map (sprig v2.22 + toYaml) appear, minus the ones whose output is
 // random or depends on the clock or environment (uuidv4, randAlpha, shuffle, now, encryptAES,
 // genCA, ...), minus urlParse and urlJoin (Go's net/url rules are a documented difference),
-// minus derivePassword (scrypt: a second a call) and minus Planwright's extensions.
+// minus derivePassword (scrypt: a second a call) and minus Planwright's extensions. `slice`
+// gets a fresh list: Go may reslice past a list's length up to its capacity, which
+// Planwright's lists do not model.
 
 /** mulberry32: a tiny, well-mixed 32-bit PRNG; deterministic across platforms. */
 function mulberry32(seed: number): () => number {
@@ -492,7 +494,7 @@ class Gen {
           case 10:
             return `(keys ${e('m')} | sortAlpha)`;
           case 11:
-            return `(slice (toStrings ${e('l')}) ${this.pick(['', '0', '1', '1 2', '0 0', '2 1'])})`;
+            return `(slice (splitList "," (join "," ${e('l')})) ${this.pick(['', '0', '1', '1 2', '0 0', '2 1'])})`;
           case 12:
             return `(regexFindAll ${this.quote(this.pick(PATTERNS))} ${e('s')} ${this.pick([-1, 0, 1, 2])})`;
           case 13:
