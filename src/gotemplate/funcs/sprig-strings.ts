@@ -363,7 +363,7 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
   ['replace', fn([S, S, S], (a) => (a[2] as string).replaceAll(a[0] as string, a[1] as string))],
   ['plural', fn([S, S, I], (a) => (n(a[2]) === 1 ? a[0] : a[1]))],
   ['toString', fn([A], (a) => strval(a[0]))],
-  ['split', fn([S, S], (a) => splitMap((a[1] as string).split(a[0] as string)))],
+  ['split', fn([S, S], (a) => splitMap(splitN(a[1] as string, a[0] as string, -1)))],
   ['splitList', fn([S, S], (a) => strList(splitN(a[1] as string, a[0] as string, -1)))],
   ['splitn', fn([S, I, S], (a) => splitMap(splitN(a[2] as string, a[0] as string, n(a[1]))))],
   ['toStrings', fn([A], (a) => strList(strslice(a[0])))],
