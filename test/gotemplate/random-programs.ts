@@ -256,7 +256,7 @@ class Gen {
 
   /** An expression (operand) of type t. */
   expr(t: T, scope: Scope, depth: number): string {
-    // Text cut inside a character prints as Go prints it, but fed to another function it
+    // Text cut inside a character (trunc, abbrev, substr, wrapWith) prints as Go prints it, but fed to another function it
     // differs knowingly (docs/templates.md): below the top, cut only ASCII.
     const top = this.top;
     this.top = false;
@@ -345,11 +345,7 @@ class Gen {
           case 20:
             return piped('wrap', 's', String(this.int(8)));
           case 21:
-            return piped(
-              'wrapWith',
-              's',
-              `${this.int(8)} ${this.quote(this.pick(['\n', '|', '<br>']))}`,
-            );
+            return cut('wrapWith', `${this.int(8)} ${this.quote(this.pick(['\n', '|', '<br>']))}`);
           case 22:
             return `(plural ${this.quote('one')} ${this.quote('many')} ${e('i')})`;
           case 23:
