@@ -92,7 +92,9 @@ const STRINGS: readonly string[] = [
   '  ',
 ];
 
-const ASCII_STRINGS: readonly string[] = STRINGS.filter((x) => /^[\x00-\x7f]*$/.test(x));
+const ASCII_STRINGS: readonly string[] = STRINGS.filter((x) =>
+  [...x].every((c) => c.charCodeAt(0) < 0x80),
+);
 
 const PATTERNS: readonly string[] = [
   '[a-z]+',
@@ -391,7 +393,7 @@ class Gen {
           case 42:
             return `(println ${e('s')})`;
           default:
-            return `(${e('s')} | ${this.pick(['upper', 'quote', 'trim', 'lower'])} | ${this.pick(['trunc 5', 'quote', 'title', 'nospace'])})`;
+            return `(${e('s')} | ${this.pick(['upper', 'quote', 'trim', 'lower'])} | ${this.pick(top ? ['trunc 5', 'quote', 'title', 'nospace'] : ['quote', 'title', 'nospace'])})`;
         }
       case 'i':
         switch (this.int(18)) {
