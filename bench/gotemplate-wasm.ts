@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { WASI } from 'node:wasi';
 import { compileTemplate } from '../src/gotemplate/index.ts';
-import { here, sharedDir } from '../test/gotemplate/oracle.ts';
+import { here } from '../test/gotemplate/oracle.ts';
 import { decodeTagged } from '../test/gotemplate/tagged.ts';
+import { zookeeperStatefulset } from './support/gotemplate-workload.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'gotemplate-wasm-'));
 let wasmPath = process.env['WASM'];
@@ -28,34 +29,7 @@ if (!wasmPath) {
   if (b.status !== 0) throw new Error(`wasm build failed: ${b.stderr}`);
 }
 
-const template = readFileSync(
-  join(sharedDir, 'kudo-packages', 'zookeeper', 'templates', 'statefulset.yaml'),
-  'utf8',
-);
-const data = {
-  OperatorName: 'zookeeper',
-  Name: 'zk',
-  Namespace: 'default',
-  OperatorVersion: '0.3.0',
-  AppVersion: '3.4.14',
-  PlanName: 'deploy',
-  PhaseName: 'zookeeper',
-  StepName: 'deploy',
-  Pipes: { $strmap: {} },
-  Params: {
-    NODE_COUNT: '3',
-    MEMORY: '1024Mi',
-    MEM_LIMIT: '2048Mi',
-    CPUS: '250m',
-    CPUS_LIMIT: '1000m',
-    STORAGE_CLASS: '',
-    DISK_SIZE: '5Gi',
-    CLIENT_PORT: '2181',
-    SERVER_PORT: '2888',
-    ELECTION_PORT: '3888',
-    IMAGE_PULL_POLICY: 'Always',
-  },
-};
+const { template, data } = zookeeperStatefulset();
 const iterations = Number(process.env['ITERATIONS'] ?? 2000);
 writeFileSync(join(dir, 'bench.json'), JSON.stringify({ template, data, iterations }));
 
