@@ -66,7 +66,8 @@ export interface LocalClusterOptions {
 
 /**
  * Process ids of the running components: etcd and kubeApiServer always; in workloads mode also
- * kubeControllerManager, kubeScheduler and kwok.
+ * kubeControllerManager, kubeScheduler and kwok; with real nodes also registry, containerd and
+ * kubelet.
  */
 export interface ComponentPids {
   readonly etcd: number;
@@ -363,6 +364,13 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
                 kubeControllerManager: workloads.controllerManager.pid,
                 kubeScheduler: workloads.scheduler.pid,
                 kwok: workloads.kwok.pid,
+              }
+            : {}),
+          ...(nodeRuntime
+            ? {
+                registry: nodeRuntime.registryProcess.pid,
+                containerd: nodeRuntime.node.containerd.pid,
+                kubelet: nodeRuntime.node.kubelet.pid,
               }
             : {}),
         };

@@ -67,6 +67,7 @@ export interface NodeRuntime {
   /** host:port of the local registry. */
   readonly registry: string;
   readonly node: RealNode;
+  readonly registryProcess: ManagedProcess;
   readonly placement?: PlacementWebhook;
   /** Stops the node, its containers, the webhook and the registry; returns what remains. */
   stop(): Promise<Leftovers>;
@@ -157,6 +158,7 @@ export async function startNodeRuntime(input: NodeRuntimeInput): Promise<NodeRun
     return {
       registry: registry.address,
       node: started,
+      registryProcess: registry.process,
       ...(placement ? { placement } : {}),
       stop,
     };
