@@ -83,7 +83,7 @@ export async function startPlanwrightCli(options: StartOptions): Promise<Started
       proc.kill('SIGTERM');
       const code = await exited;
       // The registrations point at a port nobody serves any more.
-      const api = kubeConfig().makeApiClient(k8s.AdmissionregistrationV1Api);
+      const api = kubeConfig(options.kubeconfig).makeApiClient(k8s.AdmissionregistrationV1Api);
       await api
         .deleteMutatingWebhookConfiguration({ name: START_CONFIGURATIONS.mutating })
         .catch(() => undefined);

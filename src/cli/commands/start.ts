@@ -5,10 +5,12 @@ import { CliError, ManagerExitError } from '../errors.ts';
 import { globals } from '../options.ts';
 import { runStart, type StartOptions } from '../start.ts';
 import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
+import { isNodeKind, NODE_KINDS, type NodeKind } from '../../localcluster/index.ts';
 
 interface StartFlags {
   readonly local?: boolean;
   readonly bare?: boolean;
+  readonly nodes?: NodeKind;
   readonly install?: boolean;
   readonly webhookPort?: number;
   readonly leaderElection?: boolean;
@@ -50,6 +52,21 @@ export function startCommand(ctx: CliContext): Command {
       'local control plane with kube-apiserver + etcd only: nothing runs pods, namespaces ' +
         'never finish deleting (implies --local)',
       false,
+    )
+    .addOption(
+      new Option(
+        '--nodes <kind>',
+        'nodes of the local control plane: mixed (default; a real node, kubelet + containerd, ' +
+          'runs pods whose images the local registry holds, kwok simulates the others), real, ' +
+          'or kwok (simulated only). Real nodes need root; without, kwok is used',
+      )
+        .choices([...NODE_KINDS])
+        .argParser((value: string): NodeKind => {
+          if (!isNodeKind(value)) {
+            throw new CliError(`--nodes needs one of ${NODE_KINDS.join(', ')}, e.g. --nodes kwok`);
+          }
+          return value;
+        }),
     )
     .option(
       '--install',
@@ -127,6 +144,7 @@ export function startCommand(ctx: CliContext): Command {
       const options: StartOptions = {
         local: (flags.local ?? false) || (flags.bare ?? false),
         ...(flags.bare ? { bare: true } : {}),
+        ...(flags.nodes ? { nodeKind: flags.nodes } : {}),
         ...(global.kubeconfig ? { kubeconfig: global.kubeconfig } : {}),
         ...(flags.webhookPort !== undefined ? { webhookPort: flags.webhookPort } : {}),
         ...(flags.install ? { install: true } : {}),

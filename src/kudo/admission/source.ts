@@ -40,11 +40,14 @@ export function isWellFormed(text: string): boolean {
 /** One GET of a namespaced kudo.dev object; a 404 reads as undefined, other errors throw. */
 async function getNamespaced<T>(
   options: LiveOperatorVersionSourceOptions,
-  plural: 'operatorversions' | 'operators',
-  namespace: string,
-  name: string,
+  ref: {
+    readonly plural: 'operatorversions' | 'operators';
+    readonly namespace: string;
+    readonly name: string;
+  },
   signal: AbortSignal | undefined,
 ): Promise<T | undefined> {
+  const { plural, namespace, name } = ref;
   // No object is named with a lone UTF-16 surrogate (and encodeURIComponent throws on one):
   // it does not exist, which the caller turns into a reasoned denial.
   if (!isWellFormed(namespace) || !isWellFormed(name)) return undefined;
@@ -73,9 +76,7 @@ export class LiveOperatorVersionSource implements OperatorVersionSource {
     try {
       return await getNamespaced<OperatorVersion>(
         this.options,
-        'operatorversions',
-        namespace,
-        name,
+        { plural: 'operatorversions', namespace, name },
         signal,
       );
     } catch (err) {
@@ -117,6 +118,6 @@ export class LiveOperatorSource {
   constructor(private readonly options: LiveOperatorVersionSourceOptions) {}
 
   get(namespace: string, name: string, signal?: AbortSignal): Promise<Operator | undefined> {
-    return getNamespaced<Operator>(this.options, 'operators', namespace, name, signal);
+    return getNamespaced<Operator>(this.options, { plural: 'operators', namespace, name }, signal);
   }
 }
