@@ -21,7 +21,10 @@ export function treeLines(nodes: readonly TreeNode[], prefix = ''): string[] {
   return lines;
 }
 
-/** treeprint's String(): `.` then the branches, each line ending in a newline. */
-export function renderTree(nodes: readonly TreeNode[]): string {
-  return ['.', ...treeLines(nodes)].map((l) => `${l}\n`).join('');
+/**
+ * treeprint's String(): the root's value (`.` unless set, as KUDO's `package list plans` sets
+ * it to `plans`) then the branches, each line ending in a newline.
+ */
+export function renderTree(nodes: readonly TreeNode[], root = '.'): string {
+  return [root, ...treeLines(nodes)].map((l) => `${l}\n`).join('');
 }
