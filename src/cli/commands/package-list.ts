@@ -3,21 +3,17 @@
  * (uitable tables, treeprint trees, KUDO's sort orders and empty-package messages), except the
  * flag fixes docs/cli.md lists.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command } from 'commander';
 import type { OperatorVersion, Task } from '../../kudo/api/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';
-import { resolvePackage } from '../installer.ts';
+import { PackageError, packageResolver } from '../../kudo/package/index.ts';
+import { repositoryFor } from '../repositories.ts';
+import { findOperatorFolder } from '../operator-folder.ts';
 import { globals } from '../options.ts';
 import { renderTree, type TreeNode } from '../output/tree.ts';
 import { renderUiTable } from '../output/uitable.ts';
-import {
-  addPackageSourceOptions,
-  packageSource,
-  type PackageSourceFlags,
-} from '../package-flags.ts';
+import { addPackageSourceOptions, type PackageSourceFlags } from '../package-flags.ts';
 
 const ONE_PACKAGE = 'expecting exactly one argument - directory of the operator or name of package';
 
@@ -39,6 +35,16 @@ export function listCommand(ctx: CliContext): Command {
   return list;
 }
 
+/** KUDO's wording of the step that failed: reading the files, or making the API objects. */
+const STAGE_PREFIX = {
+  files: 'while parsing package files: ',
+  resources: 'while getting package resources: ',
+} as const;
+
+/**
+ * The package's OperatorVersion, resolved like install (folder, .tgz, URL, repository) but
+ * without dependencies and accepting a missing operatorVersion, as KUDO's `packageDiscovery`.
+ */
 async function operatorVersionOf(
   ctx: CliContext,
   cmd: Command,
@@ -46,13 +52,27 @@ async function operatorVersionOf(
   flags: PackageSourceFlags,
 ): Promise<OperatorVersion> {
   const global = globals(cmd);
-  const resolved = await resolvePackage(undefined, {
-    name,
-    ...packageSource(ctx, global, flags),
-    namespace: global.namespace ?? 'default',
-    dependencies: false,
+  const resolver = packageResolver({
+    cwd: ctx.cwd,
+    repository: () => repositoryFor(ctx, global, flags.repo),
+    allowMissingOperatorVersion: true,
   });
-  return resolved.root.resources.operatorVersion;
+  try {
+    const resolved = await resolver.resolve(
+      name,
+      flags.appVersion ?? '',
+      flags.operatorVersion ?? '',
+      ctx.signal,
+    );
+    return resolved.resources.operatorVersion;
+  } catch (err) {
+    if (!(err instanceof PackageError)) throw err;
+    const stage = err.stage ? STAGE_PREFIX[err.stage] : '';
+    throw new CliError(
+      `failed to resolve package files for operator: ${name}: ${stage}${err.message}`,
+      { cause: err },
+    );
+  }
 }
 
 function parametersCommand(ctx: CliContext): Command {
@@ -68,26 +88,22 @@ function parametersCommand(ctx: CliContext): Command {
     .option('--names', 'Display only names.', false);
   addPackageSourceOptions(cmd);
   return cmd.action(async (args: string[], flags: ParameterListFlags, command: Command) => {
-    const name = args.length === 1 ? args[0] : operatorFolderBelow(ctx.cwd);
-    if (name === undefined) throw new CliError(ONE_PACKAGE);
+    // Without an argument KUDO lists the operator folder the generators would work on.
+    let name = args[0];
+    if (args.length !== 1) {
+      try {
+        name = findOperatorFolder(ctx.cwd);
+      } catch {
+        throw new CliError(ONE_PACKAGE);
+      }
+    }
     const set = [flags.required, flags.names, flags.descriptions].filter(Boolean).length;
     if (set > 1) {
       throw new CliError("only one of the flags 'required', 'names', 'descriptions' can be set");
     }
-    const ov = await operatorVersionOf(ctx, command, name, flags);
+    const ov = await operatorVersionOf(ctx, command, name ?? '', flags);
     ctx.term.write(parameterTable(ov, flags));
   });
-}
-
-/**
- * Without an argument KUDO lists the one operator folder directly below the current one
- * (`<dir>/operator.yaml`); none or several found is the missing-argument error.
- */
-function operatorFolderBelow(cwd: string): string | undefined {
-  const found = readdirSync(cwd, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(join(cwd, e.name, 'operator.yaml')))
-    .map((e) => join(cwd, e.name));
-  return found.length === 1 ? found[0] : undefined;
 }
 
 /** The parameters sorted by name, as `displayParamsTable` printed them. */

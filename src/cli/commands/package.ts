@@ -16,12 +16,15 @@ import { formatObject, outputFormat, type OutputFormat } from '../output/objects
 import { renderTable } from '../output/table.ts';
 import { collect } from '../options.ts';
 import { listCommand } from './package-list.ts';
+import { addCommand, newCommand } from './package-generate.ts';
 
 const ONE_FOLDER = 'expecting exactly one argument - directory of the operator or name of package';
 
 export function packageCommand(ctx: CliContext): Command {
   const pkg = new Command('package').description('Package, verify and inspect operator packages.');
+  pkg.addCommand(addCommand(ctx));
   pkg.addCommand(createCommand(ctx));
+  pkg.addCommand(newCommand(ctx));
   pkg.addCommand(verifyCommand(ctx));
   pkg.addCommand(listCommand(ctx));
   return pkg;
@@ -43,10 +46,10 @@ function printVerifyResult(
     return;
   }
   if (result.warnings.length > 0) {
-    ctx.term.write(renderTable([['Warnings'], ...result.warnings.map((w) => [w])]) + '\n');
+    ctx.term.write(renderTable([['Warnings'], ...result.warnings.map((w) => [w])]));
   }
   if (result.errors.length > 0) {
-    ctx.term.write(renderTable([['Errors'], ...result.errors.map((e) => [e])]) + '\n');
+    ctx.term.write(renderTable([['Errors'], ...result.errors.map((e) => [e])]));
   }
   if (result.valid) ctx.term.out('package is valid');
 }

@@ -8,6 +8,12 @@ export interface TreeNode {
   readonly children?: readonly TreeNode[];
 }
 
+/**
+ * treeprint v1.0.0 draws a continuing branch as `│`, two no-break spaces and a space (its
+ * source has U+00A0 there, and KUDO's output carries it); scripts that cut columns see it.
+ */
+const LINK = '│\u00a0\u00a0 ';
+
 /** The tree's lines without the root `.` line. */
 export function treeLines(nodes: readonly TreeNode[], prefix = ''): string[] {
   const lines: string[] = [];
@@ -15,7 +21,7 @@ export function treeLines(nodes: readonly TreeNode[], prefix = ''): string[] {
     const last = i === nodes.length - 1;
     lines.push(`${prefix}${last ? '└── ' : '├── '}${node.text}`);
     if (node.children && node.children.length > 0) {
-      lines.push(...treeLines(node.children, `${prefix}${last ? '    ' : '│   '}`));
+      lines.push(...treeLines(node.children, `${prefix}${last ? '    ' : LINK}`));
     }
   });
   return lines;
