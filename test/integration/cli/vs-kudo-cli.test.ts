@@ -4,7 +4,7 @@
 // docs/cli.md's "Deliberate differences from KUDO" table allows. The table of commands ×
 // packages is printed; each documented row must be used by some case (no stale rows).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -178,6 +178,38 @@ describe('kubectl kudo against KUDO 0.19 kubectl-kudo', () => {
     const unused = allowed.filter((a) => !outcomes.some((o) => o.allowedBy === a));
     expect(unused.map((a) => a.command)).toEqual([]);
   });
+
+  it('writes the same files as KUDO for package new and package add maintainer', async () => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: join(work, 'home'),
+    };
+    const steps = [
+      ['package', 'new', 'demo'],
+      ['package', 'add', 'maintainer', 'Jane Doe', 'jane@example.com'],
+      ['package', 'new', 'demo'],
+      ['package', 'add', 'maintainer', 'only-a-name'],
+    ];
+    const runAll = async (who: 'kudo' | 'ours'): Promise<string> => {
+      const dir = join(work, `generate-${who}`);
+      mkdirSync(dir, { recursive: true });
+      const out: string[] = [];
+      for (const args of steps) {
+        const r =
+          who === 'kudo'
+            ? await run(kudoBinary, args, dir, env)
+            : await run(process.execPath, [KUBECTL_KUDO, ...args], dir, env);
+        out.push(`$ ${args.join(' ')}\n${r.stdout}${r.stderr}exit ${r.code}`);
+      }
+      for (const file of readdirSync(join(dir, 'operator')).sort()) {
+        out.push(`--- ${file}\n${readFileSync(join(dir, 'operator', file), 'utf8')}`);
+      }
+      return out.join('\n');
+    };
+    const [kudo, ours] = await Promise.all([runAll('kudo'), runAll('ours')]);
+    expect(ours).toBe(kudo);
+    expect(ours).toContain('name: Jane Doe');
+  }, 120_000);
 
   it('covers every package of ../shared and its broken variants', () => {
     expect(packages.length).toBeGreaterThanOrEqual(14);

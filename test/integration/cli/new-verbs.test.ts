@@ -1,0 +1,151 @@
+// The verbs KUDO 0.19 had and Planwright added: `package new`, `package add …` and `test`, as
+// users run them — the built kubectl-kudo as a child process, the package it generates
+// installed into the real apiserver, and `test` running the real kuttl against it.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { KubeClient } from '../../../src/kube/index.ts';
+import type { OperatorVersion } from '../../../src/kudo/api/types.ts';
+import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
+import { installKudoCrds } from '../../support/kudo.ts';
+import { ensureKuttl } from '../../conformance/kuttl/build.ts';
+import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
+
+const DEPLOYMENT_TEMPLATE = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Name }}-cm
+data:
+  replicas: "{{ .Params.replicas }}"
+`;
+
+describe('kubectl kudo package new / package add / test', () => {
+  let work: string;
+  let ns: string;
+  let client: KubeClient;
+  let kuttl: string;
+
+  const kudo = (
+    args: string[],
+    options: { cwd?: string; path?: string } = {},
+  ): Promise<CliResult> =>
+    runBuilt(KUBECTL_KUDO, args, {
+      env: {
+        KUBECONFIG: testCluster().kubeconfigPath,
+        HOME: work,
+        ...(options.path ? { PATH: options.path } : {}),
+      },
+      cwd: options.cwd ?? work,
+      timeoutMs: 300_000,
+    });
+
+  beforeAll(async () => {
+    [, , kuttl] = await Promise.all([installKudoCrds(), ensureBuiltCli(), ensureKuttl()]);
+    work = await mkdtemp(join(tmpdir(), 'cli-new-verbs-'));
+    ns = await createTestNamespace('cli-new');
+    client = new KubeClient(kubeConfig());
+  }, 900_000);
+
+  afterAll(async () => {
+    client?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('package new writes the operator KUDO wrote, and refuses to overwrite it', async () => {
+    const result = await kudo(['package', 'new', 'demo']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('Operator created.');
+    const operator: unknown = parse(
+      await readFile(join(work, 'operator', 'operator.yaml'), 'utf8'),
+    );
+    expect(operator).toMatchObject({
+      apiVersion: 'kudo.dev/v1beta1',
+      name: 'demo',
+      operatorVersion: '0.1.0',
+      maintainers: [{ name: 'My Name', email: 'MyEmail@invalid' }],
+      tasks: [{ name: 'deploy', kind: 'Apply', spec: {} }],
+    });
+    expect(await readFile(join(work, 'operator', 'params.yaml'), 'utf8')).toBe(
+      'apiVersion: kudo.dev/v1beta1\nparameters: []\n',
+    );
+    const again = await kudo(['package', 'new', 'demo']);
+    expect(again).toMatchObject({ code: 255, stderr: 'Error: folder "operator" already exists\n' });
+  });
+
+  it('package add builds a package that installs into the cluster', async () => {
+    for (const args of [
+      ['package', 'add', 'maintainer', 'Jane Doe', 'jane@example.com'],
+      ['package', 'add', 'parameter', '--name', 'replicas', '--default', '3'],
+      ['package', 'add', 'task', '--name', 'config', '--resource', 'config.yaml'],
+      ['package', 'add', 'plan', '--name', 'reconfigure', '--task', 'config'],
+    ]) {
+      expect(await kudo(args)).toMatchObject({ code: 0, stderr: '' });
+    }
+    const folder = join(work, 'operator');
+    // KUDO touched the template files a task names; the author fills them in.
+    expect(await readFile(join(folder, 'templates', 'config.yaml'), 'utf8')).toBe('');
+    await writeFile(join(folder, 'templates', 'config.yaml'), DEPLOYMENT_TEMPLATE);
+    // The generated deploy task has no resources (as KUDO's): point it at the template.
+    const operatorFile = join(folder, 'operator.yaml');
+    const text = await readFile(operatorFile, 'utf8');
+    await writeFile(
+      operatorFile,
+      text.replace(
+        '- kind: Apply\n  name: deploy\n  spec: {}',
+        '- kind: Apply\n  name: deploy\n  spec:\n    resources:\n    - config.yaml',
+      ),
+    );
+    expect(await kudo(['package', 'verify', 'operator'])).toMatchObject({ code: 0 });
+
+    const duplicate = await kudo(['package', 'add', 'task', '--name', 'config']);
+    expect(duplicate).toMatchObject({ code: 255, stderr: 'Error: task name must be unique\n' });
+    const undefinedTask = await kudo(['package', 'add', 'plan', '--name', 'x', '--task', 'nope']);
+    expect(undefinedTask.code).toBe(255);
+    expect(undefinedTask.stderr).toContain('task nope is not defined');
+
+    const install = await kudo(['install', './operator', '--skip-instance', '--namespace', ns]);
+    expect(install).toMatchObject({ code: 0, stderr: '' });
+    const ov = await client.request<OperatorVersion>({
+      path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/operatorversions/demo-0.1.0-0.1.0`,
+    });
+    expect(Object.keys(ov.spec?.plans ?? {}).sort()).toEqual(['deploy', 'reconfigure']);
+    expect(ov.spec?.parameters).toEqual([
+      expect.objectContaining({ name: 'replicas', default: '3' }),
+    ]);
+    expect(ov.spec?.tasks?.map((t) => t.name)).toEqual(['deploy', 'config']);
+  });
+
+  it('test runs kubectl-kuttl from PATH with the arguments and passes its exit code on', async () => {
+    const suite = join(work, 'suite');
+    const step = async (file: string, text: string): Promise<void> => {
+      await mkdir(dirname(join(suite, file)), { recursive: true });
+      await writeFile(join(suite, file), text);
+    };
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n  a: "1"\n';
+    await step('passes/00-create.yaml', cm);
+    await step('passes/00-assert.yaml', cm);
+    await step('fails/00-create.yaml', cm);
+    await step('fails/00-assert.yaml', cm.replace('"1"', '"2"'));
+    const path = `${dirname(kuttl)}:${process.env['PATH'] ?? ''}`;
+    const passed = await kudo(['test', suite, '--test', 'passes', '--timeout', '30'], { path });
+    expect(passed.code).toBe(0);
+    expect(passed.stdout + passed.stderr).toContain('--- PASS');
+
+    const failed = await kudo(['test', suite, '--test', 'fails', '--timeout', '5'], { path });
+    expect(failed.code).not.toBe(0);
+    expect(failed.code).not.toBe(null);
+    expect(failed.stderr).toContain('Error: kuttl test failed with exit code');
+  }, 300_000);
+
+  it('test says how to get kuttl when it is not on PATH', async () => {
+    const empty = join(work, 'empty-bin');
+    await mkdir(empty, { recursive: true });
+    expect(existsSync(join(empty, 'kubectl-kuttl'))).toBe(false);
+    const result = await kudo(['test', '.'], { path: empty });
+    expect(result.code).toBe(255);
+    expect(result.stderr).toMatch(/^Error: kubectl-kuttl is not on PATH: .*krew install kuttl/);
+  });
+});
