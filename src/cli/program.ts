@@ -19,6 +19,7 @@ import { updateCommand } from './commands/update.ts';
 import { upgradeCommand } from './commands/upgrade.ts';
 import { cliVersion, versionCommand } from './commands/version.ts';
 import { testCommand } from './commands/test.ts';
+import { diagnosticsCommand } from './commands/diagnostics.ts';
 
 export type ExtraCommands = (ctx: CliContext) => Command[];
 
@@ -69,6 +70,7 @@ export function buildProgram(
     initCommand(ctx),
     versionCommand(ctx),
     testCommand(ctx),
+    diagnosticsCommand(ctx),
     ...extra(ctx),
   ]) {
     program.addCommand(command);

@@ -3,7 +3,7 @@
 // installed into the real apiserver, and `test` running the real kuttl against it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
@@ -116,6 +116,121 @@ describe('kubectl kudo package new / package add / test', () => {
       expect.objectContaining({ name: 'replicas', default: '3' }),
     ]);
     expect(ov.spec?.tasks?.map((t) => t.name)).toEqual(['deploy', 'config']);
+  });
+
+  it('diagnostics collect writes the bundle, with inventory state and no secret in clear', async () => {
+    const secretValue = 'hunter2-do-not-leak';
+    const core = `/api/v1/namespaces/${ns}`;
+    await client.request({
+      method: 'POST',
+      path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`,
+      body: {
+        apiVersion: 'kudo.dev/v1beta1',
+        kind: 'Instance',
+        metadata: { name: 'diag', labels: { 'kudo.dev/operator': 'demo' } },
+        spec: { operatorVersion: { name: 'demo-0.1.0-0.1.0' } },
+      },
+    });
+    await client.request({
+      method: 'POST',
+      path: `${core}/secrets`,
+      body: { metadata: { name: 'diag-secret' }, stringData: { password: secretValue } },
+    });
+    await client.request({
+      method: 'POST',
+      path: `${core}/configmaps`,
+      body: { metadata: { name: 'diag-cm' }, data: { a: '1' } },
+    });
+    await client.request({
+      method: 'POST',
+      path: `${core}/events`,
+      body: {
+        metadata: { name: 'diag.event' },
+        involvedObject: { kind: 'Instance', name: 'diag', namespace: ns },
+        reason: 'PlanStarted',
+        message: 'deploy started for the diagnostics test',
+        type: 'Normal',
+      },
+    });
+    const entry = (kind: string, name: string): Record<string, string> => ({
+      group: '',
+      version: 'v1',
+      kind,
+      namespace: ns,
+      name,
+      task: 'deploy',
+    });
+    await client.request({
+      method: 'PATCH',
+      path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances/diag/status`,
+      contentType: 'application/merge-patch+json',
+      body: {
+        status: {
+          planStatus: { deploy: { name: 'deploy', status: 'IN_PROGRESS', phases: [] } },
+          inventory: [
+            entry('Secret', 'diag-secret'),
+            entry('ConfigMap', 'diag-cm'),
+            entry('ConfigMap', 'diag-gone'),
+          ],
+        },
+      },
+    });
+    const out = join(work, 'bundle');
+    const result = await kudo([
+      'diagnostics',
+      'collect',
+      '--instance',
+      'diag',
+      '--namespace',
+      ns,
+      '-O',
+      out,
+      '--log-since',
+      '1h',
+    ]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const instDir = join(out, 'operator_demo', 'instance_diag');
+    const read = (file: string): Promise<string> => readFile(join(instDir, file), 'utf8');
+    expect(parse(await read('diag.yaml'))).toMatchObject({ metadata: { name: 'diag' } });
+    expect(existsSync(join(out, 'operator_demo', 'demo.yaml'))).toBe(true);
+    expect(
+      existsSync(
+        join(out, 'operator_demo', 'operatorversion_demo-0.1.0-0.1.0', 'demo-0.1.0-0.1.0.yaml'),
+      ),
+    ).toBe(true);
+    expect(parse(await read('inventory.yaml'))).toEqual([
+      { object: `Secret ${ns}/diag-secret`, state: 'present', task: 'deploy' },
+      { object: `ConfigMap ${ns}/diag-cm`, state: 'present', task: 'deploy' },
+      {
+        object: `ConfigMap ${ns}/diag-gone`,
+        state: 'missing (drift: deleted outside Planwright)',
+        task: 'deploy',
+      },
+    ]);
+    const secret = parse(await read('objects/secret_diag-secret.yaml')) as { data: unknown };
+    expect(secret.data).toEqual({ password: `<redacted: ${secretValue.length} bytes>` });
+    expect(await read('events.yaml')).toContain('deploy started for the diagnostics test');
+    expect(await read('plan-status.txt')).toContain('Plan deploy');
+    // Nowhere in the bundle is the secret in clear, nor base64-encoded.
+    const leaks: string[] = [];
+    for (const file of await readdir(out, { recursive: true })) {
+      const path = join(out, file);
+      if (!(await stat(path)).isFile()) continue;
+      const text = await readFile(path, 'utf8');
+      if (
+        text.includes(secretValue) ||
+        text.includes(Buffer.from(secretValue).toString('base64'))
+      ) {
+        leaks.push(file);
+      }
+    }
+    expect(leaks).toEqual([]);
+
+    const missing = await kudo(['diagnostics', 'collect', '--namespace', ns, '-O', out]);
+    expect(missing).toMatchObject({
+      code: 255,
+      stderr: 'Error: required flag(s) "instance" not set\n',
+    });
   });
 
   it('test runs kubectl-kuttl from PATH with the arguments and passes its exit code on', async () => {
