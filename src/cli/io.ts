@@ -31,6 +31,9 @@ export function guardedWriter(
   };
 }
 
+/** The part of a Terminal that commands printing whole lines need (start, the manager). */
+export type LineWriter = Pick<Terminal, 'out' | 'err'>;
+
 export function processTerminal(): Terminal {
   const errWrite = guardedWriter(process.stderr, () => undefined);
   const outWrite = guardedWriter(process.stdout, (err) =>

@@ -7,7 +7,7 @@ import { describeObject } from '../../kube/apply.ts';
 import type { Task } from '../api/types.ts';
 import { entryOf } from '../inventory/index.ts';
 import { ownedByAnother } from '../render/index.ts';
-import { classify } from './apply.ts';
+import { classify } from './classify.ts';
 import { decorateAll, renderTask, type Rendered } from './objects.ts';
 import type { TaskContext, TaskOutcome } from './types.ts';
 
