@@ -57,6 +57,8 @@ describe('kubectl kudo in a pipe', () => {
     const lines = result.stdout.split('\n');
     expect(lines[0]).toBe('plans');
     expect(lines.at(-2)).toBe('');
-    expect(lines.filter((l) => l.includes('[apply]')).length).toBeGreaterThan(4);
+    const count = (tag: string): number => lines.filter((l) => l.includes(tag)).length;
+    expect([count('[apply]'), count('[delete]'), count('[dummy]')]).toEqual([4, 2, 1]);
+    expect(lines.at(-3)).toBe('                └── validation.yaml');
   });
 });
