@@ -11,6 +11,7 @@ import { KubeClient } from '../../../src/kube/index.ts';
 import type { OperatorVersion } from '../../../src/kudo/api/types.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
+import { waitFor } from '../../support/wait.ts';
 import { ensureKuttl } from '../../conformance/kuttl/build.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 
@@ -47,6 +48,14 @@ describe('kubectl kudo package new / package add / test', () => {
     work = await mkdtemp(join(tmpdir(), 'cli-new-verbs-'));
     ns = await createTestNamespace('cli-new');
     client = new KubeClient(kubeConfig());
+    // Freshly installed CRDs answer 429 "storage is (re)initializing" for a moment.
+    for (const plural of ['operators', 'operatorversions', 'instances']) {
+      await waitFor(
+        `${plural} served`,
+        () => client.request({ path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/${plural}` }),
+        { timeoutMs: 120_000 },
+      );
+    }
   }, 900_000);
 
   afterAll(async () => {
