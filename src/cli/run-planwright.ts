@@ -10,6 +10,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { App } from '../app.ts';
 import { KubeClient, inClusterNamespace } from '../kube/index.ts';
+import type { TenancyPolicy } from '../kudo/tasks/index.ts';
 import { collectProcessMetrics } from '../runtime/index.ts';
 import {
   FileCertificateSource,
@@ -40,8 +41,10 @@ export interface EngineOptions {
   readonly pipeWaiterImage?: string;
   /** A step not COMPLETE this long after it started becomes FATAL_ERROR (--step-timeout). */
   readonly stepTimeoutMs?: number;
-  /** Accept exec/auth-provider plugins, file paths and insecure TLS in target kubeconfigs. */
+  /** Accept insecure TLS and plain-http servers in target kubeconfigs (--allow-unsafe-kubeconfig). */
   readonly allowUnsafeKubeconfig?: boolean;
+  /** The tenancy posture and its allowances (--tenancy, --allow-*; docs/security.md). */
+  readonly tenancy?: TenancyPolicy;
 }
 
 /** The configurations manifests/webhook/ registers (and the self-managed TLS injects). */
@@ -97,6 +100,7 @@ export async function runPlanwright(
     controller: {
       pipeWaiterImage: options.engine?.pipeWaiterImage,
       stepTimeoutMs: options.engine?.stepTimeoutMs,
+      ...(options.engine?.tenancy ? { tenancy: options.engine.tenancy } : {}),
       remote: { allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig },
     },
   });

@@ -4,6 +4,15 @@ import type { CliContext } from '../context.ts';
 import { CliError, ManagerExitError } from '../errors.ts';
 import { globals } from '../options.ts';
 import { runStart, type StartOptions } from '../start.ts';
+import {
+  TENANCY_POSTURES,
+  TenancyFlagError,
+  parseGrant,
+  parseNamespace,
+  type NamespaceGrant,
+  type TenancyPolicy,
+  type TenancyPosture,
+} from '../../kudo/tasks/index.ts';
 
 interface StartFlags {
   readonly local?: boolean;
@@ -15,6 +24,10 @@ interface StartFlags {
   readonly pipeWaiterImage?: string;
   readonly stepTimeout?: number;
   readonly allowUnsafeKubeconfig?: boolean;
+  readonly tenancy?: TenancyPosture;
+  readonly allowNamespace?: readonly NamespaceGrant[];
+  readonly allowClusterScoped?: readonly string[];
+  readonly allowOperatorVersion?: readonly NamespaceGrant[];
 }
 
 function port(value: string): number {
@@ -33,8 +46,70 @@ function seconds(value: string): number {
   return n;
 }
 
+/** A repeatable flag's parser: each value parsed by `parse`, collected in order. */
+function repeated<T>(flag: string, parse: (flag: string, value: string) => T) {
+  return (value: string, previous: readonly T[] | undefined): readonly T[] => {
+    try {
+      return [...(previous ?? []), parse(flag, value)];
+    } catch (err) {
+      if (err instanceof TenancyFlagError) throw new CliError(err.message);
+      throw err;
+    }
+  };
+}
+
+/** The tenancy flags (docs/security.md). */
+function tenancyOptions(): Option[] {
+  return [
+    new Option(
+      '--tenancy <posture>',
+      'kudo: run packages as KUDO did (objects forced into the Instance namespace with a ' +
+        'Warning Event, adoption warned); multi-tenant: refuse other namespaces, cluster-scoped ' +
+        'objects, foreign objects and OperatorVersions unless allowed (docs/security.md)',
+    )
+      .choices(TENANCY_POSTURES)
+      .default('kudo'),
+    new Option(
+      '--allow-namespace <from=to>',
+      'Instances of namespace FROM (* for all) may write namespaced objects into namespace TO ' +
+        '(repeatable)',
+    ).argParser(repeated('--allow-namespace', parseGrant)),
+    new Option(
+      '--allow-cluster-scoped <namespace>',
+      'multi-tenant: Instances of this namespace (* for all) may apply cluster-scoped objects ' +
+        '(repeatable)',
+    ).argParser(repeated('--allow-cluster-scoped', parseNamespace)),
+    new Option(
+      '--allow-operator-version <from=to>',
+      'multi-tenant: Instances of namespace FROM (* for all) may use OperatorVersions of ' +
+        'namespace TO (repeatable)',
+    ).argParser(repeated('--allow-operator-version', parseGrant)),
+  ];
+}
+
+/** The policy the tenancy flags describe; undefined for the default posture without allowances. */
+function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
+  const posture = flags.tenancy ?? 'kudo';
+  if (
+    posture === 'kudo' &&
+    !flags.allowNamespace?.length &&
+    !flags.allowClusterScoped?.length &&
+    !flags.allowOperatorVersion?.length
+  ) {
+    return undefined;
+  }
+  return {
+    posture,
+    ...(flags.allowNamespace ? { namespaces: flags.allowNamespace } : {}),
+    ...(flags.allowClusterScoped ? { clusterScoped: flags.allowClusterScoped } : {}),
+    ...(flags.allowOperatorVersion ? { operatorVersions: flags.allowOperatorVersion } : {}),
+  };
+}
+
 export function startCommand(ctx: CliContext): Command {
-  return new Command('start')
+  const command = new Command('start');
+  for (const option of tenancyOptions()) command.addOption(option);
+  return command
     .description(
       'Run Planwright (webhook server + leader-elected controllers) against the cluster of your ' +
         'kubeconfig, or, when there is none, against an embedded local control plane built ' +
@@ -79,11 +154,12 @@ export function startCommand(ctx: CliContext): Command {
     )
     .option(
       '--allow-unsafe-kubeconfig',
-      "accept target-cluster kubeconfigs (Instances' spec.kubeConfig) that run exec or " +
-        "auth-provider plugins, read files of the manager's file system or skip TLS " +
-        'verification; refused by default',
+      "accept target-cluster kubeconfigs (Instances' spec.kubeConfig) that skip TLS " +
+        'verification or use a plain-http server; refused by default. Files, exec/auth-provider ' +
+        'plugins, proxies and impersonation are refused whatever the flags',
       false,
     )
+
     .addHelpText(
       'after',
       '\n--namespace sets the namespace of the leader-election Lease (default: the in-cluster ' +
@@ -108,6 +184,7 @@ export function startCommand(ctx: CliContext): Command {
           `${flags.bare ? '--bare' : '--local'} and --kubeconfig exclude each other: choose one cluster`,
         );
       }
+      const tenancy = tenancyPolicy(flags);
       const options: StartOptions = {
         local: (flags.local ?? false) || (flags.bare ?? false),
         ...(flags.bare ? { bare: true } : {}),
@@ -119,10 +196,12 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.certDir ? { certDir: flags.certDir } : {}),
         ...(flags.pipeWaiterImage !== undefined ||
         flags.stepTimeout !== undefined ||
-        flags.allowUnsafeKubeconfig
+        flags.allowUnsafeKubeconfig ||
+        tenancy
           ? {
               engine: {
                 ...(flags.allowUnsafeKubeconfig ? { allowUnsafeKubeconfig: true } : {}),
+                ...(tenancy ? { tenancy } : {}),
                 ...(flags.pipeWaiterImage ? { pipeWaiterImage: flags.pipeWaiterImage } : {}),
                 ...(flags.stepTimeout !== undefined
                   ? { stepTimeoutMs: flags.stepTimeout * 1000 }

@@ -33,7 +33,7 @@ import { executePass, freshPlanStatus } from './plan.ts';
 import { pipesOfPlan } from './pipes.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { PipePodSweeper } from './pipe-pods.ts';
-import type { PodExec } from '../tasks/index.ts';
+import { operatorVersionProblem, type PodExec, type TenancyPolicy } from '../tasks/index.ts';
 import type { AppliedObject, ObjectReader } from '../tasks/types.ts';
 import { StatusSession } from './session.ts';
 import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
@@ -102,6 +102,8 @@ export interface InstanceReconcilerOptions {
   readonly pipeWaiterImage?: string;
   /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
   readonly podExec?: PodExec;
+  /** What Instances may make the manager do beyond their namespace (default: KUDO's posture). */
+  readonly tenancy?: TenancyPolicy;
   /** Target clusters (spec.kubeConfig); without it every Instance applies to the home cluster. */
   readonly targets?: TargetClusters;
   /** Caches per {cluster, GVK} the Instances hold (remote targets, drift). */
@@ -473,6 +475,13 @@ export class InstanceReconciler {
     setReady(status, instance, readyFromWorkloads(readinessOf(objects)), this.now());
   }
 
+  /** Why the tenancy policy forbids the Instance's OperatorVersion, if it does. */
+  private foreignOperatorVersion(instance: Instance): string | undefined {
+    const ref = operatorVersionRef(instance);
+    const policy = this.options.tenancy;
+    return ref && policy ? operatorVersionProblem(policy, instance, ref.namespace) : undefined;
+  }
+
   private async operatorVersion(
     instance: Instance,
     signal: AbortSignal,
@@ -523,6 +532,13 @@ export class InstanceReconciler {
     if (!pipes.ok) {
       ps.status = 'FATAL_ERROR';
       ps.message = pipes.message;
+      return ps;
+    }
+    const foreign = this.foreignOperatorVersion(session.instance);
+    if (foreign !== undefined) {
+      ps.status = 'FATAL_ERROR';
+      ps.message = foreign;
+      this.warnOnce(session.instance, uid, 'OperatorVersionNotAllowed', foreign);
       return ps;
     }
     if (!isChildInstance(session.instance)) {
@@ -580,6 +596,7 @@ export class InstanceReconciler {
                   ? { pipeWaiterImage: this.options.pipeWaiterImage }
                   : {}),
                 ...(this.options.podExec ? { podExec: this.options.podExec } : {}),
+                ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}),
                 warn: (reason, message) => this.warnOnce(instance, uid, reason, message),
               },
               phase,
