@@ -37,7 +37,7 @@ export interface RunPlanwrightOptions {
 
 /** Engine settings of the manager command line (passed to the Instance controller as they are). */
 export interface EngineOptions {
-  /** Image of the Pipe tasks' waiter container (--pipe-waiter-image; default busybox). */
+  /** Image of the Pipe tasks' waiter container (--pipe-waiter-image; default DEFAULT_WAITER_IMAGE). */
   readonly pipeWaiterImage?: string;
   /** A step not COMPLETE this long after it started becomes FATAL_ERROR (--step-timeout). */
   readonly stepTimeoutMs?: number;

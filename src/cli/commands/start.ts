@@ -5,6 +5,7 @@ import { CliError, ManagerExitError } from '../errors.ts';
 import { globals } from '../options.ts';
 import { runStart, type StartOptions } from '../start.ts';
 import {
+  DEFAULT_WAITER_IMAGE,
   TENANCY_POSTURES,
   TenancyFlagError,
   parseGrant,
@@ -141,10 +142,13 @@ export function startCommand(ctx: CliContext): Command {
         'cert-manager writes, mounted), swapped in place when they change; the self-managed ' +
         "certificate and its caBundle injection are off (cert-manager's cainjector fills it)",
     )
-    .option(
-      '--pipe-waiter-image <image>',
-      "image of the container that keeps a Pipe task's pod running while its files are copied " +
-        '(default busybox; needs sh, sleep, stat and tar — use a mirror on air-gapped clusters)',
+    .addOption(
+      new Option(
+        '--pipe-waiter-image <image>',
+        "image of the container that keeps a Pipe task's pod running while its files are copied " +
+          '(runs as uid 65534 under a restricted securityContext; needs sh, sleep, stat and tar — ' +
+          'use a mirror on air-gapped clusters)',
+      ).default(DEFAULT_WAITER_IMAGE),
     )
     .addOption(
       new Option(

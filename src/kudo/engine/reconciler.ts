@@ -98,7 +98,7 @@ export interface InstanceReconcilerOptions {
   readonly waitMaxMs?: number;
   readonly stepTimeoutMs?: number;
   readonly stepRetryLimit?: number;
-  /** Image of the pipe pods' waiter container (default busybox). */
+  /** Image of the pipe pods' waiter container (default DEFAULT_WAITER_IMAGE). */
   readonly pipeWaiterImage?: string;
   /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
   readonly podExec?: PodExec;

@@ -86,7 +86,7 @@ export interface TaskContext {
   readonly renderBudget?: RenderBudget;
   readonly inventory: InventoryRecorder;
   readonly signal: AbortSignal;
-  /** Image of the pipe pods' waiter container (default busybox; air-gapped clusters: a mirror). */
+  /** Image of the pipe pods' waiter container (default DEFAULT_WAITER_IMAGE, pinned; air-gapped clusters: a mirror). */
   readonly pipeWaiterImage?: string;
   /** Runs commands in pods (Pipe tasks); default: `pods/exec` over WebSocket. */
   readonly podExec?: PodExec;
