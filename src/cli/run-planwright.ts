@@ -14,6 +14,7 @@ import type { TenancyPolicy } from '../kudo/tasks/index.ts';
 import { collectProcessMetrics } from '../runtime/index.ts';
 import {
   FileCertificateSource,
+  KubeMetricsAuthorizer,
   SelfManagedTls,
   StaticCertificateSource,
   type CertificateSource,
@@ -88,6 +89,7 @@ export async function runPlanwright(
     tls = loopback.source;
     caPem = loopback.caPem;
   }
+  const client = new KubeClient(options.kubeConfig);
   const app = new App({
     kubeConfig: options.kubeConfig,
     logger,
@@ -95,7 +97,16 @@ export async function runPlanwright(
     manager: {
       leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
     },
-    webhook: { port: options.webhookPort, host: options.inCluster ? undefined : '127.0.0.1', tls },
+    webhook: {
+      port: options.webhookPort,
+      host: options.inCluster ? undefined : '127.0.0.1',
+      tls,
+      // In a cluster the port is reachable by every pod: /metrics asks the API server who
+      // calls (TokenReview) and whether they may (SubjectAccessReview), as controller-runtime.
+      ...(options.inCluster && !options.install
+        ? { metricsAuth: new KubeMetricsAuthorizer({ client }) }
+        : {}),
+    },
     admission: { controllerUsers: [`system:serviceaccount:${namespace}:planwright`] },
     controller: {
       pipeWaiterImage: options.engine?.pipeWaiterImage,
@@ -104,7 +115,6 @@ export async function runPlanwright(
       remote: { allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig },
     },
   });
-  const client = new KubeClient(options.kubeConfig);
   // Everything runs under the manager; CRDs go in first, the local registration needs the port.
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(signal.reason);

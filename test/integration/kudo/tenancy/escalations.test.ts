@@ -264,11 +264,11 @@ describe('the tenant has no such rights of their own', () => {
 });
 
 describe('multi-tenant posture: escalations through packages and Instances', () => {
-  const fatal: ReadonlyArray<readonly [string, () => Json, readonly string[]]> = [
+  const fatal: ReadonlyArray<readonly [string, () => Json, () => readonly string[]]> = [
     [
       'namespace escape: a ConfigMap in kube-system',
       () => ({ 'cm.yaml': configMap(victim, 'kube-system') }),
-      [`ConfigMap kube-system/${victim} names namespace kube-system`, '--allow-namespace'],
+      () => [`ConfigMap kube-system/${victim} names namespace kube-system`, '--allow-namespace'],
     ],
     [
       "namespace escape: a kube-system Deployment's image",
@@ -286,7 +286,7 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
           },
         }),
       }),
-      [`Deployment kube-system/${victim} names namespace kube-system`],
+      () => [`Deployment kube-system/${victim} names namespace kube-system`],
     ],
     [
       "a pod under another namespace's ServiceAccount",
@@ -301,7 +301,7 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
           },
         }),
       }),
-      [`Pod ${b}/borrowed names namespace ${b}`, 'outside the Instance'],
+      () => [`Pod ${b}/borrowed names namespace ${b}`, 'outside the Instance'],
     ],
     [
       'cluster-scoped: a ClusterRoleBinding to cluster-admin',
@@ -318,14 +318,14 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
           subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: tenantUser }],
         }),
       }),
-      [`ClusterRoleBinding ${victim} is cluster-scoped`, '--allow-cluster-scoped'],
+      () => [`ClusterRoleBinding ${victim} is cluster-scoped`, '--allow-cluster-scoped'],
     ],
     [
       'cluster-scoped: a Namespace',
       () => ({
         'ns.yaml': stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: victim } }),
       }),
-      [`Namespace ${victim} is cluster-scoped`],
+      () => [`Namespace ${victim} is cluster-scoped`],
     ],
     [
       'cluster-scoped: a CustomResourceDefinition',
@@ -349,12 +349,12 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
           },
         }),
       }),
-      [`CustomResourceDefinition ${victim}s.evil.example is cluster-scoped`],
+      () => [`CustomResourceDefinition ${victim}s.evil.example is cluster-scoped`],
     ],
     [
       "adoption: an administrator's ConfigMap in the tenant's namespace",
       () => ({ 'cm.yaml': configMap('preexisting', a) }),
-      [
+      () => [
         'exists and does not belong to Instance',
         'previous owner: field manager',
         'planwright.dev/adopt=',
@@ -363,7 +363,7 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
     [
       "adoption: another Instance's ConfigMap",
       () => ({ 'cm.yaml': configMap('other-instance', a) }),
-      [`previous owner: Instance ${a}/other`],
+      () => [`previous owner: Instance ${a}/other`],
     ],
   ];
   const names = fatal.map((_, i) => `esc-${i}`);
@@ -385,7 +385,7 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
     async (_what, i, expected) => {
       const result = await outcome(a, names[i] ?? '');
       expect(result.status).toBe('FATAL_ERROR');
-      for (const text of expected) expect(result.text).toContain(text);
+      for (const text of expected()) expect(result.text).toContain(text);
     },
   );
 
