@@ -10,6 +10,9 @@ export interface Terminal {
   readonly columns?: number;
 }
 
+/** The part of a Terminal that commands printing whole lines need (start, the manager). */
+export type LineWriter = Pick<Terminal, 'out' | 'err'>;
+
 export function processTerminal(): Terminal {
   return {
     out: (line) => void process.stdout.write(`${line}\n`),

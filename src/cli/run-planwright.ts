@@ -22,7 +22,7 @@ import {
 import { installCrds, registerLocalWebhooks } from './install.ts';
 import { managerLogger } from './logger.ts';
 import { waitForWebhooks } from './webhook-probe.ts';
-import type { Console } from './start.ts';
+import type { LineWriter } from './io.ts';
 
 export interface RunPlanwrightOptions {
   readonly kubeConfig: KubeConfig;
@@ -57,7 +57,7 @@ const REGISTRATION_TIMEOUT_MS = 30_000;
 
 export async function runPlanwright(
   options: RunPlanwrightOptions,
-  io: Console,
+  io: LineWriter,
   signal: AbortSignal,
 ): Promise<number> {
   const logger = managerLogger();

@@ -7,6 +7,7 @@ import { repositoryRoot } from '../localcluster/paths.ts';
 import { withDeadline } from '../runtime/time.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
 import { runPlanwright, type EngineOptions } from './run-planwright.ts';
+import type { LineWriter } from './io.ts';
 
 /** Options of `planwright start` (npm start). */
 export interface StartOptions {
@@ -30,12 +31,6 @@ export interface StartOptions {
   readonly engine?: EngineOptions;
 }
 
-/** Where the command writes: lines for a person, not structured logs. */
-export interface Console {
-  out(line: string): void;
-  err(line: string): void;
-}
-
 export class ClusterConnectionError extends Error {
   override readonly name = 'ClusterConnectionError';
 }
@@ -50,7 +45,7 @@ const VERSION_TIMEOUT_MS = 10_000;
  */
 export async function runStart(
   options: StartOptions,
-  io: Console,
+  io: LineWriter,
   signal: AbortSignal,
 ): Promise<number> {
   const source = chooseClusterSource(options);
@@ -121,7 +116,11 @@ async function serverVersion(kc: k8s.KubeConfig, where: string): Promise<string>
   }
 }
 
-async function runLocal(options: StartOptions, io: Console, signal: AbortSignal): Promise<number> {
+async function runLocal(
+  options: StartOptions,
+  io: LineWriter,
+  signal: AbortSignal,
+): Promise<number> {
   const mode = options.bare ? 'bare' : 'workloads';
   io.err(`Starting the embedded local control plane (${mode}).`);
   const started = Date.now();

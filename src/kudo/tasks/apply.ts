@@ -6,7 +6,6 @@
  * Done when every object is healthy and the prune finished.
  */
 import { describeObject, isUnchanged, type ApplyObject } from '../../kube/apply.ts';
-import { ApiError } from '../../kube/errors.ts';
 import { namespacedName } from '../../kube/names.ts';
 import type { Task } from '../api/types.ts';
 import { checkHealth } from '../health/index.ts';
@@ -19,17 +18,12 @@ import {
   type InventoryEntry,
 } from '../inventory/index.ts';
 import { controlledByInstance } from '../render/index.ts';
+import { classify } from './classify.ts';
 import { pruneTask } from './prune.ts';
 import { KUDO_TENANCY, adoption } from './tenancy.ts';
 import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
 import { applyOrder, decorateAll, renderTask, type Rendered } from './objects.ts';
-import {
-  FatalTaskError,
-  TaskError,
-  TransientTaskError,
-  type TaskContext,
-  type TaskOutcome,
-} from './types.ts';
+import { FatalTaskError, TransientTaskError, type TaskContext, type TaskOutcome } from './types.ts';
 
 export async function runApply(task: Task, ctx: TaskContext): Promise<TaskOutcome> {
   const rendered = await renderTask(task.name, task.spec?.resources ?? [], ctx);
@@ -190,31 +184,4 @@ async function unchangedInCache(
 ): Promise<ApplyObject | undefined> {
   const cached = await ctx.objects?.read(desired, ctx.signal);
   return cached && isUnchanged(desired, cached) ? cached : undefined;
-}
-
-export function classify(task: string, obj: ApplyObject, err: unknown): Error {
-  if (err instanceof ApiError) {
-    if (err.statusCode === 422 || (err.statusCode === 400 && err.reason === 'BadRequest')) {
-      const immutable = /immutable/i.test(err.message);
-      return new FatalTaskError(
-        task,
-        `${describeObject(obj)} was refused by the API server: ${err.status?.message ?? err.message}${
-          immutable
-            ? '. The field cannot be changed in place: delete the object first (a Delete task before the Apply) or keep the field unchanged'
-            : '. Fix the template or the parameter values'
-        }`,
-        { cause: err, object: describeObject(obj) },
-      );
-    }
-    return new TransientTaskError(task, `${describeObject(obj)}: ${err.message}; retrying`, {
-      cause: err,
-      object: describeObject(obj),
-    });
-  }
-  if (err instanceof TaskError) return err;
-  return new TransientTaskError(
-    task,
-    `${describeObject(obj)}: ${err instanceof Error ? err.message : String(err)}; retrying`,
-    { cause: err, object: describeObject(obj) },
-  );
 }

@@ -8,7 +8,7 @@ import type { Task } from '../api/types.ts';
 import { entryOf } from '../inventory/index.ts';
 import { namespacedName } from '../../kube/names.ts';
 import { KUDO_TENANCY, mayDelete, previousOwner } from './tenancy.ts';
-import { classify } from './apply.ts';
+import { classify } from './classify.ts';
 import { decorateAll, renderTask, type Rendered } from './objects.ts';
 import type { TaskContext, TaskOutcome } from './types.ts';
 

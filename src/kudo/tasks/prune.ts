@@ -11,7 +11,7 @@ import { objectPath } from '../../kube/gvk.ts';
 import type { Instance } from '../api/types.ts';
 import { inventoryKey, objectOf, type InventoryEntry } from '../inventory/index.ts';
 import { ownedByAnother } from '../render/index.ts';
-import { classify } from './apply.ts';
+import { classify } from './classify.ts';
 import type { TaskContext } from './types.ts';
 
 /**

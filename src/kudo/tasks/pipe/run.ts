@@ -12,7 +12,8 @@ import type { Task } from '../../api/types.ts';
 import { entryOf } from '../../inventory/index.ts';
 import { pipeArtifactName, pipePodName, type PipeCoordinates } from '../../package/pipes.ts';
 import { ANNOTATION_PLAN_UID } from '../../render/index.ts';
-import { applyObjects, classify } from '../apply.ts';
+import { applyObjects } from '../apply.ts';
+import { classify } from '../classify.ts';
 import { decorateAll, renderTask } from '../objects.ts';
 import {
   FatalTaskError,

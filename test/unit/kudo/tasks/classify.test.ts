@@ -3,7 +3,7 @@
 // messages), and the API error stays the cause.
 import { describe, expect, it } from '@jest/globals';
 import { ApiError } from '../../../../src/kube/index.ts';
-import { classify } from '../../../../src/kudo/tasks/apply.ts';
+import { classify } from '../../../../src/kudo/tasks/classify.ts';
 import {
   FatalTaskError,
   TransientTaskError,
