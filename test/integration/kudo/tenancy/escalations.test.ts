@@ -143,6 +143,24 @@ function targetKubeconfig(user: Json, cluster: Json = {}): string {
   });
 }
 
+/** The tenant's Secret with the kubeconfig of `spelling`, and an Instance targeting it. */
+async function installWithTarget(
+  namespace: string,
+  spelling: string,
+  user: Json,
+  cluster: Json,
+): Promise<string> {
+  const name = `kc-${KUBECONFIG_SPELLINGS.findIndex((s) => s[0] === spelling)}`;
+  await tenant.request({
+    method: 'POST',
+    path: `/api/v1/namespaces/${namespace}/secrets`,
+    body: { metadata: { name }, stringData: { value: targetKubeconfig(user, cluster) } },
+  });
+  const ov = applyStepsOperatorVersion(name, { 'cm.yaml': configMap(name, '') });
+  await install(namespace, name, ov, { kubeConfig: { secretRef: { name } } });
+  return name;
+}
+
 const SA_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /** Every spelling @kubernetes/client-node acts on by reading a file, running a program or proxying. */
@@ -440,15 +458,7 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
   it.each(KUBECONFIG_SPELLINGS)(
     'a target kubeconfig with %s: refused naming the field, nothing sent',
     async (spelling, user, cluster, expected) => {
-      const name = `kc-${KUBECONFIG_SPELLINGS.findIndex((s) => s[0] === spelling)}`;
-      await tenant.request({
-        method: 'POST',
-        path: `/api/v1/namespaces/${a}/secrets`,
-        body: { metadata: { name }, stringData: { value: targetKubeconfig(user, cluster) } },
-      });
-      await install(a, name, applyStepsOperatorVersion(name, { 'cm.yaml': configMap(name, '') }), {
-        kubeConfig: { secretRef: { name } },
-      });
+      const name = await installWithTarget(a, spelling, user, cluster);
       const result = await outcome(a, name, expected);
       expect(result.text).toContain('whatever its flags');
       expect(result.text).toContain(`Secret ${a}/${name}`);
@@ -495,15 +505,7 @@ describe('default (KUDO) posture: the namespace and kubeconfig rules hold too', 
   it.each(KUBECONFIG_SPELLINGS.slice(0, 3))(
     'a target kubeconfig with %s is refused here too',
     async (spelling, user, cluster, expected) => {
-      const name = `kc-${KUBECONFIG_SPELLINGS.findIndex((s) => s[0] === spelling)}`;
-      await tenant.request({
-        method: 'POST',
-        path: `/api/v1/namespaces/${d}/secrets`,
-        body: { metadata: { name }, stringData: { value: targetKubeconfig(user, cluster) } },
-      });
-      await install(d, name, applyStepsOperatorVersion(name, { 'cm.yaml': configMap(name, '') }), {
-        kubeConfig: { secretRef: { name } },
-      });
+      const name = await installWithTarget(d, spelling, user, cluster);
       expect((await outcome(d, name, expected)).text).toContain('whatever its flags');
     },
   );
