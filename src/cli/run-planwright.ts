@@ -10,6 +10,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { App } from '../app.ts';
 import { KubeClient, inClusterNamespace } from '../kube/index.ts';
+import type { Instance } from '../kudo/api/index.ts';
 import type { TenancyPolicy } from '../kudo/tasks/index.ts';
 import { collectProcessMetrics } from '../runtime/index.ts';
 import {
@@ -46,6 +47,14 @@ export interface EngineOptions {
   readonly allowUnsafeKubeconfig?: boolean;
   /** The tenancy posture and its allowances (--tenancy, --allow-*; docs/security.md). */
   readonly tenancy?: TenancyPolicy;
+  /** Reconcile only Instances of these namespaces (--watch-namespaces). */
+  readonly watchNamespaces?: readonly string[];
+}
+
+/** An Instance filter: its namespace is one of `namespaces`. */
+function inNamespaces(namespaces: readonly string[]): (instance: Instance) => boolean {
+  const set = new Set(namespaces);
+  return (instance) => set.has(instance.metadata.namespace ?? '');
 }
 
 /** The configurations manifests/webhook/ registers (and the self-managed TLS injects). */
@@ -112,6 +121,9 @@ export async function runPlanwright(
       pipeWaiterImage: options.engine?.pipeWaiterImage,
       stepTimeoutMs: options.engine?.stepTimeoutMs,
       ...(options.engine?.tenancy ? { tenancy: options.engine.tenancy } : {}),
+      ...(options.engine?.watchNamespaces
+        ? { filter: inNamespaces(options.engine.watchNamespaces) }
+        : {}),
       remote: { allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig },
     },
   });

@@ -15,7 +15,7 @@ import {
   type TenancyPosture,
 } from '../../kudo/tasks/index.ts';
 
-interface StartFlags {
+export interface StartFlags {
   readonly local?: boolean;
   readonly bare?: boolean;
   readonly install?: boolean;
@@ -29,6 +29,18 @@ interface StartFlags {
   readonly allowNamespace?: readonly NamespaceGrant[];
   readonly allowClusterScoped?: readonly string[];
   readonly allowOperatorVersion?: readonly NamespaceGrant[];
+  readonly watchNamespaces?: readonly string[];
+}
+
+/** `a,b` of --watch-namespaces: namespace names, at least one. */
+export function namespaceList(value: string): readonly string[] {
+  const names = value.split(',').map((n) => n.trim());
+  if (names.some((n) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(n))) {
+    throw new CliError(
+      `--watch-namespaces ${JSON.stringify(value)}: needs namespace names separated by commas, e.g. --watch-namespaces team-a,team-b`,
+    );
+  }
+  return names;
 }
 
 function port(value: string): number {
@@ -60,7 +72,7 @@ function repeated<T>(flag: string, parse: (flag: string, value: string) => T) {
 }
 
 /** The tenancy flags (docs/security.md). */
-function tenancyOptions(): Option[] {
+export function tenancyOptions(): Option[] {
   return [
     new Option(
       '--tenancy <posture>',
@@ -89,7 +101,7 @@ function tenancyOptions(): Option[] {
 }
 
 /** The policy the tenancy flags describe; undefined for the default posture without allowances. */
-function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
+export function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
   const posture = flags.tenancy ?? 'kudo';
   if (
     posture === 'kudo' &&
@@ -110,6 +122,12 @@ function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
 export function startCommand(ctx: CliContext): Command {
   const command = new Command('start');
   for (const option of tenancyOptions()) command.addOption(option);
+  command.addOption(
+    new Option(
+      '--watch-namespaces <a,b>',
+      'reconcile only Instances of these namespaces (the watch caches stay cluster-wide)',
+    ).argParser(namespaceList),
+  );
   return command
     .description(
       'Run Planwright (webhook server + leader-elected controllers) against the cluster of your ' +
@@ -201,9 +219,11 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.pipeWaiterImage !== undefined ||
         flags.stepTimeout !== undefined ||
         flags.allowUnsafeKubeconfig ||
+        flags.watchNamespaces ||
         tenancy
           ? {
               engine: {
+                ...(flags.watchNamespaces ? { watchNamespaces: flags.watchNamespaces } : {}),
                 ...(flags.allowUnsafeKubeconfig ? { allowUnsafeKubeconfig: true } : {}),
                 ...(tenancy ? { tenancy } : {}),
                 ...(flags.pipeWaiterImage ? { pipeWaiterImage: flags.pipeWaiterImage } : {}),
