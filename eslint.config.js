@@ -19,6 +19,18 @@ export default tseslint.config(
     },
   },
   {
+    // More than four positional parameters are hard to read at the call site: pass a context
+    // object. The files listed under `ignores` are being reworked on other branches; they go
+    // from the list as those land.
+    files: ['src/kudo/**/*.ts'],
+    ignores: [
+      'src/kudo/package/reader.ts',
+      'src/kudo/tasks/objects.ts',
+      'src/kudo/tasks/dependencies-hash/go-yaml.ts',
+    ],
+    rules: { '@typescript-eslint/max-params': ['error', { max: 4 }] },
+  },
+  {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

@@ -4,41 +4,15 @@
 //   node --import ./scripts/register-ts.mjs bench/gotemplate.ts
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileTemplate } from '../src/gotemplate/index.ts';
-import { oracleBinary, sharedDir } from '../test/gotemplate/oracle.ts';
+import { oracleBinary } from '../test/gotemplate/oracle.ts';
 import { decodeTagged } from '../test/gotemplate/tagged.ts';
+import { zookeeperStatefulset } from './support/gotemplate-workload.ts';
 
-const template = readFileSync(
-  join(sharedDir, 'kudo-packages', 'zookeeper', 'templates', 'statefulset.yaml'),
-  'utf8',
-);
-const data = {
-  OperatorName: 'zookeeper',
-  Name: 'zk',
-  Namespace: 'default',
-  OperatorVersion: '0.3.0',
-  AppVersion: '3.4.14',
-  PlanName: 'deploy',
-  PhaseName: 'zookeeper',
-  StepName: 'deploy',
-  Pipes: { $strmap: {} },
-  Params: {
-    NODE_COUNT: '3',
-    MEMORY: '1024Mi',
-    MEM_LIMIT: '2048Mi',
-    CPUS: '250m',
-    CPUS_LIMIT: '1000m',
-    STORAGE_CLASS: '',
-    DISK_SIZE: '5Gi',
-    CLIENT_PORT: '2181',
-    SERVER_PORT: '2888',
-    ELECTION_PORT: '3888',
-    IMAGE_PULL_POLICY: 'Always',
-  },
-};
+const { template, data } = zookeeperStatefulset();
 const iterations = Number(process.env.ITERATIONS ?? 20000);
 
 function timeUs(n: number, f: () => void): number {

@@ -2,7 +2,12 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { KubeConfigError, loadKubeConfig as loadApiConfig } from '../kube/index.ts';
-import { KUBERNETES_VERSION, startLocalCluster } from '../localcluster/index.ts';
+import {
+  KUBERNETES_VERSION,
+  startLocalCluster,
+  type LocalCluster,
+  type NodeKind,
+} from '../localcluster/index.ts';
 import { repositoryRoot } from '../localcluster/paths.ts';
 import { withDeadline } from '../runtime/time.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
@@ -17,6 +22,8 @@ export interface StartOptions {
   readonly local: boolean;
   /** --bare: the local control plane without workloads (no controllers, scheduler, nodes). */
   readonly bare?: boolean;
+  /** Nodes of the local control plane (--nodes); default mixed when real nodes are possible. */
+  readonly nodeKind?: NodeKind;
   /** HTTPS port of the webhook server (--webhook-port); default 9443, 0 picks a free one. */
   readonly webhookPort?: number;
   /** With a kubeconfig: also install the CRDs and register the webhook at 127.0.0.1 (--install). */
@@ -116,6 +123,31 @@ async function serverVersion(kc: k8s.KubeConfig, where: string): Promise<string>
   }
 }
 
+/** What the nodes of a local cluster are, one line per kind. */
+function describeNodes(cluster: LocalCluster): string[] {
+  if (cluster.mode === 'bare') {
+    return ['  mode:        bare (no controllers, scheduler or nodes: pods never run)'];
+  }
+  const real = cluster.realNodes?.length ? cluster.nodes.filter((n) => !n.startsWith('kwok-')) : [];
+  const kwok = cluster.nodes.filter((n) => !real.includes(n));
+  const lines: string[] = [];
+  if (real.length > 0) {
+    lines.push(
+      `  nodes:       ${real.join(', ')} (real: kubelet + containerd; images from the local ` +
+        `registry ${cluster.imageRegistry ?? ''}: busybox, alpine, nginx)`,
+    );
+  }
+  if (kwok.length > 0) {
+    lines.push(
+      `  ${real.length > 0 ? '            ' : 'nodes:      '} ${kwok.join(', ')} (simulated by kwok: ` +
+        (real.length > 0
+          ? 'pods whose images the local registry lacks; no containers)'
+          : 'pods run, no containers)'),
+    );
+  }
+  return lines;
+}
+
 async function runLocal(
   options: StartOptions,
   io: LineWriter,
@@ -126,6 +158,7 @@ async function runLocal(
   const started = Date.now();
   const cluster = await startLocalCluster({
     mode,
+    nodeKind: options.nodeKind ?? 'mixed',
     onProgress: (line) => io.err(`  ${line}`),
     signal,
   });
@@ -136,11 +169,7 @@ async function runLocal(
     );
     io.out(`  API server:  ${cluster.server} (Kubernetes ${KUBERNETES_VERSION})`);
     io.out(`  kubeconfig:  ${cluster.kubeconfigPath}`);
-    io.out(
-      mode === 'workloads'
-        ? `  nodes:       ${cluster.nodes.join(', ')} (simulated by kwok: pods run, no containers)`
-        : '  mode:        bare (no controllers, scheduler or nodes: pods never run)',
-    );
+    for (const line of describeNodes(cluster)) io.out(line);
     const examples = join(repositoryRoot(), 'examples');
     io.out(
       'Try it from another terminal (`npm link` once puts planwright and kubectl-kudo on PATH):',

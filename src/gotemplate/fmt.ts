@@ -160,12 +160,45 @@ function pad(s: string, f: Flags, zeroOK = false): string {
     const sign = s[0] === '-' || s[0] === '+' || s[0] === ' ' ? s[0] : '';
     return sign + '0'.repeat(w) + s.slice(sign.length);
   }
+  // Strings and booleans are zero-padded too (fmt's padString), in front of everything.
+  if (f.zero) return '0'.repeat(w) + s;
   return ' '.repeat(w) + s;
 }
 
-function badVerb(v: GoValue | undefined, verb: string): string {
+/** fmt's %!verb(type=value): the value printed with %v and the verb's own flags and width. */
+function badVerb(v: GoValue | undefined, verb: string, f: Flags = noFlags): string {
   if (v === undefined || v === null) return `%!${verb}(<nil>)`;
-  return `%!${verb}(${typeOf(v)}=${formatValue(v, 'v', noFlags, 0)})`;
+  return `%!${verb}(${typeOf(v)}=${formatValue(v, 'v', f, 0)})`;
+}
+
+/** strconv.FormatFloat(v, 'x', -1, 64): the shortest hexadecimal mantissa, p±dd exponent. */
+function hexFloat(v: number, upper: boolean): string {
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? '+Inf' : '-Inf';
+  const sign = v < 0 || Object.is(v, -0) ? '-' : '';
+  let out: string;
+  if (v === 0) out = '0x0p+00';
+  else {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, Math.abs(v));
+    const bits = view.getBigUint64(0);
+    let exp = Number((bits >> 52n) & 0x7ffn);
+    let mant = bits & ((1n << 52n) - 1n);
+    if (exp === 0) {
+      // Subnormal: normalise so the leading digit is 1.
+      exp = 1;
+      while (!(mant & (1n << 52n))) {
+        mant <<= 1n;
+        exp--;
+      }
+      mant &= (1n << 52n) - 1n;
+    }
+    const e = exp - 1023;
+    const frac = mant.toString(16).padStart(13, '0').replace(/0+$/, '');
+    const es = `${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+    out = `0x1${frac ? '.' + frac : ''}p${es}`;
+  }
+  out = sign + out;
+  return upper ? out.toUpperCase() : out;
 }
 
 export function formatValue(v: GoValue | undefined, verb: string, f: Flags, depth: number): string {
@@ -182,13 +215,14 @@ export function formatValue(v: GoValue | undefined, verb: string, f: Flags, dept
   }
   switch (typeof v) {
     case 'boolean':
-      return verb === 't' || verb === 'v' ? pad(String(v), f) : badVerb(v, verb);
+      return verb === 't' || verb === 'v' ? pad(String(v), f) : badVerb(v, verb, f);
     case 'number':
-      return fmtFloat(v, verb, f) ?? badVerb(v, verb);
+      if (verb === 'x' || verb === 'X') return pad(hexFloat(v, verb === 'X'), f);
+      return fmtFloat(v, verb, f) ?? badVerb(v, verb, f);
     case 'string':
-      return fmtString(v, verb, f) ?? badVerb(v, verb);
+      return fmtString(v, verb, f) ?? badVerb(v, verb, f);
   }
-  if (v instanceof GoInt) return fmtInteger(v, verb, f) ?? badVerb(v, verb);
+  if (v instanceof GoInt) return fmtInteger(v, verb, f) ?? badVerb(v, verb, f);
   if (v instanceof GoObject) {
     // Stringer: used for the verbs valid for strings.
     if ('vsqxX'.includes(verb)) return fmtString(v.str(), verb, f) ?? badVerb(v, verb);

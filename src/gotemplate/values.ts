@@ -24,6 +24,8 @@ export class GoSlice {
   constructor(
     readonly elem: GoType,
     readonly items: GoValue[],
+    /** A nil slice (no items): encoding/json writes `null`, reflect.DeepEqual tells it apart. */
+    readonly nil = false,
   ) {}
   get type(): GoType {
     return `[]${this.elem}`;
@@ -35,6 +37,8 @@ export class GoMap {
   constructor(
     readonly elem: GoType,
     readonly entries: Map<string, GoValue>,
+    /** A nil map (no entries, none can be set): encoding/json writes `null`. */
+    readonly nil = false,
   ) {}
   get type(): GoType {
     return `map[string]${this.elem}`;
@@ -176,7 +180,54 @@ export function isTrue(v: GoValue | undefined): boolean {
 }
 
 export const utf8 = new TextEncoder();
-export const utf8Decoder = new TextDecoder();
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Length of the valid UTF-8 sequence at b[i] as Go's utf8.DecodeRune accepts it, or 0. */
+function goRuneLength(b: Uint8Array, i: number): number {
+  const c = b[i]!;
+  if (c < 0x80) return 1;
+  const cont = (j: number, lo = 0x80, hi = 0xbf): boolean =>
+    i + j < b.length && b[i + j]! >= lo && b[i + j]! <= hi;
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const lo = c === 0xe0 ? 0xa0 : 0x80;
+    const hi = c === 0xed ? 0x9f : 0xbf;
+    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const lo = c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xf4 ? 0x8f : 0xbf;
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/**
+ * Bytes to text as Go sees them when it ranges over or prints a string: every byte that does
+ * not start a valid UTF-8 sequence is one U+FFFD (TextDecoder would merge a broken sequence
+ * into one, so cut multi-byte text would differ from Go's output).
+ */
+export const utf8Decoder = {
+  decode(b: Uint8Array): string {
+    try {
+      return strictDecoder.decode(b);
+    } catch {
+      let out = '';
+      let start = 0;
+      for (let i = 0; i < b.length;) {
+        const n = goRuneLength(b, i);
+        if (n > 0) {
+          i += n;
+          continue;
+        }
+        out += strictDecoder.decode(b.subarray(start, i)) + '\uFFFD';
+        i++;
+        start = i;
+      }
+      return out + strictDecoder.decode(b.subarray(start));
+    }
+  },
+};
 
 /** Length in bytes, as Go's len(string). */
 export function byteLength(s: string): number {

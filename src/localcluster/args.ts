@@ -74,7 +74,15 @@ export function apiServerArgs(input: ApiServerArgsInput): string[] {
   // Workloads: a node's kubelet API (exec, logs, port-forward) is kwok's server on loopback,
   // which every fake node names as its InternalDNS address; their Hostname and InternalIP
   // are not reachable.
-  else args.push(`--kubelet-preferred-address-types=${KUBELET_ADDRESS_TYPE},InternalIP,Hostname`);
+  // Real nodes' kubelets have an InternalIP only (the pod bridge's gateway) and take the
+  // apiserver's client certificate, which kwok's server ignores.
+  else {
+    args.push(
+      `--kubelet-preferred-address-types=${KUBELET_ADDRESS_TYPE},InternalIP,Hostname`,
+      `--kubelet-client-certificate=${files.kubeletClientCert}`,
+      `--kubelet-client-key=${files.kubeletClientKey}`,
+    );
+  }
   const own = new Set(args.map(flagName));
   for (const extra of input.extraArgs ?? []) {
     if (!extra.startsWith('--')) {

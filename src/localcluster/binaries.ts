@@ -6,7 +6,7 @@ import { assertGoAvailable, buildGoBinary } from './go-build.ts';
 import { withDirectoryLock } from './lock.ts';
 import type { ClusterMode } from './mode.ts';
 import { cacheRoot, repositoryRoot } from './paths.ts';
-import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.ts';
+import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION, REGISTRY_VERSION } from './versions.ts';
 
 /**
  * Absolute paths of the control-plane executables. The last three are present when the
@@ -19,6 +19,15 @@ export interface ControlPlaneBinaries {
   readonly kubeControllerManager?: string;
   readonly kubeScheduler?: string;
   readonly kwok?: string;
+  /** Present when ensured with `realNodes` (see {@link NodeBinaries}). */
+  readonly kubelet?: string;
+  readonly registry?: string;
+}
+
+/** What real nodes add: the kubelet and the local image registry. */
+export interface NodeBinaries extends WorkloadBinaries {
+  readonly kubelet: string;
+  readonly registry: string;
 }
 
 /** Everything the workloads mode runs. */
@@ -31,21 +40,24 @@ export interface WorkloadBinaries extends ControlPlaneBinaries {
 export interface EnsureBinariesOptions {
   /** Which binaries: bare builds etcd, kube-apiserver and kubectl; workloads adds three. */
   readonly mode?: ClusterMode;
+  /** Also the kubelet and the image registry of real nodes (workloads mode only). */
+  readonly realNodes?: boolean;
   /** Progress lines for a person watching ("building kube-apiserver … 2m10s"). */
   readonly onProgress?: (line: string) => void;
   readonly signal?: AbortSignal;
 }
 
-type BinaryName = keyof WorkloadBinaries;
+type BinaryName = keyof NodeBinaries;
 
 interface BinarySpec {
   readonly name: BinaryName;
   readonly file: string;
   /** Folder of the wrapper module under test/controlplane/. */
-  readonly module: 'kubernetes' | 'etcd' | 'kwok';
+  readonly module: 'kubernetes' | 'etcd' | 'kwok' | 'registry';
   readonly pkg: string;
   readonly ldflags: string;
-  readonly mode: ClusterMode;
+  /** `nodes`: only for real nodes. */
+  readonly mode: ClusterMode | 'nodes';
 }
 
 /**
@@ -73,7 +85,11 @@ const versionLdflags = (() => {
     .join(' ');
 })();
 
-const kubernetesCommand = (name: BinaryName, file: string, mode: ClusterMode): BinarySpec => ({
+const kubernetesCommand = (
+  name: BinaryName,
+  file: string,
+  mode: BinarySpec['mode'],
+): BinarySpec => ({
   name,
   file,
   module: 'kubernetes',
@@ -99,6 +115,7 @@ const GROUPS: readonly BinaryGroup[] = [
       kubernetesCommand('kubectl', 'kubectl', 'bare'),
       kubernetesCommand('kubeControllerManager', 'kube-controller-manager', 'workloads'),
       kubernetesCommand('kubeScheduler', 'kube-scheduler', 'workloads'),
+      kubernetesCommand('kubelet', 'kubelet', 'nodes'),
     ],
   },
   {
@@ -116,10 +133,25 @@ const GROUPS: readonly BinaryGroup[] = [
       },
     ],
   },
+  {
+    folderPrefix: `registry${REGISTRY_VERSION}`,
+    modules: ['registry'],
+    specs: [
+      {
+        name: 'registry',
+        file: 'registry',
+        module: 'registry',
+        pkg: 'github.com/google/go-containerregistry/cmd/registry',
+        ldflags: '-s -w',
+        mode: 'nodes',
+      },
+    ],
+  },
 ];
 
 /** Whether a binary is needed by `mode` (workloads needs everything bare needs). */
-function neededBy(spec: BinarySpec, mode: ClusterMode): boolean {
+function neededBy(spec: BinarySpec, mode: ClusterMode, realNodes: boolean): boolean {
+  if (spec.mode === 'nodes') return realNodes && mode === 'workloads';
   return mode === 'workloads' || spec.mode === 'bare';
 }
 
@@ -130,6 +162,9 @@ function neededBy(spec: BinarySpec, mode: ClusterMode): boolean {
  * built (bare: etcd, kube-apiserver, kubectl; workloads: also kube-controller-manager,
  * kube-scheduler and kwok).
  */
+export async function ensureControlPlaneBinaries(
+  options: EnsureBinariesOptions & { mode: 'workloads'; realNodes: true },
+): Promise<NodeBinaries>;
 export async function ensureControlPlaneBinaries(
   options: EnsureBinariesOptions & { mode: 'workloads' },
 ): Promise<WorkloadBinaries>;
@@ -143,7 +178,7 @@ export async function ensureControlPlaneBinaries(
   const modulesDir = join(repositoryRoot(), 'test', 'controlplane');
   const paths: Partial<Record<BinaryName, string>> = {};
   for (const group of GROUPS) {
-    const specs = group.specs.filter((s) => neededBy(s, mode));
+    const specs = group.specs.filter((s) => neededBy(s, mode, options.realNodes === true));
     if (specs.length === 0) continue;
     const binDir = join(
       cacheRoot(),
@@ -152,16 +187,16 @@ export async function ensureControlPlaneBinaries(
     );
     for (const spec of specs) paths[spec.name] = join(binDir, spec.file);
     if (specs.every((s) => existsSync(join(binDir, s.file)))) continue;
-    assertGoAvailable(`${describe(mode)} for the local control plane`);
+    assertGoAvailable(`${describe(mode, options.realNodes === true)} for the local control plane`);
     await buildGroup(binDir, modulesDir, specs, options);
   }
   return paths as ControlPlaneBinaries;
 }
 
-function describe(mode: ClusterMode): string {
-  return mode === 'bare'
-    ? 'kube-apiserver, kubectl and etcd'
-    : 'kube-apiserver, kubectl, etcd, kube-controller-manager, kube-scheduler and kwok';
+function describe(mode: ClusterMode, realNodes: boolean): string {
+  if (mode === 'bare') return 'kube-apiserver, kubectl and etcd';
+  const workloads = 'kube-apiserver, kubectl, etcd, kube-controller-manager, kube-scheduler';
+  return realNodes ? `${workloads}, kwok, kubelet and registry` : `${workloads} and kwok`;
 }
 
 async function buildGroup(

@@ -18,6 +18,16 @@ import { freeLoopbackPort } from './ports.ts';
 import { startProcess, type ManagedProcess } from './process.ts';
 import { forgetCluster, reapOrphanedClusters, recordCluster } from './registry.ts';
 import { waitUntilReady } from './wait.ts';
+import type { NodeTraces } from './nodes/leftovers.ts';
+import type { NodeKind } from './nodes/node-kind.ts';
+import { SIMULATED_NODE_TAINT } from './nodes/placement.ts';
+import { NODE_KIND_LABEL } from './nodes/real-node.ts';
+import {
+  prepareRealNodes,
+  startNodeRuntime,
+  type NodeRuntime,
+  type PreparedNodes,
+} from './nodes/runtime.ts';
 import { STORAGE_CLASS_NAME, type FakeNodeOptions } from './workload-objects.ts';
 import {
   addFakeNode,
@@ -37,8 +47,14 @@ export interface LocalClusterOptions {
   readonly signal?: AbortSignal;
   /** How long each readiness step may take. Default {@link READY_TIMEOUT_MS}. */
   readonly readyTimeoutMs?: number;
-  /** Fake nodes of the workloads mode. Default 3. */
+  /** Fake nodes of the workloads mode (kwok and mixed node kinds). Default 3. */
   readonly nodes?: number;
+  /**
+   * Workloads mode: `kwok` (default) simulated nodes, `real` one real node (kubelet,
+   * containerd, runc) pulling from the cluster's own image registry, `mixed` both (see
+   * NodeKind). Real nodes need root; without, the start says why in one line and uses kwok.
+   */
+  readonly nodeKind?: NodeKind;
   /**
    * More kube-apiserver flags, e.g. an audit log for a benchmark that counts requests per
    * user. Flags the harness sets itself are refused (see apiServerArgs).
@@ -50,7 +66,8 @@ export interface LocalClusterOptions {
 
 /**
  * Process ids of the running components: etcd and kubeApiServer always; in workloads mode also
- * kubeControllerManager, kubeScheduler and kwok.
+ * kubeControllerManager, kubeScheduler and kwok; with real nodes also registry, containerd and
+ * kubelet.
  */
 export interface ComponentPids {
   readonly etcd: number;
@@ -73,8 +90,14 @@ export interface LocalClusterInfo {
   /** The client CA: whoever holds it can mint users (see createUser / writeUserKubeconfig). */
   readonly clientCa: CertificateAuthority;
   readonly pids: ComponentPids;
-  /** The fake nodes kwok runs (workloads mode); empty in bare mode. */
+  /** Every node (kwok's and the real one); empty in bare mode. */
   readonly nodes: readonly string[];
+  /** The nodes a workloads cluster really runs (kwok when real nodes were not possible). */
+  readonly nodeKind?: NodeKind;
+  /** Real nodes: host:port of the cluster's image registry (plain HTTP on loopback). */
+  readonly imageRegistry?: string;
+  /** Real nodes: where each left traces (processes, mounts, bridge), to prove them gone. */
+  readonly realNodes?: readonly NodeTraces[];
   /** The default StorageClass (workloads mode); absent in bare mode. */
   readonly storageClassName?: string;
   /**
@@ -101,6 +124,8 @@ export interface LocalCluster extends LocalClusterInfo {
 }
 
 const WORKLOAD_COMPONENTS = new Set<string>(['kube-controller-manager', 'kube-scheduler', 'kwok']);
+/** The real node of a cluster with real or mixed nodes. */
+const REAL_NODE_NAME = 'node-1';
 
 /**
  * Starts a local Kubernetes control plane on free loopback ports with freshly generated
@@ -126,20 +151,40 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
   await reapOrphanedClusters();
   const binaries = await binariesFor(mode, options);
+  let nodeKind: NodeKind = options.nodeKind ?? 'kwok';
+  let prepared: PreparedNodes | undefined;
+  if (mode === 'workloads' && nodeKind !== 'kwok') {
+    const result = await prepareRealNodes({
+      onProgress: options.onProgress,
+      signal: options.signal,
+    });
+    if ('unavailable' in result) {
+      progress(`${nodeKind} nodes not possible here, using kwok nodes: ${result.unavailable}`);
+      nodeKind = 'kwok';
+    } else {
+      prepared = result;
+    }
+  }
 
   const workDir = await mkdtemp(join(tmpdir(), 'planwright-cluster-'));
   const id = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const processes: ManagedProcess[] = [];
   let api: AdminApi | undefined;
+  let nodeRuntime: NodeRuntime | undefined;
+  const bridge = `pw-${id.split('-')[1] ?? ''}`;
+  const realNodeTraces: NodeTraces[] = [];
   const record = (): Promise<void> =>
     recordCluster(id, {
       ownerPid: process.pid,
       workDir,
       pids: Object.fromEntries(processes.map((p) => [p.name, p.pid])),
+      ...(prepared ? { realNodes: realNodeTraces, runc: prepared.host.runc } : {}),
     });
   const cleanup = async (): Promise<void> => {
     // Workload components first: nothing may provision or write while the rest goes down.
     for (const p of [...processes].reverse()) if (WORKLOAD_COMPONENTS.has(p.name)) await p.stop();
+    // Then the real node: its kubelet, every container, containerd and the registry.
+    await nodeRuntime?.stop();
     const apiserver = processes.find((p) => p.name === 'kube-apiserver');
     if (mode === 'workloads' && api && apiserver && !apiserver.hasExited()) {
       await removeProvisionedVolumes(api);
@@ -244,7 +289,9 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
         pki,
         binaries: binaries as WorkloadBinaries,
         api: admin,
-        nodeCount: options.nodes ?? 3,
+        nodeCount: nodeKind === 'real' ? 0 : (options.nodes ?? 3),
+        nodeLabels: { [NODE_KIND_LABEL]: 'kwok' },
+        ...(nodeKind === 'mixed' ? { nodeTaints: [SIMULATED_NODE_TAINT] } : {}),
         readyTimeoutMs,
         signal: options.signal,
         progress,
@@ -255,8 +302,43 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       });
       workloads = started.components;
       nodes.push(...started.nodes);
+      if (prepared && nodeKind !== 'kwok') {
+        realNodeTraces.push({
+          nodeDir: join(workDir, `node-${REAL_NODE_NAME}`),
+          runcRoot: join(workDir, `node-${REAL_NODE_NAME}`, 'runc'),
+          bridge,
+        });
+        await record();
+        nodeRuntime = await startNodeRuntime({
+          kind: nodeKind,
+          prepared,
+          nodeName: REAL_NODE_NAME,
+          bridge,
+          workDir,
+          server,
+          pki,
+          api: admin,
+          readyTimeoutMs,
+          signal: options.signal,
+          progress,
+          onSpawn: async (p) => {
+            processes.push(p);
+            await record();
+          },
+          ignoredTaints: [SIMULATED_NODE_TAINT.key],
+        });
+        nodes.push(REAL_NODE_NAME);
+      }
     }
-    progress(`local control plane (${mode}) ready: ${server}`);
+    const kinds =
+      mode === 'bare'
+        ? ''
+        : nodeKind === 'mixed'
+          ? ` with real node ${REAL_NODE_NAME} and kwok nodes ${started(nodes)}`
+          : nodeKind === 'real'
+            ? ` with real node ${REAL_NODE_NAME}`
+            : ` with kwok nodes ${started(nodes)}`;
+    progress(`local control plane (${mode}) ready${kinds}: ${server}`);
 
     const requireWorkloads = (what: string): WorkloadComponents => {
       if (!workloads) throw new Error(`${what} needs a cluster started with mode 'workloads'`);
@@ -284,12 +366,22 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
                 kwok: workloads.kwok.pid,
               }
             : {}),
+          ...(nodeRuntime
+            ? {
+                registry: nodeRuntime.registryProcess.pid,
+                containerd: nodeRuntime.node.containerd.pid,
+                kubelet: nodeRuntime.node.kubelet.pid,
+              }
+            : {}),
         };
       },
       get nodes(): readonly string[] {
         return [...nodes];
       },
-      ...(mode === 'workloads' ? { storageClassName: STORAGE_CLASS_NAME } : {}),
+      ...(mode === 'workloads' ? { storageClassName: STORAGE_CLASS_NAME, nodeKind } : {}),
+      ...(nodeRuntime
+        ? { imageRegistry: nodeRuntime.registry, realNodes: [...realNodeTraces] }
+        : {}),
       ...(workloads ? { execBinDir: workloads.execBinDir } : {}),
       createUser: (name, groups = []) =>
         writeUserKubeconfig({
@@ -334,6 +426,10 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     await cleanup();
     throw err;
   }
+}
+
+function started(nodes: readonly string[]): string {
+  return nodes.filter((n) => n !== REAL_NODE_NAME).join(', ') || '(none)';
 }
 
 /** The given binaries when they cover the mode, else the cached (or freshly built) ones. */

@@ -2,7 +2,14 @@
 
 /** The processes a local cluster runs, by the name of their binary. */
 export type ComponentName =
-  'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok';
+  | 'etcd'
+  | 'kube-apiserver'
+  | 'kube-controller-manager'
+  | 'kube-scheduler'
+  | 'kwok'
+  | 'registry'
+  | 'containerd'
+  | 'kubelet';
 
 /** `go` is not on PATH, or the build of a control-plane binary failed. */
 export class ControlPlaneBuildError extends Error {

@@ -1,6 +1,7 @@
 /**
  * The embedded local control plane: kube-apiserver and etcd (bare mode), plus
- * kube-controller-manager, kube-scheduler and kwok-simulated nodes (workloads mode), built from
+ * kube-controller-manager, kube-scheduler and kwok-simulated, real or mixed nodes (workloads
+ * mode; see docs/local-cluster-nodes.md), built from
  * Go modules and run as child processes. Used by `npm start` without a cluster, by the tests
  * and by the benchmarks. See ../../test/controlplane/README.md for how the binaries are built.
  */
@@ -17,8 +18,14 @@ export { CLUSTER_MODES, isClusterMode, type ClusterMode } from './mode.ts';
 export {
   ensureControlPlaneBinaries,
   type ControlPlaneBinaries,
+  type NodeBinaries,
   type WorkloadBinaries,
 } from './binaries.ts';
+export { isNodeKind, NODE_KINDS, realNodesUnavailable, type NodeKind } from './nodes/node-kind.ts';
+export { findLeftovers, type Leftovers, type NodeTraces } from './nodes/leftovers.ts';
+export { LOCAL_IMAGES, SANDBOX_IMAGE } from './nodes/images.ts';
+export { NODE_KIND_LABEL } from './nodes/real-node.ts';
+export { SIMULATED_NODE_TAINT } from './nodes/placement.ts';
 export { writeUserKubeconfig, type UserCredentials } from './kubeconfig.ts';
 export { ControlPlaneBuildError, ControlPlaneStartError, type ComponentName } from './errors.ts';
 export { POD_FAIL_ANNOTATIONS, POD_FAIL_LABEL, POD_NOT_READY_LABEL } from './kwok-stages.ts';

@@ -23,6 +23,9 @@ export interface ClusterPki {
     readonly clientCa: string;
     readonly serviceAccountPublicKey: string;
     readonly serviceAccountPrivateKey: string;
+    /** The apiserver's client certificate for kubelets (logs, exec) and its key. */
+    readonly kubeletClientCert: string;
+    readonly kubeletClientKey: string;
   };
 }
 
@@ -51,6 +54,10 @@ export async function writeClusterPki(certDir: string): Promise<ClusterPki> {
     organizations: ['system:masters'],
     usage: 'client',
   });
+  const kubeletClient = issueCertificate(clientCa, {
+    commonName: 'kube-apiserver-kubelet-client',
+    usage: 'client',
+  });
   const sa = generateRsaKeyPair();
   const files = {
     servingCa: join(certDir, 'serving-ca.crt'),
@@ -59,6 +66,8 @@ export async function writeClusterPki(certDir: string): Promise<ClusterPki> {
     clientCa: join(certDir, 'client-ca.crt'),
     serviceAccountPublicKey: join(certDir, 'sa.pub'),
     serviceAccountPrivateKey: join(certDir, 'sa.key'),
+    kubeletClientCert: join(certDir, 'kubelet-client.crt'),
+    kubeletClientKey: join(certDir, 'kubelet-client.key'),
   };
   const contents: ReadonlyArray<readonly [string, string]> = [
     [files.servingCa, servingCa.certPem],
@@ -67,6 +76,8 @@ export async function writeClusterPki(certDir: string): Promise<ClusterPki> {
     [files.clientCa, clientCa.certPem],
     [files.serviceAccountPublicKey, sa.publicKeyPem],
     [files.serviceAccountPrivateKey, sa.privateKeyPem],
+    [files.kubeletClientCert, kubeletClient.certPem],
+    [files.kubeletClientKey, kubeletClient.keyPem],
   ];
   for (const [path, content] of contents) await writeFile(path, content, { mode: 0o600 });
   return { certDir, servingCa, clientCa, admin, files };

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ComponentName } from './errors.ts';
 
@@ -23,7 +24,8 @@ const setprivAvailable: boolean = (() => {
 })();
 
 /**
- * Starts `binary` detached in a new process group, output appended to `logFile`.
+ * Starts `binary` detached in a new process group, in the folder of `logFile`, output appended
+ * to `logFile`.
  *
  * Why the extra care: a test run can be SIGKILLed or time out, and etcd / kube-apiserver
  * must not outlive it. The child gets SIGKILL as its parent-death signal (`setpriv
@@ -43,6 +45,9 @@ export function startProcess(
     : [binary, [...args]];
   const child: ChildProcess = spawn(command, argv, {
     detached: true,
+    // In its cluster's folder (where its log is): a process left running is found by its
+    // working directory even when nothing on its command line names the folder.
+    cwd: dirname(logFile),
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(env ? { env } : {}),
   });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { isAlive } from './lock.ts';
 import { killGroup } from './process.ts';
 import { cacheRoot } from './paths.ts';
+import { removeOrphanedNode } from './nodes/real-node.ts';
+import type { NodeTraces } from './nodes/leftovers.ts';
 
 /**
  * A record of every running local cluster (owner pid, component pids, work dir) under
@@ -15,6 +17,9 @@ export interface ClusterRecord {
   readonly ownerPid: number;
   readonly workDir: string;
   readonly pids: Readonly<Record<string, number>>;
+  /** Real nodes: their traces and the runc that can kill their containers. */
+  readonly realNodes?: readonly NodeTraces[];
+  readonly runc?: string;
 }
 
 function registryDir(): string {
@@ -53,6 +58,8 @@ export async function reapOrphanedClusters(): Promise<number> {
       // Only kill a pid that still runs something from this cluster's folder: pids recycle.
       if (isAlive(pid) && commandLineOf(pid).includes(record.workDir)) killGroup(pid, 'SIGKILL');
     }
+    // Containers, shims, mounts and the pod bridge of its real nodes go before the folder.
+    for (const traces of record.realNodes ?? []) removeOrphanedNode(traces, record.runc ?? 'runc');
     await rm(record.workDir, { recursive: true, force: true });
     await rm(file, { force: true });
     reaped++;

@@ -20,6 +20,8 @@ export interface FakeNodeOptions {
   readonly pods?: string;
   readonly ephemeralStorage?: string;
   readonly labels?: Readonly<Record<string, string>>;
+  /** Taints of the node (mixed nodes: kwok nodes take only pods sent there). */
+  readonly taints?: ReadonlyArray<{ key: string; value?: string; effect: string }>;
 }
 
 /** Capacity of every fake node: generous, since nothing really runs. */
@@ -60,7 +62,7 @@ export function fakeNode(name: string, options: FakeNodeOptions): Manifest {
         ...options.labels,
       },
     },
-    spec: {},
+    spec: options.taints ? { taints: options.taints.map((t) => ({ ...t })) } : {},
     status: {
       capacity,
       allocatable: capacity,

@@ -43,6 +43,9 @@ export interface StartWorkloadsInput {
   readonly binaries: WorkloadBinaries;
   readonly api: AdminApi;
   readonly nodeCount: number;
+  /** Taints of the kwok nodes (mixed nodes) and labels they carry. */
+  readonly nodeTaints?: FakeNodeOptions['taints'];
+  readonly nodeLabels?: FakeNodeOptions['labels'];
   readonly readyTimeoutMs: number;
   readonly signal?: AbortSignal | undefined;
   readonly progress: (line: string) => void;
@@ -92,7 +95,12 @@ export async function startWorkloads(
   await api.create(collectionPath(storageClass), storageClass);
   const nodes = initialNodes(input.nodeCount);
   for (const node of nodes) {
-    const manifest = fakeNode(node.name, { internalIp: node.internalIp, kubeletPort });
+    const manifest = fakeNode(node.name, {
+      internalIp: node.internalIp,
+      kubeletPort,
+      ...(input.nodeTaints ? { taints: input.nodeTaints } : {}),
+      ...(input.nodeLabels ? { labels: input.nodeLabels } : {}),
+    });
     await api.create(collectionPath(manifest), manifest);
   }
 
@@ -142,6 +150,7 @@ export async function startWorkloads(
     components,
     input.readyTimeoutMs,
     input.signal,
+    (input.nodeTaints ?? []).map((t) => t.key),
   );
   return { components, nodes: nodes.map((n) => n.name) };
 }
@@ -152,13 +161,19 @@ interface NodeView {
   status?: { conditions?: Array<{ type: string; status: string }> };
 }
 
-/** What keeps a node from taking pods, or undefined when it takes them. */
-export function nodeNotSchedulableReason(node: NodeView | undefined): string | undefined {
+/**
+ * What keeps a node from taking pods, or undefined when it takes them. Taints named in
+ * `ownTaints` are the node's by design (mixed nodes' kwok taint) and do not count.
+ */
+export function nodeNotSchedulableReason(
+  node: NodeView | undefined,
+  ownTaints: readonly string[] = [],
+): string | undefined {
   if (!node) return 'does not exist';
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'True') return `Ready is ${ready?.status ?? 'not reported'}`;
   const taint = node.spec?.taints?.find(
-    (t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute',
+    (t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !ownTaints.includes(t.key),
   );
   if (taint) return `still tainted ${taint.key}:${taint.effect}`;
   return undefined;
@@ -171,13 +186,15 @@ export async function waitForNodes(
   components: WorkloadComponents,
   timeoutMs: number,
   signal?: AbortSignal,
+  ownTaints: readonly string[] = [],
 ): Promise<void> {
+  if (names.length === 0) return;
   let readyButTainted = false;
   const check = async (): Promise<true | string> => {
     const list = await api.get<{ items: NodeView[] }>('/api/v1/nodes');
     const byName = new Map((list?.items ?? []).map((n) => [n.metadata.name, n]));
     const waiting = names
-      .map((name) => [name, nodeNotSchedulableReason(byName.get(name))] as const)
+      .map((name) => [name, nodeNotSchedulableReason(byName.get(name), ownTaints)] as const)
       .filter(([, reason]) => reason !== undefined);
     if (waiting.length === 0) return true;
     readyButTainted = waiting.every(([, reason]) => reason?.startsWith('still tainted'));

@@ -14,6 +14,7 @@ import {
   type EventSource,
   type KeyMapper,
   type Reconciler,
+  type ReconcilerFactory,
 } from './controller.ts';
 import { RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
@@ -162,7 +163,17 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     return this;
   }
 
+  /** Builds the controller with one reconciler for every term. */
   complete(reconcile: Reconciler<T>): Controller<T> {
+    return this.completeForEachTerm(() => reconcile);
+  }
+
+  /**
+   * Builds the controller with a reconciler made anew for each term of leadership: state the
+   * reconciler keeps between passes (what it saw finish, what it warned about) ends with the
+   * term, as the queue does.
+   */
+  completeForEachTerm(reconcilerForTerm: ReconcilerFactory<T>): Controller<T> {
     const state = this.state;
     if (!state.primary)
       throw new RuntimeConfigError('call for(kind) before complete()', 'controller.for');
@@ -173,7 +184,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
       metrics: this.deps.metrics,
       sources: state.sources,
       filters: state.filters,
-      reconcile,
+      reconcilerForTerm,
       indexes: this.indexes,
       workers: state.workers,
       debounceMs: state.debounceMs,

@@ -44,6 +44,12 @@ export type Reconciler<T extends KubeObject = KubeObject> = (
   object: T | undefined,
 ) => Promise<ReconcileResult | void>;
 
+/**
+ * Makes the reconciler of one term (see {@link Controller.start}): what it remembers between
+ * passes lives as long as the term, so a new leader starts from what the caches say.
+ */
+export type ReconcilerFactory<T extends KubeObject = KubeObject> = () => Reconciler<T>;
+
 export type WatchEventType = 'add' | 'update' | 'delete';
 
 export interface WatchEvent<T extends KubeObject = KubeObject> {
@@ -75,7 +81,8 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   readonly logger: Logger;
   /** The first source is the primary (`for`) kind. */
   readonly sources: readonly EventSource[];
-  readonly reconcile: Reconciler<T>;
+  /** A reconciler per term: called at the start of each. */
+  readonly reconcilerForTerm: ReconcilerFactory<T>;
   /** Filters applied to every source. */
   readonly filters?: readonly EventFilter[];
   /** Indexes of the primary cache, registered when the caches are acquired. */
@@ -209,7 +216,8 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
       this.subscribe();
       await this.waitForSync(signal).catch(() => undefined);
       this.log.info({ workers }, 'controller started');
-      const loops = Array.from({ length: workers }, () => this.worker(hard.signal));
+      const reconcile = this.options.reconcilerForTerm();
+      const loops = Array.from({ length: workers }, () => this.worker(reconcile, hard.signal));
       await new Promise<void>((resolve) => {
         if (signal.aborted) return resolve();
         signal.addEventListener('abort', () => resolve(), { once: true });
@@ -259,16 +267,21 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
     });
   }
 
-  private async worker(signal: AbortSignal): Promise<void> {
+  private async worker(reconcile: Reconciler<T>, signal: AbortSignal): Promise<void> {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
-      await this.process(key, signal);
+      await this.process({ key, reconcile, signal });
       this.queue.done(key);
     }
   }
 
-  private async process(key: ObjectKey, signal: AbortSignal): Promise<void> {
+  private async process(work: {
+    key: ObjectKey;
+    reconcile: Reconciler<T>;
+    signal: AbortSignal;
+  }): Promise<void> {
+    const { key, reconcile, signal } = work;
     const metrics = this.options.metrics;
     const labels = { controller: this.name };
     const log = this.log.child({ key });
@@ -276,7 +289,8 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
     metrics?.activeWorkers.inc(labels);
     let result: 'success' | 'error' | 'requeue_after';
     try {
-      const outcome = await this.options.reconcile(key, signal, this.primary.get(key));
+      // Level-triggered: the freshest cached object, read when the pass starts.
+      const outcome = await reconcile(key, signal, this.primary.get(key));
       const after = outcome?.requeueAfter;
       this.queue.forget(key);
       if (after !== undefined && after > 0) {

@@ -18,6 +18,7 @@ export {
   Controller,
   type ControllerOptions,
   type Reconciler,
+  type ReconcilerFactory,
   type ReconcileResult,
   type EventFilter,
   type EventSource,

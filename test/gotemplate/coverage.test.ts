@@ -1,13 +1,19 @@
-// The function map against Go's: every function KUDO's map has is either implemented here
-// or listed as not implemented (with the reason), each implemented one is exercised by the
-// differential corpus, and a listed one fails the way an undefined function fails in Go.
+// The function map against Go's: every function KUDO's map (sprig v2.22) has is either
+// implemented here or listed as not implemented (with the reason); what Planwright has beyond
+// it is exactly the documented extensions, each a sprig v3 function; each implemented one is
+// exercised by the differential corpus, and a listed one fails the way an undefined function
+// fails in Go.
 
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderTemplate, TemplateError } from '../../src/gotemplate/index.ts';
-import { kudoFuncNames, kudoNotImplemented } from '../../src/gotemplate/funcs/kudo.ts';
-import { here, oracleFuncNames } from './oracle.ts';
+import {
+  kudoExtensions,
+  kudoFuncNames,
+  kudoNotImplemented,
+} from '../../src/gotemplate/funcs/kudo.ts';
+import { extensionOracleFuncNames, here, oracleFuncNames } from './oracle.ts';
 
 const casesDir = join(here, 'cases');
 const templates: string[] = readdirSync(casesDir)
@@ -19,16 +25,18 @@ const templates: string[] = readdirSync(casesDir)
   );
 
 describe('the kudo function map', () => {
-  it('covers Go’s map exactly: implemented or listed as not implemented', async () => {
-    const go = new Set(await oracleFuncNames());
+  it('covers KUDO’s map exactly: implemented or listed as not implemented', async () => {
+    const kudo = new Set(await oracleFuncNames());
+    const v3 = new Set(await extensionOracleFuncNames());
     const implemented = kudoFuncNames();
     const listed = Object.keys(kudoNotImplemented);
-    // Nothing Go lacks (KUDO removed env, expandenv, base, dir, clean, ext, isAbs).
-    expect(implemented.filter((n) => !go.has(n))).toEqual([]);
-    expect(listed.filter((n) => !go.has(n))).toEqual([]);
+    // Beyond KUDO's map: exactly the documented extensions, all of them sprig v3 functions.
+    expect(implemented.filter((n) => !kudo.has(n)).sort()).toEqual([...kudoExtensions].sort());
+    expect(kudoExtensions.filter((n) => !v3.has(n))).toEqual([]);
+    expect(listed.filter((n) => !kudo.has(n) && !v3.has(n))).toEqual([]);
     expect(listed.filter((n) => implemented.includes(n))).toEqual([]);
     const accounted = new Set([...implemented, ...listed]);
-    expect([...go].filter((n) => !accounted.has(n)).sort()).toEqual([]);
+    expect([...kudo].filter((n) => !accounted.has(n)).sort()).toEqual([]);
   });
 
   it('has every implemented function in at least one corpus case', () => {

@@ -1,4 +1,7 @@
-// The Go oracle (test/gotemplate/oracle): real text/template + sprig with KUDO's function map.
+// The Go oracles: real text/template + sprig with KUDO's function map. The KUDO oracle
+// (test/gotemplate/kudo-oracle) pins KUDO 0.19's module versions and is the reference; the
+// extension oracle (test/gotemplate/oracle, sprig v3) is the reference only for the
+// functions Planwright has beyond KUDO's map.
 import { join } from 'node:path';
 import { repositoryRoot } from '../../src/localcluster/paths.ts';
 import { GoOracle } from '../support/go-oracle.ts';
@@ -6,7 +9,8 @@ import { SHARED_DIR } from '../support/shared.ts';
 
 export const repoRoot = repositoryRoot();
 export const here = join(repoRoot, 'test', 'gotemplate');
-export const oracleDir = join(here, 'oracle');
+const coreDir = join(here, 'oracle-core');
+const coreSources = [join(coreDir, 'go.mod'), join(coreDir, 'core.go')];
 /** ../shared beside the clone (CI checks the repo out next to it). */
 export const sharedDir = SHARED_DIR;
 
@@ -21,26 +25,44 @@ export interface OracleResult {
   error?: string;
 }
 
-const oracle = GoOracle.module(
-  'gotemplate-oracle',
-  oracleDir,
-  'the Go template oracle for the differential tests',
+const kudoOracle = GoOracle.module(
+  'gotemplate-kudo-oracle',
+  join(here, 'kudo-oracle'),
+  "KUDO 0.19's renderer (sprig v2.22) for the template differential tests",
+  coreSources,
 );
 
-/** Path of the oracle binary, built on first use into the shared cache. */
+const extensionOracle = GoOracle.module(
+  'gotemplate-oracle',
+  join(here, 'oracle'),
+  'sprig v3 for the differential tests of template extensions',
+  coreSources,
+);
+
+/** Path of the KUDO oracle binary, built on first use into the shared cache. */
 export function oracleBinary(): Promise<string> {
-  return oracle.binary();
+  return kudoOracle.binary();
 }
 
-/** Render a batch of cases with Go, in one process (with `env` instead of ours if given). */
+/** Render a batch of cases as KUDO would, in one process (with `env` instead of ours if given). */
 export function runOracle(
   cases: readonly OracleCase[],
   env?: NodeJS.ProcessEnv,
 ): Promise<OracleResult[]> {
-  return oracle.ask<OracleResult[]>(cases, env ? { env } : {});
+  return kudoOracle.ask<OracleResult[]>(cases, env ? { env } : {});
 }
 
-/** The oracle's function map names (sprig TxtFuncMap as KUDO trims it). */
+/** Render a batch of cases with sprig v3, the reference for Planwright's extensions. */
+export function runExtensionOracle(cases: readonly OracleCase[]): Promise<OracleResult[]> {
+  return extensionOracle.ask<OracleResult[]>(cases);
+}
+
+/** KUDO's function map names (sprig v2.22's TxtFuncMap as KUDO trims it). */
 export function oracleFuncNames(): Promise<string[]> {
-  return oracle.ask<string[]>(undefined, { args: ['funcs'] });
+  return kudoOracle.ask<string[]>(undefined, { args: ['funcs'] });
+}
+
+/** sprig v3's function map names, trimmed the same way. */
+export function extensionOracleFuncNames(): Promise<string[]> {
+  return extensionOracle.ask<string[]>(undefined, { args: ['funcs'] });
 }

@@ -68,6 +68,10 @@ export function decodeTagged(x: unknown): GoValue {
             'int',
             (v as number[]).map((n) => new GoInt('int', BigInt(n))),
           );
+        case '$nillist':
+          return new GoSlice('interface {}', [], true);
+        case '$nilmap':
+          return new GoMap('interface {}', new Map(), true);
         case '$func': {
           const f = testFuncs[v as string];
           if (!f) throw new Error(`unknown test func ${String(v)}`);

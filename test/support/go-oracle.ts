@@ -13,14 +13,22 @@ export class GoOracle {
 
   constructor(private readonly spec: GoOracleSpec) {}
 
-  /** An oracle whose main package is its module (main.go beside go.mod in `moduleDir`). */
-  static module(name: string, moduleDir: string, purpose: string): GoOracle {
+  /**
+   * An oracle whose main package is its module (main.go beside go.mod in `moduleDir`);
+   * `sharedSources` are the files of a local module it replaces in (they key the cache too).
+   */
+  static module(
+    name: string,
+    moduleDir: string,
+    purpose: string,
+    sharedSources: readonly string[] = [],
+  ): GoOracle {
     return new GoOracle({
       name,
       purpose,
       moduleDir,
       pkg: '.',
-      sources: [join(moduleDir, 'main.go')],
+      sources: [join(moduleDir, 'main.go'), ...sharedSources],
     });
   }
 

@@ -62,18 +62,25 @@ export function mergePatchInstance(
   );
 }
 
-/** Server-side applies manifests/crds (same field manager, so concurrent callers agree) and waits for Established. */
-export async function installKudoCrds(): Promise<void> {
-  const res = await kubectl([
-    'apply',
-    '--server-side',
-    '--force-conflicts',
-    '--field-manager=planwright-tests',
-    '-f',
-    CRD_DIR,
-  ]);
+/**
+ * Server-side applies manifests/crds (same field manager, so concurrent callers agree) and waits
+ * for Established; on the shared cluster unless a kubeconfig is given.
+ */
+export async function installKudoCrds(kubeconfig?: string): Promise<void> {
+  const options = kubeconfig ? { kubeconfig } : {};
+  const res = await kubectl(
+    [
+      'apply',
+      '--server-side',
+      '--force-conflicts',
+      '--field-manager=planwright-tests',
+      '-f',
+      CRD_DIR,
+    ],
+    options,
+  );
   if (res.code !== 0) throw new Error(`installing KUDO CRDs failed: ${res.stderr}`);
-  const api = kubeConfig().makeApiClient(k8s.ApiextensionsV1Api);
+  const api = kubeConfig(kubeconfig).makeApiClient(k8s.ApiextensionsV1Api);
   for (const name of CRD_NAMES) {
     await waitFor(`CRD ${name} Established`, async () => {
       const crd = await api.readCustomResourceDefinition({ name });
@@ -82,7 +89,7 @@ export async function installKudoCrds(): Promise<void> {
   }
   // Discovery of a new group lags Established a little; kubectl needs it.
   await waitFor('kudo.dev in discovery', async () => {
-    const r = await kubectl(['get', 'instances.kudo.dev', '-A', '-o', 'name']);
+    const r = await kubectl(['get', 'instances.kudo.dev', '-A', '-o', 'name'], options);
     return r.code === 0;
   });
 }

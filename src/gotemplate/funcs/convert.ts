@@ -1,7 +1,6 @@
 // sprig's conversions (spf13/cast and sprig's strval/strslice), shared by the sprig modules.
 
 import { formatValue, noFlags, sprintf } from '../fmt.ts';
-import { parseInt64 } from '../numbers.ts';
 import { FuncError, GoInt, GoMap, GoObject, GoSlice, typeOf } from '../values.ts';
 import type { FuncDef, GoType, GoValue } from '../values.ts';
 
@@ -28,50 +27,37 @@ export function strval(v: V): string {
   return formatValue(v, 'v', noFlags, 0);
 }
 
-function trimZeroDecimal(s: string): string {
-  let foundZero = false;
-  for (let i = s.length; i > 0; i--) {
-    switch (s[i - 1]) {
-      case '.':
-        return foundZero ? s.slice(0, i - 1) : s;
-      case '0':
-        foundZero = true;
-        break;
-      default:
-        return s;
-    }
-  }
-  return s;
-}
+const MIN_INT64 = -(1n << 63n);
+const MAX_INT64 = (1n << 63n) - 1n;
 
-/** cast's toInt takes time.Month and time.Weekday, but no other named integer type. */
-function castNamedInt(v: V): bigint | undefined {
-  return v instanceof GoObject && (v.type === 'time.Month' || v.type === 'time.Weekday')
-    ? v.intValue
-    : undefined;
-}
-
-/** cast.ToInt64 (errors give 0). */
+/**
+ * sprig v2's toInt64: a string is strconv.ParseInt(s, 10, 64) (anything else, "08" aside,
+ * gives 0: no decimals, no base prefixes), a float truncates (out of range: Go's amd64
+ * conversion gives the minimum), any integer kind (named ones too) is its value, with
+ * uint64 above the maximum clamped.
+ */
 export function toInt64(v: V): bigint {
-  if (v instanceof GoInt) return v.v;
-  const named = castNamedInt(v);
-  if (named !== undefined) return named;
+  if (v instanceof GoInt) return v.v > MAX_INT64 ? MAX_INT64 : v.v;
+  if (v instanceof GoObject && v.intValue !== undefined) return v.intValue;
   switch (typeof v) {
     case 'number':
-      return Number.isFinite(v) ? BigInt.asIntN(64, BigInt(Math.trunc(v))) : -(1n << 63n);
+      if (!Number.isFinite(v) || Math.abs(v) >= 2 ** 63) return MIN_INT64;
+      return BigInt(Math.trunc(v));
     case 'boolean':
       return v ? 1n : 0n;
-    case 'string':
-      return parseInt64(trimZeroDecimal(v)) ?? 0n;
+    case 'string': {
+      if (!/^[+-]?\d+$/.test(v)) return 0n;
+      const n = BigInt(v);
+      return n < MIN_INT64 || n > MAX_INT64 ? 0n : n;
+    }
   }
   return 0n;
 }
 
-/** cast.ToFloat64 (errors give 0). */
+/** sprig v2's toFloat64: strconv.ParseFloat for strings (errors give 0). */
 export function toFloat64(v: V): number {
   if (v instanceof GoInt) return Number(v.v);
-  const named = castNamedInt(v);
-  if (named !== undefined) return Number(named);
+  if (v instanceof GoObject && v.intValue !== undefined) return Number(v.intValue);
   switch (typeof v) {
     case 'number':
       return v;
@@ -145,10 +131,12 @@ export function deepEqual(a: V, b: V): boolean {
   if (typeOf(a) !== typeOf(b)) return false;
   if (a instanceof GoInt) return a.v === (b as GoInt).v;
   if (a instanceof GoSlice) {
+    if (a.nil !== (b as GoSlice).nil) return false;
     const bi = (b as GoSlice).items;
     return a.items.length === bi.length && a.items.every((x, i) => deepEqual(x, bi[i]));
   }
   if (a instanceof GoMap) {
+    if (a.nil !== (b as GoMap).nil) return false;
     const bm = (b as GoMap).entries;
     if (a.entries.size !== bm.size) return false;
     for (const [k, x] of a.entries) if (!bm.has(k) || !deepEqual(x, bm.get(k))) return false;

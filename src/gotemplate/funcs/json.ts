@@ -73,6 +73,7 @@ export function marshal(
   const inner = prefix + (indent ?? '');
   const nl = indent !== undefined ? '\n' : '';
   if (v instanceof GoSlice) {
+    if (v.nil) return 'null';
     if (v.items.length === 0) return '[]';
     const parts = v.items.map(
       (x) => (indent !== undefined ? inner : '') + marshal(x, escapeHTML, indent, inner),
@@ -80,6 +81,7 @@ export function marshal(
     return `[${nl}${parts.join(',' + nl)}${nl}${indent !== undefined ? prefix : ''}]`;
   }
   const m = v;
+  if (m.nil) return 'null';
   if (m.entries.size === 0) return '{}';
   const sep = indent !== undefined ? ': ' : ':';
   const parts = [...m.entries.keys()]

@@ -1,5 +1,6 @@
-// The function map KUDO's renderer uses: sprig's TxtFuncMap minus the functions that
-// would read the controller's environment or filesystem paths, plus toYaml. Functions not
+// The function map KUDO's renderer uses: sprig v2.22's TxtFuncMap minus the functions that
+// would read the controller's environment or filesystem paths, plus toYaml; and the
+// documented extensions from sprig v3 (kudoExtensions). Functions not
 // implemented here are simply absent, so templates using them fail to parse with Go's
 // `function "x" not defined` instead of rendering something wrong.
 
@@ -60,6 +61,25 @@ export const kudoNotImplemented: Readonly<Record<string, string>> = {
   htpasswd: 'needs a bcrypt implementation; a random salt makes every render differ',
   getHostByName: 'a DNS lookup: rendering must not depend on the network, and cannot block',
 };
+
+/**
+ * Functions Planwright has beyond KUDO's map (sprig v2.22): sprig v3's additions, which follow
+ * sprig v3 (the differential checks them against a sprig v3 oracle). A package using one
+ * does not render in KUDO.
+ */
+export const kudoExtensions: readonly string[] = [
+  ...['add1f', 'addf', 'subf', 'mulf', 'divf', 'maxf', 'minf', 'seq', 'randInt', 'randBytes'],
+  ...['all', 'any', 'chunk', 'dig', 'get', 'fromJson', 'toRawJson', 'sha512sum'],
+  ...['duration', 'durationRound', 'regexQuoteMeta'],
+  ...['osBase', 'osClean', 'osDir', 'osExt', 'osIsAbs'],
+  ...['mustAppend', 'mustPush', 'mustPrepend', 'mustFirst', 'mustRest', 'mustLast'],
+  ...['mustInitial', 'mustReverse', 'mustUniq', 'mustWithout', 'mustHas', 'mustSlice'],
+  ...['mustChunk', 'mustCompact', 'mustDeepCopy', 'mustMerge', 'mustMergeOverwrite'],
+  ...['mustFromJson', 'mustToJson', 'mustToPrettyJson', 'mustToRawJson'],
+  ...['mustDateModify', 'must_date_modify', 'mustToDate'],
+  ...['mustRegexFind', 'mustRegexFindAll', 'mustRegexMatch', 'mustRegexReplaceAll'],
+  ...['mustRegexReplaceAllLiteral', 'mustRegexSplit'],
+];
 
 function build(): Map<string, FuncDef> {
   const m = new Map<string, FuncDef>();

@@ -1,6 +1,6 @@
 // sprig's dict functions (dict.go).
 
-import { GoMap, GoSlice } from '../values.ts';
+import { GoMap, GoSlice, kindOf, typeOf } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { empty, fn, goErr, sliceOf, strList, strval } from './convert.ts';
 import type { V } from './convert.ts';
@@ -20,25 +20,83 @@ function dict(a: V[]): GoMap {
 
 function copyValue(v: GoValue): GoValue {
   if (v instanceof GoMap)
-    return new GoMap(v.elem, new Map([...v.entries].map(([k, x]) => [k, copyValue(x)])));
-  if (v instanceof GoSlice) return new GoSlice(v.elem, v.items.map(copyValue));
+    return new GoMap(v.elem, new Map([...v.entries].map(([k, x]) => [k, copyValue(x)])), v.nil);
+  if (v instanceof GoSlice) return new GoSlice(v.elem, v.items.map(copyValue), v.nil);
   return v;
 }
 
-/** mergo.Merge(dst, src[, WithOverride]) for map[string]interface{} values. */
-function mergeInto(dst: GoMap, src: GoMap, override: boolean): void {
+/** mergo's error for values of two types under one key (the kinds, source first). */
+class MergeMismatch extends Error {}
+
+/** mergo's isReflectNil on an element: a nil map or slice (a nil interface is no value). */
+function reflectNil(v: GoValue | undefined): boolean {
+  return (v instanceof GoMap || v instanceof GoSlice) && v.nil;
+}
+
+/**
+ * imdario/mergo v0.3.9's deepMerge of map[string]interface{} values, which KUDO's sprig
+ * uses: an empty source value never replaces anything (nor adds its key); a source value
+ * fills an empty destination, or, with `override`, replaces a set one; nested maps merge in
+ * place; values of different Go types under one key are an error. `top` is the map the
+ * caller holds (a nil one is replaced by a new map; a nested nil map by the source's).
+ */
+function mergeMaps(dst: GoMap, src: GoMap, override: boolean, top: boolean): GoMap {
+  if (dst.nil && !src.nil) {
+    if (!top) return src;
+    dst = new GoMap(dst.elem, new Map());
+  }
+  for (const [k, sv] of src.entries) {
+    const dv = dst.entries.get(k);
+    if (sv === null) {
+      if (override || reflectNil(dv)) dst.entries.set(k, null);
+      continue;
+    }
+    const merged = mergeValue(dv ?? undefined, sv, override);
+    // A destination left without a value (nil, and an empty source) loses its key.
+    if (merged === undefined) dst.entries.delete(k);
+    else dst.entries.set(k, merged);
+  }
+  return dst;
+}
+
+function mergeValue(dv: GoValue | undefined, sv: GoValue, override: boolean): GoValue | undefined {
+  if (dv !== undefined && dv !== null && typeOf(dv) !== typeOf(sv)) {
+    throw new MergeMismatch(`cannot append two different types (${kindOf(sv)}, ${kindOf(dv)})`);
+  }
+  if (dv instanceof GoMap) return mergeMaps(dv, sv as GoMap, override, false);
+  const replace = !empty(sv) && (override || empty(dv));
+  return replace ? sv : (dv ?? undefined);
+}
+
+/** sprig v2's merge: mergo's errors are swallowed and the result is then an empty string. */
+function merge(a: V[], override: boolean): V {
+  let dst = a[0] as GoMap;
+  try {
+    for (const src of a.slice(1)) dst = mergeMaps(dst, src as GoMap, override, true);
+  } catch (e) {
+    if (e instanceof MergeMismatch) return '';
+    throw e;
+  }
+  return dst;
+}
+
+/** dario.cat/mergo's Merge as sprig v3's must variants (an extension) call it. */
+function mergeV3(dst: GoMap, src: GoMap, override: boolean): void {
   for (const [k, sv] of src.entries) {
     const dv = dst.entries.get(k);
     if (dv instanceof GoMap && sv instanceof GoMap) {
-      mergeInto(dv, sv, override);
+      mergeV3(dv, sv, override);
       continue;
     }
-    if (!dst.entries.has(k) || empty(dv)) {
-      dst.entries.set(k, sv);
-    } else if (override && !empty(sv)) {
-      dst.entries.set(k, sv);
-    }
+    if (!dst.entries.has(k) || empty(dv)) dst.entries.set(k, sv);
+    else if (override && !empty(sv)) dst.entries.set(k, sv);
   }
+}
+
+function mustMerge(a: V[], override: boolean): V {
+  const dst = a[0] as GoMap;
+  for (const src of a.slice(1)) mergeV3(dst, src as GoMap, override);
+  return dst;
 }
 
 function dig(a: V[]): V {
@@ -69,6 +127,7 @@ export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   [
     'set',
     fn([M, S, A], (a) => {
+      if ((a[0] as GoMap).nil) goErr('assignment to entry in nil map');
       (a[0] as GoMap).entries.set(a[1] as string, a[2] ?? null);
       return a[0];
     }),
@@ -123,20 +182,10 @@ export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
     ),
   ],
   ['values', fn([M], (a) => sliceOf([...(a[0] as GoMap).entries.values()]))],
-  ...(['merge', 'mustMerge', 'mergeOverwrite', 'mustMergeOverwrite'] as const).map(
-    (name): [string, FuncDef] => [
-      name,
-      fn(
-        [M],
-        (a) => {
-          const dst = a[0] as GoMap;
-          for (const src of a.slice(1)) mergeInto(dst, src as GoMap, name.includes('Overwrite'));
-          return dst;
-        },
-        M,
-      ),
-    ],
-  ),
+  ['merge', fn([M], (a) => merge(a, false), M)],
+  ['mergeOverwrite', fn([M], (a) => merge(a, true), M)],
+  ['mustMerge', fn([M], (a) => mustMerge(a, false), M)],
+  ['mustMergeOverwrite', fn([M], (a) => mustMerge(a, true), M)],
   ['dig', fn([], dig, A)],
   [
     'deepCopy',

@@ -7,14 +7,44 @@ import { fn, strval } from './convert.ts';
 
 const S = 'string';
 
+const B64 = /^[A-Za-z0-9+/]$/;
+const isNewline = (c: number | undefined): boolean => c === 0x0a || c === 0x0d;
+
+/**
+ * Where Go's base64.StdEncoding rejects the input (its CorruptInputError offset, in bytes),
+ * following decodeQuantum: newlines are skipped, a quantum cut short by the end of the input
+ * is an error at its start, padding must be complete and last. Undefined when valid.
+ */
+function base64ErrorOffset(s: string): number | undefined {
+  const src = Buffer.from(s, 'utf8');
+  let si = 0;
+  while (si < src.length) {
+    for (let j = 0; j < 4; j++) {
+      if (si === src.length) return j === 0 ? undefined : si - j;
+      const c = src[si++]!;
+      if (B64.test(String.fromCharCode(c))) continue;
+      if (isNewline(c)) {
+        j--;
+        continue;
+      }
+      if (c !== 0x3d || j < 2) return si - 1;
+      if (j === 2) {
+        while (si < src.length && isNewline(src[si])) si++;
+        if (si === src.length) return src.length;
+        if (src[si] !== 0x3d) return si - 1;
+        si++;
+      }
+      while (si < src.length && isNewline(src[si])) si++;
+      return si < src.length ? si : undefined;
+    }
+  }
+  return undefined;
+}
+
 /** Go's base64.StdEncoding.DecodeString: the bytes, or the text of its error. */
 export function decodeStdBase64(s: string): Buffer | { error: string } {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) {
-    const bad = s.search(/[^A-Za-z0-9+/=]/);
-    const at =
-      bad >= 0 ? bad : s.length - (s.length % 4 || 4) + (s.length % 4 === 0 ? s.indexOf('=') : 0);
-    return { error: `illegal base64 data at input byte ${Math.max(at, 0)}` };
-  }
+  const at = base64ErrorOffset(s);
+  if (at !== undefined) return { error: `illegal base64 data at input byte ${at}` };
   return Buffer.from(s, 'base64');
 }
 
@@ -48,7 +78,8 @@ function b32dec(s: string): string {
   const body = s.replace(/=+$/, '');
   const bad = body.search(/[^A-Z2-7]/);
   if (bad >= 0 || s.length % 8 !== 0)
-    return `illegal base32 data at input byte ${bad >= 0 ? bad : s.length}`;
+    // A quantum the input cuts short is an error at its start.
+    return `illegal base32 data at input byte ${bad >= 0 ? bad : s.length - (s.length % 8)}`;
   let bits = 0;
   let val = 0;
   const out: number[] = [];

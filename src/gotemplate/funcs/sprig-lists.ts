@@ -8,6 +8,8 @@ import type { V } from './convert.ts';
 
 const A = 'interface {}';
 
+const nilSlice = (): GoSlice => new GoSlice(A, [], true);
+
 /** The list's items, or sprig's error: "Cannot <what> on type <kind>" ("Cannot chunk type"). */
 function items(v: V, what: string): GoValue[] {
   if (v === undefined || v === null) goErr(nilDeref);
@@ -77,10 +79,11 @@ export const sprigLists: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   ...both('append', 'push', (l, a) => sliceOf([...l, a[0] ?? null]), [A, A]),
   ...both('prepend', 'prepend', (l, a) => sliceOf([a[0] ?? null, ...l]), [A, A]),
   ...both('first', 'find first', (l) => (l.length === 0 ? null : l[0]!)),
-  ...both('rest', 'find rest', (l) => (l.length === 0 ? sliceOf([]) : sliceOf(l.slice(1)))),
+  // sprig v2 returns a nil slice for an empty list (toJson prints `null`).
+  ...both('rest', 'find rest', (l) => (l.length === 0 ? nilSlice() : sliceOf(l.slice(1)))),
   ...both('last', 'find last', (l) => (l.length === 0 ? null : l[l.length - 1]!)),
   ...both('initial', 'find initial', (l) =>
-    l.length === 0 ? sliceOf([]) : sliceOf(l.slice(0, -1)),
+    l.length === 0 ? nilSlice() : sliceOf(l.slice(0, -1)),
   ),
   ...both('reverse', 'find reverse', (l) => sliceOf([...l].reverse())),
   ...both('uniq', 'find uniq', (l) => sliceOf(uniq(l))),

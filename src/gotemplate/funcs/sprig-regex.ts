@@ -2,6 +2,7 @@
 // regexMatch swallows a bad expression (false); the other non-must functions call
 // regexp.MustCompile, whose panic the template reports as the call's error.
 
+import { GoSlice } from '../values.ts';
 import { quoteGo } from '../fmt.ts';
 import { compile, quoteMeta, Re2Error } from '../re2/regexp.ts';
 import type { Regexp } from '../re2/regexp.ts';
@@ -48,8 +49,11 @@ function mustVariant(expr: string): Regexp {
 
 type Compiler = (expr: string) => Regexp;
 
+/** Go's FindAllString: nil (toJson `null`) when nothing matches. */
 function findAll(re: Regexp, str: string, count: number): V {
-  return strList(re.findAll(str, count).map((m) => str.slice(m[0], m[1])));
+  const found = re.findAll(str, count);
+  if (found.length === 0) return new GoSlice('string', [], true);
+  return strList(found.map((m) => str.slice(m[0], m[1])));
 }
 
 function find(re: Regexp, str: string): string {
@@ -89,6 +93,9 @@ export const sprigRegex: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   ...pair('regexReplaceAllLiteral', [S, S, S], (c, a) =>
     c(s(a[0])).replaceAll(s(a[1]), () => s(a[2])),
   ),
-  ...pair('regexSplit', [S, S, I], (c, a) => strList(c(s(a[0])).split(s(a[1]), n(a[2])))),
+  // Go's Split with n == 0 is nil.
+  ...pair('regexSplit', [S, S, I], (c, a) =>
+    n(a[2]) === 0 ? new GoSlice('string', [], true) : strList(c(s(a[0])).split(s(a[1]), n(a[2]))),
+  ),
   ['regexQuoteMeta', fn([S], (a) => quoteMeta(s(a[0])))],
 ]);

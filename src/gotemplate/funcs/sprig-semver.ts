@@ -1,4 +1,4 @@
-// sprig's semver and semverCompare (Masterminds/semver v3), for the common constraint forms.
+// sprig v2's semver and semverCompare: Masterminds/semver v1.5.0, as KUDO's sprig pins it.
 
 import { GoInt, GoObject } from '../values.ts';
 import type { FuncDef } from '../values.ts';
@@ -75,7 +75,7 @@ function compare(a: Ver, b: Ver): number {
 }
 
 function versionObject(v: Ver): GoObject {
-  const num = (x: bigint) => () => new GoInt('uint64', x);
+  const num = (x: bigint) => () => new GoInt('int64', x);
   return new GoObject(
     '*semver.Version',
     {
@@ -91,80 +91,103 @@ function versionObject(v: Ver): GoObject {
   );
 }
 
-/** One constraint term like ">=1.2", "~1.2.3", "^2", "1.x". */
-function matchTerm(term: string, v: Ver): boolean {
-  const m = /^(=|!=|>=|<=|>|<|~>|~|\^|=>|=<)?\s*v?(.*)$/.exec(term.trim());
-  if (!m) goErr(`improper constraint: ${term}`);
-  const op = m[1] ?? '';
-  const rest = m[2]!;
-  const parts = rest.split(/[-+]/)[0]!.split('.');
-  const wild = (p: string | undefined): boolean =>
-    p === undefined || p === 'x' || p === 'X' || p === '*';
-  if (rest === '' || (wild(parts[0]) && parts.length === 1))
-    return op === '' || op === '=' || op === '>=' ? v.pre === '' : false;
-  const cv = parseVersion(
-    parts.map((p) => (wild(p) ? '0' : p)).join('.') + rest.slice(parts.join('.').length),
-  );
-  const dirty = parts.length < 3 || parts.some(wild);
-  const nParts = parts.findIndex(wild) >= 0 ? parts.findIndex(wild) : parts.length;
-  // Prereleases only satisfy constraints that carry a prerelease themselves.
-  if (v.pre !== '' && cv.pre === '') return false;
-  const c = compare(v, cv);
-  const bump = (n: number): Ver => {
-    const u = { ...cv, pre: '', meta: '' };
-    if (n <= 0) return { ...u, major: cv.major + 1n, minor: 0n, patch: 0n };
-    if (n === 1) return { ...u, minor: cv.minor + 1n, patch: 0n };
-    return { ...u, patch: cv.patch + 1n };
-  };
-  switch (op) {
-    case '':
-    case '=':
-      if (!dirty) return c === 0;
-      return c >= 0 && compare(v, bump(nParts - 1)) < 0;
-    case '!=':
-      if (!dirty) return c !== 0;
-      return !(c >= 0 && compare(v, bump(nParts - 1)) < 0);
-    case '>':
-      if (!dirty) return c > 0;
-      return compare(v, bump(nParts - 1)) >= 0;
-    case '<':
-      return c < 0;
-    case '>=':
-    case '=>':
-      return c >= 0;
-    case '<=':
-    case '=<':
-      if (!dirty) return c <= 0;
-      return compare(v, bump(nParts - 1)) < 0;
-    case '~':
-    case '~>':
-      return c >= 0 && compare(v, bump(nParts >= 2 ? 1 : 0)) < 0;
-    case '^': {
-      if (cv.major > 0n || nParts === 1) return c >= 0 && compare(v, bump(0)) < 0;
-      if (cv.minor > 0n || nParts === 2) return c >= 0 && compare(v, bump(1)) < 0;
-      return c >= 0 && compare(v, bump(2)) < 0;
-    }
-  }
-  goErr(`improper constraint: ${term}`);
+const CV =
+  String.raw`(v?([0-9|xX*]+)(\.[0-9|xX*]+)?(\.[0-9|xX*]+)?(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?` +
+  String.raw`(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?)`;
+const constraintRe = new RegExp(`^\\s*(!=|>=|=>|<=|=<|~>|=|>|<|~|\\^|)\\s*${CV}\\s*$`);
+const rangeRe = new RegExp(`\\s*${CV}\\s+-\\s+${CV}\\s*`, 'g');
+const isX = (x: string): boolean => x === 'x' || x === 'X' || x === '*';
+
+interface Constraint {
+  readonly op: string;
+  readonly con: Ver;
+  readonly dirty: boolean;
+  readonly minorDirty: boolean;
+  readonly patchDirty: boolean;
 }
 
-function satisfies(constraint: string, v: Ver): boolean {
-  return constraint.split('||').some((alt) => {
-    const hy = /^\s*(\S+)\s+-\s+(\S+)\s*$/.exec(alt);
-    if (hy) return matchTerm('>=' + hy[1]!, v) && matchTerm('<=' + hy[2]!, v);
-    const terms = alt
-      .trim()
-      .replace(/(=|!=|>=|<=|>|<|~>|~|\^)\s+/g, '$1')
-      .split(/[\s,]+/)
-      .filter((t) => t !== '');
-    return terms.every((t) => matchTerm(t, v));
+/** Masterminds/semver v1.5.0 parseConstraint. */
+function parseConstraint(c: string): Constraint {
+  const m = constraintRe.exec(c);
+  if (!m) goErr(`improper constraint: ${c}`);
+  const [major, minor, patch, pre] = [m[3]!, m[4] ?? '', m[5] ?? '', m[6] ?? ''];
+  let ver = m[2]!;
+  let dirty = false;
+  let minorDirty = false;
+  let patchDirty = false;
+  if (isX(major)) {
+    ver = '0.0.0';
+    dirty = true;
+  } else if (isX(minor.slice(1)) || minor === '') {
+    minorDirty = dirty = true;
+    ver = `${major}.0.0${pre}`;
+  } else if (isX(patch.slice(1))) {
+    patchDirty = dirty = true;
+    ver = `${major}${minor}.0${pre}`;
+  }
+  const con = parseSemver(ver) ?? goErr('constraint Parser Error');
+  return { op: m[1]!, con, dirty, minorDirty, patchDirty };
+}
+
+function tilde(v: Ver, c: Constraint): boolean {
+  if (compare(v, c.con) < 0) return false;
+  const k = c.con;
+  if (k.major === 0n && k.minor === 0n && k.patch === 0n && !c.minorDirty && !c.patchDirty)
+    return true;
+  if (v.major !== k.major) return false;
+  return !(v.minor !== k.minor && !c.minorDirty);
+}
+
+/** One term's check, as semver v1.5.0's constraint functions. */
+function check(v: Ver, c: Constraint): boolean {
+  const k = c.con;
+  // Every operator but != rejects a prerelease against a constraint without one.
+  const preOut = v.pre !== '' && k.pre === '';
+  switch (c.op) {
+    case '!=':
+      if (!c.dirty) return compare(v, k) !== 0;
+      if (preOut) return false;
+      if (k.major !== v.major) return true;
+      return k.minor !== v.minor && !c.minorDirty;
+    case '>':
+      return !preOut && compare(v, k) === 1;
+    case '>=':
+    case '=>':
+      return !preOut && compare(v, k) >= 0;
+    case '<':
+    case '<=':
+    case '=<':
+      if (preOut) return false;
+      if (!c.dirty) return c.op === '<' ? compare(v, k) < 0 : compare(v, k) <= 0;
+      if (v.major > k.major) return false;
+      return !(v.minor > k.minor && !c.minorDirty);
+    case '~':
+    case '~>':
+      return !preOut && tilde(v, c);
+    case '^':
+      return !preOut && compare(v, k) >= 0 && v.major === k.major;
+    default:
+      if (preOut) return false;
+      return c.dirty ? tilde(v, c) : compare(v, k) === 0;
+  }
+}
+
+/** semver v1.5.0 NewConstraint: `a - b` ranges, `||` alternatives of `,`-joined terms. */
+function parseConstraints(text: string): Constraint[][] {
+  const rewritten = text.replace(rangeRe, (_m, a: string, ...rest: unknown[]) => {
+    return `>= ${a}, <= ${String(rest[9])}`;
   });
+  return rewritten.split('||').map((alt) => alt.split(',').map(parseConstraint));
 }
 
 export const sprigSemver: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['semver', fn(['string'], (a) => versionObject(parseVersion(a[0] as string)))],
   [
     'semverCompare',
-    fn(['string', 'string'], (a) => satisfies(a[0] as string, parseVersion(a[1] as string))),
+    fn(['string', 'string'], (a) => {
+      const cs = parseConstraints(a[0] as string);
+      const v = parseVersion(a[1] as string);
+      return cs.some((alt) => alt.every((c) => check(v, c)));
+    }),
   ],
 ]);

@@ -4,6 +4,15 @@ import { quoteGo } from '../fmt.ts';
 import { GoMap, GoSlice, utf8, utf8Decoder } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { fn, goErr, strList, strslice, strval } from './convert.ts';
+import {
+  goLower,
+  goUpper,
+  lowerRune,
+  titleRune,
+  toCamelCase,
+  toLowerCaseWords,
+  upperRune,
+} from './go-case.ts';
 import type { V } from './convert.ts';
 import { GoInt } from '../values.ts';
 
@@ -27,7 +36,7 @@ export function title(s: string): string {
   let prev = ' ';
   let out = '';
   for (const c of s) {
-    out += isSeparator(prev) ? c.toUpperCase() : c;
+    out += isSeparator(prev) ? titleRune(c) : c;
     prev = c;
   }
   return out;
@@ -53,93 +62,151 @@ function substr(start: number, end: number, s: string): string {
   return str(b.slice(start, end));
 }
 
+/** sprig v2's trunc: bytes; a negative length is the slice expression's panic. */
 function trunc(c: number, s: string): string {
   const b = bytes(s);
-  if (c < 0 && b.length + c > 0) return str(b.slice(b.length + c));
-  if (c >= 0 && b.length > c) return str(b.slice(0, c));
-  return s;
+  if (b.length <= c) return s;
+  if (c < 0) goErr(`runtime error: slice bounds out of range [:${c}]`);
+  return str(b.slice(0, c));
 }
 
-function abbreviateFull(s: string, offset: number, maxWidth: number): string {
-  if (s === '') return '';
-  if (maxWidth < 4) return s;
+/** goutils AbbreviateFull, on bytes as Go slices strings (it can cut a character). */
+function abbreviateBytes(s: Uint8Array, offset: number, maxWidth: number): Uint8Array | undefined {
+  const dots = bytes('...');
+  const join = (x: Uint8Array): Uint8Array => {
+    const out = new Uint8Array(dots.length + x.length);
+    out.set(dots);
+    out.set(x, dots.length);
+    return out;
+  };
+  if (s.length === 0) return s;
+  // The errors goutils returns (sprig's callers never reach them with these widths).
+  if (maxWidth < 4) return undefined;
   const len = s.length;
   if (len <= maxWidth) return s;
   if (offset > len) offset = len;
   if (len - offset < maxWidth - 3) offset = len - (maxWidth - 3);
-  if (offset <= 4) return s.slice(0, maxWidth - 3) + '...';
-  if (maxWidth < 7) return s;
-  if (offset + maxWidth - 3 < len) return '...' + abbreviateFull(s.slice(offset), 0, maxWidth - 3);
-  return '...' + s.slice(len - (maxWidth - 3));
+  if (offset <= 4) {
+    const out = new Uint8Array(maxWidth);
+    out.set(s.subarray(0, maxWidth - 3));
+    out.set(dots, maxWidth - 3);
+    return out;
+  }
+  if (maxWidth < 7) return undefined;
+  if (offset + maxWidth - 3 < len)
+    return join(abbreviateBytes(s.subarray(offset), 0, maxWidth - 3) ?? new Uint8Array());
+  return join(s.subarray(len - (maxWidth - 3)));
 }
 
+function abbreviateFull(s: string, offset: number, maxWidth: number): string {
+  const out = abbreviateBytes(bytes(s), offset, maxWidth);
+  return out === undefined ? '' : str(out);
+}
+
+/** goutils Initials: the first byte of each word, taken as the rune of that value. */
 function initials(s: string): string {
-  return s
-    .split(/\s+/u)
-    .filter((w) => w.length > 0)
-    .map((w) => [...w][0])
-    .join('');
+  let out = '';
+  let gap = true;
+  for (const x of bytes(s)) {
+    if (x === 0x20 || (x >= 0x09 && x <= 0x0d) || x === 0x85 || x === 0xa0) gap = true;
+    else if (gap) {
+      out += String.fromCharCode(x);
+      gap = false;
+    }
+  }
+  return out;
 }
 
 function uncapitalizeWords(s: string): string {
   let prevSpace = true;
   let out = '';
   for (const c of s) {
-    out += prevSpace ? c.toLowerCase() : c;
+    out += prevSpace ? lowerRune(c) : c;
     prevSpace = /\s/u.test(c);
   }
   return out;
 }
 
+/**
+ * goutils DeleteWhiteSpace: it walks bytes, each taken as the rune of that value, so text
+ * beyond ASCII comes out as Latin-1 mojibake (and its 0x85 and 0xA0 bytes count as spaces).
+ */
+function deleteWhiteSpace(s: string): string {
+  const b = bytes(s);
+  let out = '';
+  let kept = 0;
+  for (const x of b) {
+    if (x === 0x20 || (x >= 0x09 && x <= 0x0d) || x === 0x85 || x === 0xa0) continue;
+    out += String.fromCharCode(x);
+    kept++;
+  }
+  return kept === b.length ? s : out;
+}
+
+/** goutils SwapCase: a lower-case letter after whitespace becomes title case. */
 function swapcase(s: string): string {
   let out = '';
   let whitespace = true;
   for (const c of s) {
-    if (c !== c.toLowerCase()) out += c.toLowerCase();
-    else if (c !== c.toUpperCase()) out += whitespace ? c.toUpperCase() : c.toUpperCase();
-    else out += c;
-    whitespace = /\s/u.test(c);
+    if (/[\p{Lu}\p{Lt}]/u.test(c)) {
+      out += lowerRune(c);
+      whitespace = false;
+    } else if (/\p{Ll}/u.test(c)) {
+      out += whitespace ? titleRune(c) : upperRune(c);
+      whitespace = false;
+    } else {
+      out += c;
+      whitespace = /\p{White_Space}/u.test(c);
+    }
   }
   return out;
 }
 
-/** Word splitting close to huandu/xstrings for snake/kebab/camel case. */
-function words(s: string): string[] {
-  return s
-    .replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .split(/[^\p{L}\p{Nd}]+/u)
-    .filter((w) => w.length > 0);
-}
-
+/** goutils WrapCustom, on bytes: only spaces are break points (newlines are text). */
 function wrapCustom(s: string, width: number, nl: string, wrapLong: boolean): string {
   if (s === '') return '';
+  if (nl === '') nl = '\n';
   if (width < 1) width = 1;
-  const lines = s.split('\n');
-  const out: string[] = [];
-  for (const line of lines) {
-    let rest = line;
-    while (rest.length > width) {
-      if (rest[0] === ' ') {
-        rest = rest.slice(1);
-        continue;
-      }
-      let sp = rest.lastIndexOf(' ', width);
-      if (sp <= 0) {
-        if (wrapLong) {
-          out.push(rest.slice(0, width));
-          rest = rest.slice(width);
-          continue;
-        }
-        sp = rest.indexOf(' ', width);
-        if (sp < 0) break;
-      }
-      out.push(rest.slice(0, sp));
-      rest = rest.slice(sp + 1);
+  const b = bytes(s);
+  const sep = bytes(nl);
+  const out: number[] = [];
+  const write = (from: number, to: number): void => {
+    for (let i = from; i < to; i++) out.push(b[i]!);
+  };
+  const lastSpace = (from: number, to: number): number => {
+    for (let i = to - 1; i >= from; i--) if (b[i] === 0x20) return i;
+    return -1;
+  };
+  let offset = 0;
+  while (b.length - offset > width) {
+    if (b[offset] === 0x20) {
+      offset++;
+      continue;
     }
-    out.push(rest);
+    const at = lastSpace(offset, Math.min(width + offset + 1, b.length));
+    if (at >= offset) {
+      write(offset, at);
+      out.push(...sep);
+      offset = at + 1;
+    } else if (wrapLong) {
+      write(offset, offset + width);
+      out.push(...sep);
+      offset += width;
+    } else {
+      const end = width + offset;
+      const next = b.indexOf(0x20, end);
+      if (next === -1) {
+        write(offset, b.length);
+        offset = b.length;
+      } else {
+        write(offset, next);
+        out.push(...sep);
+        offset = next + 1;
+      }
+    }
   }
-  return out.join(nl);
+  write(offset, b.length);
+  return str(Uint8Array.from(out));
 }
 
 function indent(spaces: number, v: string): string {
@@ -220,8 +287,8 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
   ],
   ['trunc', fn([I, S], (a) => trunc(n(a[0]), a[1] as string))],
   ['trim', fn([S], (a) => (a[0] as string).trim())],
-  ['upper', fn([S], (a) => (a[0] as string).toUpperCase())],
-  ['lower', fn([S], (a) => (a[0] as string).toLowerCase())],
+  ['upper', fn([S], (a) => goUpper(a[0] as string))],
+  ['lower', fn([S], (a) => goLower(a[0] as string))],
   ['title', fn([S], (a) => title(a[0] as string))],
   ['untitle', fn([S], (a) => uncapitalizeWords(a[0] as string))],
   ['substr', fn([I, I, S], (a) => substr(n(a[0]), n(a[1]), a[2] as string))],
@@ -242,7 +309,7 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
       return s.startsWith(pre) ? s.slice(pre.length) : s;
     }),
   ],
-  ['nospace', fn([S], (a) => (a[0] as string).replace(/\s/gu, ''))],
+  ['nospace', fn([S], (a) => deleteWhiteSpace(a[0] as string))],
   ['initials', fn([S], (a) => initials(a[0] as string))],
   ['randAlphaNum', fn([I], (a) => random(n(a[0]), ALPHA + DIGITS))],
   ['randAlpha', fn([I], (a) => random(n(a[0]), ALPHA))],
@@ -260,30 +327,9 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
       return c.join('');
     }),
   ],
-  [
-    'snakecase',
-    fn([S], (a) =>
-      words(a[0] as string)
-        .map((w) => w.toLowerCase())
-        .join('_'),
-    ),
-  ],
-  [
-    'kebabcase',
-    fn([S], (a) =>
-      words(a[0] as string)
-        .map((w) => w.toLowerCase())
-        .join('-'),
-    ),
-  ],
-  [
-    'camelcase',
-    fn([S], (a) =>
-      words(a[0] as string)
-        .map((w) => w[0]!.toUpperCase() + w.slice(1).toLowerCase())
-        .join(''),
-    ),
-  ],
+  ['snakecase', fn([S], (a) => toLowerCaseWords(a[0] as string, '_'))],
+  ['kebabcase', fn([S], (a) => toLowerCaseWords(a[0] as string, '-'))],
+  ['camelcase', fn([S], (a) => toCamelCase(a[0] as string))],
   ['wrap', fn([I, S], (a) => wrapCustom(a[1] as string, n(a[0]), '\n', false))],
   ['wrapWith', fn([I, S, S], (a) => wrapCustom(a[2] as string, n(a[0]), a[1] as string, true))],
   ['contains', fn([S, S], (a) => (a[1] as string).includes(a[0] as string))],
@@ -317,7 +363,7 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
   ['replace', fn([S, S, S], (a) => (a[2] as string).replaceAll(a[0] as string, a[1] as string))],
   ['plural', fn([S, S, I], (a) => (n(a[2]) === 1 ? a[0] : a[1]))],
   ['toString', fn([A], (a) => strval(a[0]))],
-  ['split', fn([S, S], (a) => splitMap((a[1] as string).split(a[0] as string)))],
+  ['split', fn([S, S], (a) => splitMap(splitN(a[1] as string, a[0] as string, -1)))],
   ['splitList', fn([S, S], (a) => strList(splitN(a[1] as string, a[0] as string, -1)))],
   ['splitn', fn([S, I, S], (a) => splitMap(splitN(a[2] as string, a[0] as string, n(a[1]))))],
   ['toStrings', fn([A], (a) => strList(strslice(a[0])))],

@@ -88,6 +88,8 @@ const nullWords = new Set(['', '~', 'null', 'Null', 'NULL']);
 function resolvesNonString(s: string): boolean {
   if (boolWords.has(s) || nullWords.has(s)) return true;
   if (/^[-+]?\.(inf|Inf|INF)$/.test(s) || /^\.(nan|NaN|NAN)$/.test(s) || s === '<<') return true;
+  // yaml.v2 only tries numbers on scalars starting with a sign, a dot or a digit ("_0" is text).
+  if (!/^[-+.0-9]/.test(s)) return false;
   const plain = s.replaceAll('_', '');
   if (/^[-+]?(0b[01]+|0x[0-9a-fA-F]+|0o?[0-7]+|\d+)$/.test(plain)) return true;
   if (/^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/.test(plain)) return true;

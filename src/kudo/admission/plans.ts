@@ -45,14 +45,12 @@ export function decideRequest(
       ],
     );
   }
-  return scheduleUnlessBlocked(
-    facts,
-    planName,
-    'direct',
-    [PLAN_NAME_FIELD],
-    `cannot run plan "${planName}" (requested in spec.planExecution.planName) now`,
-    deps,
-  );
+  return scheduleUnlessBlocked(facts, deps, {
+    plan: planName,
+    reason: 'direct',
+    fields: [PLAN_NAME_FIELD],
+    lead: `cannot run plan "${planName}" (requested in spec.planExecution.planName) now`,
+  });
 }
 
 export function decideUpgrade(
@@ -182,26 +180,28 @@ export function decideParameters(
     );
   }
   const plan = distinct[0] ?? fallback;
-  return scheduleUnlessBlocked(
-    facts,
+  return scheduleUnlessBlocked(facts, deps, {
     plan,
-    'parameters',
-    changed.map((n) => `spec.parameters.${n}`),
-    `cannot accept this change now: changing ${changed.map((n) => `spec.parameters.${n}`).join(', ')} would schedule plan "${plan}"`,
-    deps,
-  );
+    reason: 'parameters',
+    fields: changed.map((n) => `spec.parameters.${n}`),
+    lead: `cannot accept this change now: changing ${changed.map((n) => `spec.parameters.${n}`).join(', ')} would schedule plan "${plan}"`,
+  });
 }
 
 /** Schedules `plan` unless a different plan runs; re-triggering the running plan restarts it. */
 export function scheduleUnlessBlocked(
   facts: UpdateFacts,
-  plan: string,
-  reason: Scheduled['reason'],
-  fields: readonly string[],
-  /** The lead of the denial: what was asked and that it cannot happen now. */
-  lead: string,
   deps: DecisionDeps,
+  request: {
+    readonly plan: string;
+    readonly reason: Scheduled['reason'];
+    /** The fields whose change asks for the plan. */
+    readonly fields: readonly string[];
+    /** The lead of the denial: what was asked and that it cannot happen now. */
+    readonly lead: string;
+  },
 ): Decision {
+  const { plan, reason, fields, lead } = request;
   const { instance, running } = facts;
   if (!running) return schedule(plan, reason, deps);
   if (running.planName !== plan) {

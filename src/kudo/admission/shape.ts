@@ -49,7 +49,7 @@ const INSTANCE: Shape = {
 const MAX_CAUSES = 10;
 
 function check(value: unknown, shape: Shape, path: string, out: StatusCause[]): void {
-  checkShape(value, shape, path, out, MAX_CAUSES);
+  checkShape(value, shape, path, { out, max: MAX_CAUSES });
 }
 
 /**

@@ -35,11 +35,14 @@ export interface LiveOperatorVersionSourceOptions {
 /** One GET of a namespaced kudo.dev object; a 404 reads as undefined, other errors throw. */
 async function getNamespaced<T>(
   options: LiveOperatorVersionSourceOptions,
-  plural: 'operatorversions' | 'operators',
-  namespace: string,
-  name: string,
+  ref: {
+    readonly plural: 'operatorversions' | 'operators';
+    readonly namespace: string;
+    readonly name: string;
+  },
   signal: AbortSignal | undefined,
 ): Promise<T | undefined> {
+  const { plural, namespace, name } = ref;
   const path = `/apis/${KUDO_GROUP}/${KUDO_VERSION}/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}`;
   try {
     return await options.client.request<T>({
@@ -65,9 +68,7 @@ export class LiveOperatorVersionSource implements OperatorVersionSource {
     try {
       return await getNamespaced<OperatorVersion>(
         this.options,
-        'operatorversions',
-        namespace,
-        name,
+        { plural: 'operatorversions', namespace, name },
         signal,
       );
     } catch (err) {
@@ -109,6 +110,6 @@ export class LiveOperatorSource {
   constructor(private readonly options: LiveOperatorVersionSourceOptions) {}
 
   get(namespace: string, name: string, signal?: AbortSignal): Promise<Operator | undefined> {
-    return getNamespaced<Operator>(this.options, 'operators', namespace, name, signal);
+    return getNamespaced<Operator>(this.options, { plural: 'operators', namespace, name }, signal);
   }
 }

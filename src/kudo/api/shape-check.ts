@@ -49,19 +49,22 @@ export interface ProblemSink {
   push(problem: ShapeProblem): number;
 }
 
+/** Where a shape check reports, and how much. */
+export interface ShapeReport {
+  readonly out: ProblemSink;
+  /** The check stops once `out` holds this many. */
+  readonly max: number;
+  /** List items that are `null` pass (default), or count as wrong. */
+  readonly nullItems?: boolean;
+}
+
 /**
- * Appends to `out` one problem per field of `value` (at `path`) that does not fit `shape`,
- * stopping once `out` holds `max`. Fields the shape does not name are not checked; `null`
- * is an absent optional field; list items that are `null` pass unless `nullItems` is false.
+ * Appends to `report.out` one problem per field of `value` (at `path`) that does not fit
+ * `shape`, stopping once it holds `report.max`. Fields the shape does not name are not
+ * checked; `null` is an absent optional field.
  */
-export function checkShape(
-  value: unknown,
-  shape: Shape,
-  path: string,
-  out: ProblemSink,
-  max: number,
-  nullItems = true,
-): void {
+export function checkShape(value: unknown, shape: Shape, path: string, report: ShapeReport): void {
+  const { out, max } = report;
   if (out.length >= max) return;
   const fits =
     typeof shape === 'string'
@@ -80,8 +83,8 @@ export function checkShape(
   if (typeof shape === 'string') return;
   if ('list' in shape) {
     (value as unknown[]).forEach((item, i) => {
-      if (item !== null || !nullItems)
-        checkShape(item, shape.list, `${path}[${i}]`, out, max, nullItems);
+      if (item !== null || report.nullItems === false)
+        checkShape(item, shape.list, `${path}[${i}]`, report);
     });
     return;
   }
@@ -89,7 +92,7 @@ export function checkShape(
   if ('map' in shape) {
     // Map values must be present: a null parameter value is not a string.
     for (const [key, item] of Object.entries(record))
-      checkShape(item, shape.map, childPath(path, key), out, max, nullItems);
+      checkShape(item, shape.map, childPath(path, key), report);
     return;
   }
   for (const [key, fieldShape] of Object.entries(shape.fields)) {
@@ -97,7 +100,7 @@ export function checkShape(
     const item = record[key];
     // null is how JSON spells an absent optional field.
     if (item !== null && item !== undefined)
-      checkShape(item, fieldShape, childPath(path, key), out, max, nullItems);
+      checkShape(item, fieldShape, childPath(path, key), report);
   }
 }
 

@@ -39,7 +39,7 @@ function problemsOf(
   path: string,
 ): ShapeProblem[] {
   const out: ShapeProblem[] = [];
-  checkShape(value, shape, path, out, MAX_PROBLEMS, false);
+  checkShape(value, shape, path, { out, max: MAX_PROBLEMS, nullItems: false });
   return out;
 }
 

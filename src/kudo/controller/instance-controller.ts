@@ -10,6 +10,7 @@ import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/gvk.t
 import {
   objectKey,
   type CacheRegistry,
+  type ComponentEventRecorder,
   type Controller,
   type EventFilter,
   type KubeObject,
@@ -32,6 +33,7 @@ import {
   InstanceReconciler,
   InstanceWatches,
   TargetClusters,
+  type EventSink,
   type InstanceReconcilerOptions,
 } from '../engine/index.ts';
 import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
@@ -86,6 +88,7 @@ export interface InstanceControllerSettings extends Pick<
   | 'filter'
   | 'pipeWaiterImage'
   | 'podExec'
+  | 'tenancy'
 > {
   /** Parallel reconciles. Default {@link DEFAULT_RECONCILE_WORKERS}. */
   readonly workers?: number;
@@ -157,6 +160,15 @@ class CachedWorkloadSource implements WorkloadSource {
   }
 }
 
+/** The runtime's Event recorder as the reconciler records with it. */
+function instanceEvents(recorder: ComponentEventRecorder): EventSink {
+  return {
+    record: (object, type, reason, message) => recorder.record(object, type, reason, message),
+    recordOnce: (object, event, signal) =>
+      recorder.recordOnce(object, event.type, event.reason, event.message, event.id, signal),
+  };
+}
+
 export function registerInstanceController(
   options: InstanceControllerOptions,
 ): Controller<Instance> {
@@ -220,17 +232,16 @@ export function registerInstanceController(
       },
     });
   }
-  const reconciler = new InstanceReconciler({
+  const reconcilerOptions: InstanceReconcilerOptions = {
     ...tuning,
     targets,
     watches,
     drift,
-    instances: { get: (key) => controller.primary.get(key) },
     operatorVersions,
     client: manager.client,
     ssa,
     // KUDO's Instance events come from `instance-controller` (kudo-compat.md, Events).
-    events: manager.events.forComponent(INSTANCE_EVENTS_COMPONENT),
+    events: instanceEvents(manager.events.forComponent(INSTANCE_EVENTS_COMPONENT)),
     logger,
     workloads: new CachedWorkloadSource(manager.caches),
     objects: new CachedObjects({
@@ -238,7 +249,10 @@ export function registerInstanceController(
       kinds: [...watched.values()],
       wakes: instanceKeysOf,
     }),
-  });
-  const controller = builder.complete(reconciler.reconcile);
+  };
+  // Each term of leadership gets its own reconciler: nothing it remembered outlives the term.
+  const controller = builder.completeForEachTerm(() =>
+    InstanceReconciler.forTerm(reconcilerOptions),
+  );
   return controller;
 }

@@ -24,42 +24,35 @@ export interface InventoryDeletion {
 
 type SsaFor = (entry: InventoryEntry) => ServerSideApply | Error;
 
-export async function deleteInventory(
-  session: StatusSession,
-  ssaFor: SsaFor,
-  instance: Instance,
-  signal: AbortSignal,
-  logger: Logger,
-): Promise<InventoryDeletion> {
+export interface InventoryDeletionInput {
+  readonly session: StatusSession;
+  /** Where an entry's object lives, or why it cannot be reached now. */
+  readonly ssaFor: SsaFor;
+  readonly instance: Instance;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+}
+
+export async function deleteInventory(input: InventoryDeletionInput): Promise<InventoryDeletion> {
+  const { session } = input;
   const isChild = (e: InventoryEntry): boolean => e.kind === 'Instance' && e.group === KUDO_GROUP;
   const all = session.inventory;
   const problems = new Set<string>();
-  const children = await deleteEntries(
-    all.filter(isChild),
-    ssaFor,
-    instance,
-    signal,
-    logger,
-    problems,
-  );
+  const children = await deleteEntries(input, all.filter(isChild), problems);
   const rest = all.filter((e) => !isChild(e));
   const remaining =
-    children.length > 0
-      ? [...children, ...rest]
-      : await deleteEntries(rest, ssaFor, instance, signal, logger, problems);
+    children.length > 0 ? [...children, ...rest] : await deleteEntries(input, rest, problems);
   session.setInventory(remaining);
   return { remaining, problems: [...problems] };
 }
 
 /** Deletes `entries`; returns those still there (deleting, or the deletion failed). */
 async function deleteEntries(
+  input: InventoryDeletionInput,
   entries: readonly InventoryEntry[],
-  ssaFor: SsaFor,
-  instance: Instance,
-  signal: AbortSignal,
-  logger: Logger,
   problems: Set<string>,
 ): Promise<InventoryEntry[]> {
+  const { ssaFor, instance, signal, logger } = input;
   const remaining: InventoryEntry[] = [];
   for (const entry of entries) {
     const obj = objectOf(entry);

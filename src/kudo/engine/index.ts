@@ -1,9 +1,6 @@
 /** The plan engine: plan passes, status bookkeeping and the Instance reconciler. */
-export {
-  InstanceReconciler,
-  type InstanceReconcilerOptions,
-  type EventSink,
-} from './reconciler.ts';
+export { InstanceReconciler, type InstanceReconcilerOptions } from './reconciler.ts';
+export type { EventSink, OnceEvent } from './pass.ts';
 export {
   executePass,
   freshPlanStatus,
@@ -18,7 +15,7 @@ export {
   planStartedMessage,
 } from './plan-events.ts';
 export { OperatorVersionMissingError } from './errors.ts';
-export { ANNOTATION_SKIP_TARGET_CLEANUP } from './reconciler.ts';
+export { ANNOTATION_SKIP_TARGET_CLEANUP } from './finalize.ts';
 export {
   TargetClusters,
   TargetError,

@@ -19,6 +19,16 @@ import { PIPE_POD_ANNOTATION } from '../tasks/pipe/index.ts';
 
 const REMEMBERED = 4096;
 
+/** The run whose COMPLETE Pipe steps' pods go. */
+export interface PipeSweep {
+  readonly instance: Instance;
+  readonly ov: OperatorVersion;
+  readonly planName: string;
+  readonly plan: Plan | undefined;
+  readonly status: PlanStatus;
+  readonly signal: AbortSignal;
+}
+
 export class PipePodSweeper {
   /** Pods already deleted (Instance uid, run uid, pod name); oldest forgotten first. */
   private readonly deleted = new BoundedMap<string, true>(REMEMBERED);
@@ -28,14 +38,8 @@ export class PipePodSweeper {
     private readonly logger: Logger,
   ) {}
 
-  async sweep(
-    instance: Instance,
-    ov: OperatorVersion,
-    planName: string,
-    plan: Plan | undefined,
-    status: PlanStatus,
-    signal: AbortSignal,
-  ): Promise<void> {
+  async sweep(run: PipeSweep): Promise<void> {
+    const { instance, ov, planName, plan, status, signal } = run;
     if (!plan) return;
     const tasks = new Map((ov.spec?.tasks ?? []).map((t) => [t.name, t]));
     const pods: string[] = [];

@@ -17,7 +17,9 @@ export function pipesOfPlan(
   instance: Instance,
 ): PlanPipes {
   try {
-    const map = planPipes(planName, plan, ov.spec?.tasks ?? [], instance.metadata.name ?? '');
+    const map = planPipes(planName, plan, ov.spec?.tasks ?? [], {
+      instance: instance.metadata.name ?? '',
+    });
     const pipes = Object.create(null) as Record<string, string>;
     for (const [key, name] of map) pipes[key] = name;
     return { ok: true, pipes };

@@ -74,7 +74,7 @@ export async function executePass(
       phaseStatuses[i] ??
       (phaseStatuses[i] = { name: phaseName(phase, i), status: 'PENDING', steps: [] });
     if (isTerminal(ps.status)) return;
-    await executePhase(ps, phase, i, runStep, options);
+    await executePhase({ status: ps, phase, index: i }, runStep, options);
   };
   if (isSerial(plan.strategy)) {
     for (let i = 0; i < phases.length; i++) {
@@ -89,12 +89,11 @@ export async function executePass(
 }
 
 async function executePhase(
-  ps: PhaseStatus,
-  phase: Phase,
-  phaseIndex: number,
+  at: { readonly status: PhaseStatus; readonly phase: Phase; readonly index: number },
   runStep: StepRunner,
   options: PassOptions,
 ): Promise<void> {
+  const { status: ps, phase, index: phaseIndex } = at;
   const steps = phase.steps ?? [];
   const stepStatuses = ps.steps ?? (ps.steps = []);
   const run = async (j: number): Promise<void> => {

@@ -13,7 +13,7 @@
  * recorded object the garbage collector does not remove) or when entries of such objects are
  * recorded — always before they are applied.
  */
-import type { Instance, InstanceStatus } from '../api/types.ts';
+import type { Instance, InstanceStatus, OperatorVersion, PlanStatus } from '../api/types.ts';
 import { hasCleanupFinalizer } from './finalizer.ts';
 import {
   collectedWithInstance,
@@ -25,11 +25,21 @@ import {
 } from '../inventory/index.ts';
 import type { InventoryRecorder, RecordOptions } from '../tasks/index.ts';
 import type { InstanceWriter } from './instance-api.ts';
-import { stampChangedPlans, statusEqual } from './status.ts';
+import { setDriftCondition, type DriftFinding } from './drift.ts';
+import {
+  readyCondition,
+  setReady,
+  stampChangedPlans,
+  statusEqual,
+  syncPlanEntries,
+  type ReadyInput,
+} from './status.ts';
 
 export class StatusSession implements InventoryRecorder {
+  /** The Instance as last stored (each write returns it anew). */
   instance: Instance;
-  readonly working: InstanceStatus;
+  /** The one working status of the pass: changed only through this session's methods. */
+  private readonly working: InstanceStatus;
   private written: InstanceStatus;
   private chain: Promise<void> = Promise.resolve();
   /** Recorded, not carried by a successful write yet. */
@@ -48,6 +58,48 @@ export class StatusSession implements InventoryRecorder {
     this.instance = instance;
     this.written = structuredClone(instance.status ?? {});
     this.working = structuredClone(instance.status ?? {});
+  }
+
+  /** The status as it stands in this pass (read-only: the methods below change it). */
+  get status(): Readonly<InstanceStatus> {
+    return this.working;
+  }
+
+  /** Sets the Ready condition (its transition time moves only when its status does). */
+  setReady(ready: ReadyInput): void {
+    setReady(this.working, this.instance, ready, this.now());
+  }
+
+  hasReady(): boolean {
+    return readyCondition(this.working) !== undefined;
+  }
+
+  /** Sets the drift condition from a check's findings; `undefined` (drift off) removes it. */
+  setDrift(findings: readonly DriftFinding[] | undefined): void {
+    setDriftCondition(this.working, this.instance, findings, this.now());
+  }
+
+  /** Gives every plan of the OperatorVersion its entry (status.ts syncPlanEntries). */
+  syncPlans(ov: OperatorVersion): void {
+    syncPlanEntries(this.working, ov);
+  }
+
+  /** The entry of plan `name` (user input: own keys only). */
+  plan(name: string): PlanStatus | undefined {
+    const plans = this.working.planStatus;
+    return plans && Object.hasOwn(plans, name) ? plans[name] : undefined;
+  }
+
+  /**
+   * Puts the entry of a run; the plan pass then changes that entry in place (phases and
+   * steps) and the next flush writes it.
+   */
+  setPlan(name: string, ps: PlanStatus): void {
+    (this.working.planStatus ??= {})[name] = ps;
+  }
+
+  setPlanExecution(execution: NonNullable<InstanceStatus['planExecution']>): void {
+    this.working.planExecution = execution;
   }
 
   get inventory(): InventoryEntry[] {

@@ -148,7 +148,12 @@ export class TargetClusters {
     // One switch per cluster and content at a time: concurrent reconciles wait for it.
     const inFlight = this.switching.get(cluster);
     if (inFlight?.hash === hash) return inFlight.target;
-    const switched = this.connect(instance, cluster, key, where, text, known !== undefined);
+    const switched = this.connect(instance, {
+      cluster,
+      source: `${where}, key ${key}`,
+      text,
+      replacing: known !== undefined,
+    });
     this.switching.set(cluster, { hash, target: switched });
     try {
       const target = await switched;
@@ -161,16 +166,20 @@ export class TargetClusters {
 
   private async connect(
     instance: Instance,
-    cluster: string,
-    key: string,
-    where: string,
-    text: string,
-    replacing: boolean,
+    kubeconfig: {
+      readonly cluster: string;
+      /** Where the kubeconfig text is (Secret and key), for messages. */
+      readonly source: string;
+      readonly text: string;
+      /** The cluster had another kubeconfig before. */
+      readonly replacing: boolean;
+    },
   ): Promise<Target> {
+    const { cluster, text, replacing } = kubeconfig;
     let kubeConfig;
     try {
       kubeConfig = parseTargetKubeconfig(text, {
-        source: `${where}, key ${key}`,
+        source: kubeconfig.source,
         allowUnsafe: this.options.allowUnsafeKubeconfig ?? false,
       });
     } catch (err) {

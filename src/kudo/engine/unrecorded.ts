@@ -128,14 +128,18 @@ const PAGE = 500;
  * The owned objects of the Instance in its namespace, of the kinds its OperatorVersion's
  * templates name, that `known` does not hold; as inventory entries (task from taskOf).
  */
-export async function findUnrecorded(
-  instance: Instance,
-  ov: OperatorVersion,
-  known: readonly InventoryEntry[],
-  ssa: ServerSideApply,
-  logger: Logger,
-  signal: AbortSignal,
-): Promise<InventoryEntry[]> {
+export interface UnrecordedLook {
+  readonly instance: Instance;
+  readonly ov: OperatorVersion;
+  /** The entries recorded already. */
+  readonly known: readonly InventoryEntry[];
+  readonly ssa: ServerSideApply;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+export async function findUnrecorded(look: UnrecordedLook): Promise<InventoryEntry[]> {
+  const { instance, ov, known, ssa, logger, signal } = look;
   const namespace = instance.metadata.namespace ?? '';
   const recorded = new Set(known.map(inventoryKey));
   const out: InventoryEntry[] = [];

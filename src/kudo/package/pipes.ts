@@ -49,9 +49,13 @@ export function planPipes(
   planName: string,
   plan: Plan,
   tasks: readonly Task[],
-  instance: string,
-  onDuplicate?: (error: DuplicatePipeKeyError) => void,
+  of: {
+    /** The Instance's name (part of each artifact's name; '' when verifying a package). */
+    readonly instance: string;
+    readonly onDuplicate?: (error: DuplicatePipeKeyError) => void;
+  },
 ): Map<string, string> {
+  const { instance, onDuplicate } = of;
   const byName = new Map(tasks.map((t) => [t.name, t]));
   const pipes = new Map<string, string>();
   for (const phase of plan.phases ?? []) {

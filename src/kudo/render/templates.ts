@@ -167,10 +167,9 @@ export function renderObjects(
   ov: OperatorVersion,
   name: string,
   vars: TemplateVariables,
-  maxOutputChars: number = MAX_TEMPLATE_OUTPUT_CHARS,
 ): ApplyObject[] {
   const template = cache.get(ov, name);
-  return parseObjects(name, execute(template, name, vars, maxOutputChars));
+  return parseObjects(name, execute(template, name, vars, MAX_TEMPLATE_OUTPUT_CHARS));
 }
 
 /**

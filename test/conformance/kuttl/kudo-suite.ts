@@ -1,7 +1,8 @@
 // KUDO's own declarative test cases (../shared/kudo-cases/<suite>) run by the real kuttl
 // (v0.25.0, built from Go modules), with the built `kubectl-kudo` and the version-matched
 // kubectl on its PATH, against the jest project's shared control plane (bare for the
-// integration project, workloads for e2e). Planwright (its real webhook, called by the
+// integration project, workloads for e2e) or, for cases that need containers to really run, a
+// dedicated cluster with a real node (`realNodes`). Planwright (its real webhook, called by the
 // apiserver over TLS, and the Instance controller) runs in-process for kuttl's namespaces only:
 // kuttl names them `kuttl-test-<pet name>`, so the webhook registration matches that prefix
 // with a CEL match condition and the controller filters on it. kuttl installs
@@ -10,19 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { KubeClient } from '../../../src/kube/index.ts';
-import { kubeConfig, testCluster, uniqueName } from '../../support/cluster.ts';
+import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
+import { kubeConfig, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { KUDO_CASES_DIR } from '../../support/shared.ts';
 import { ensureBuiltCli, KUBECTL_KUDO } from '../../integration/cli/built-cli.ts';
 import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
 import { ensureKuttl } from './build.ts';
-import { startContainerOutcomes, type ContainerOutcomes } from './container-outcomes.ts';
 import { caseLog, runKuttlSuite, type KuttlRun } from './suite.ts';
 
 /** kuttl first waits for ServiceAccount default/default; a bare control plane has no controller making it. */
-async function ensureDefaultServiceAccount(): Promise<void> {
-  const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
+async function ensureDefaultServiceAccount(kubeconfig: string): Promise<void> {
+  const core = kubeConfig(kubeconfig).makeApiClient(k8s.CoreV1Api);
   await core
     .createNamespacedServiceAccount({
       namespace: 'default',
@@ -39,8 +39,11 @@ const PREFIX = 'kuttl-test-';
 export interface KudoCaseOptions {
   /** Seconds per step (kuttl's default is 30). */
   readonly timeout?: number;
-  /** Tell kwok what real containers would do (workloads cluster only): container-outcomes.ts. */
-  readonly containerOutcomes?: boolean;
+  /**
+   * Run on a cluster of its own with a real node (kubelet, containerd, runc; images from the
+   * cluster's registry): containers exit, keep running and fail to pull for real.
+   */
+  readonly realNodes?: boolean;
 }
 
 export function describeKudoCases(
@@ -58,26 +61,32 @@ export function describeKudoCases(
 
   describe(title, () => {
     let planwright: RunningPlanwright | undefined;
-    let outcomes: ContainerOutcomes | undefined;
-    let client: KubeClient | undefined;
+    let dedicated: LocalCluster | undefined;
     let run: KuttlRun;
 
     beforeAll(
       async () => {
         const progress = (line: string): void =>
           void process.stderr.write(`[kuttl build] ${line}\n`);
+        if (options.realNodes) {
+          dedicated = await startLocalCluster({
+            mode: 'workloads',
+            nodeKind: 'real',
+            binaries: testCluster().binaries,
+            onProgress: (line) => void process.stderr.write(`[real-node cluster] ${line}\n`),
+          });
+          // Real nodes are possible on the machines this suite runs on (root, Linux).
+          if (dedicated.nodeKind !== 'real') throw new Error('no real node could be started');
+        }
+        const kubeconfig = dedicated?.kubeconfigPath ?? testCluster().kubeconfigPath;
         const [kuttl] = await Promise.all([
           ensureKuttl({ onProgress: progress }),
           ensureBuiltCli(),
-          installKudoCrds(),
-          ensureDefaultServiceAccount(),
+          installKudoCrds(kubeconfig),
+          ensureDefaultServiceAccount(kubeconfig),
         ]);
-        if (options.containerOutcomes) {
-          client = new KubeClient(kubeConfig());
-          outcomes = await startContainerOutcomes(client, PREFIX, uniqueName('kuttl-containers'));
-        }
         planwright = await startPlanwright({
-          kubeConfig: kubeConfig(),
+          kubeConfig: kubeConfig(kubeconfig),
           namespaces: [],
           namespacePrefix: PREFIX,
         });
@@ -85,7 +94,7 @@ export function describeKudoCases(
           kuttl,
           kubectl: testCluster().binaries.kubectl,
           kubectlKudo: KUBECTL_KUDO,
-          kubeconfig: testCluster().kubeconfigPath,
+          kubeconfig,
           testDirs: suites.map((s) => join(KUDO_CASES_DIR, s)),
           manifestDirs: [join(KUDO_CASES_DIR, 'manifests')],
           timeout: options.timeout ?? 30,
@@ -98,8 +107,7 @@ export function describeKudoCases(
 
     afterAll(async () => {
       await planwright?.stop();
-      await outcomes?.stop();
-      client?.close();
+      await dedicated?.stop();
     });
 
     it('finds the cases and kuttl reports on every one', () => {

@@ -18,4 +18,7 @@ require (
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/spf13/cast v1.7.0 // indirect
 	golang.org/x/crypto v0.26.0 // indirect
+	planwright.dev/gotemplate-oracle-core v0.0.0
 )
+
+replace planwright.dev/gotemplate-oracle-core => ../oracle-core

@@ -17,6 +17,8 @@ const pki = {
     clientCa: '/w/pki/client-ca.crt',
     serviceAccountPublicKey: '/w/pki/sa.pub',
     serviceAccountPrivateKey: '/w/pki/sa.key',
+    kubeletClientCert: '/w/pki/kubelet-client.crt',
+    kubeletClientKey: '/w/pki/kubelet-client.key',
   },
 };
 
@@ -58,6 +60,10 @@ describe('control-plane command lines', () => {
       'InternalDNS,InternalIP,Hostname',
     );
     expect(bare.has('kubelet-preferred-address-types')).toBe(false);
+    // Real kubelets authenticate the apiserver by its client certificate (logs, exec).
+    expect(workloads.get('kubelet-client-certificate')).toBe('/w/pki/kubelet-client.crt');
+    expect(workloads.get('kubelet-client-key')).toBe('/w/pki/kubelet-client.key');
+    expect(bare.has('kubelet-client-certificate')).toBe(false);
     for (const f of [bare, workloads]) {
       expect(f.get('secure-port')).toBe('6443');
       expect(f.get('bind-address')).toBe('127.0.0.1');

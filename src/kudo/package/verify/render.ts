@@ -56,7 +56,11 @@ function allPipes(s: VerifySubject, out: Findings): Record<string, string> {
   const pipes = new Map<string, string>();
   for (const [name, plan] of Object.entries(s.plans)) {
     const report = (err: DuplicatePipeKeyError): void => out.error(err.message, s.field.plan(name));
-    for (const [key, value] of planPipes(name, plan, s.tasks, '', report)) pipes.set(key, value);
+    for (const [key, value] of planPipes(name, plan, s.tasks, {
+      instance: '',
+      onDuplicate: report,
+    }))
+      pipes.set(key, value);
   }
   return Object.fromEntries(pipes);
 }

@@ -59,7 +59,9 @@ describe('Pipe naming', () => {
       { name: 'genwww', kind: 'Pipe', spec: { pipe: [{ key: 'indexHtml' }, { key: 'other' }] } },
     ];
     const plan = { phases: [{ name: 'main', steps: [{ name: 'genfiles', tasks: ['genwww'] }] }] };
-    expect(Object.fromEntries(planPipes('deploy', plan, tasks, 'cowsay-instance'))).toEqual({
+    expect(
+      Object.fromEntries(planPipes('deploy', plan, tasks, { instance: 'cowsay-instance' })),
+    ).toEqual({
       indexHtml: 'cowsayinstance.deploy.main.genfiles.genwww.indexhtml',
       other: 'cowsayinstance.deploy.main.genfiles.genwww.other',
     });
@@ -74,8 +76,10 @@ describe('Pipe naming', () => {
         },
       ],
     };
-    expect(() => planPipes('deploy', twice, tasks, 'i')).toThrow(DuplicatePipeKeyError);
-    expect(() => planPipes('deploy', twice, tasks, 'i')).toThrow(
+    expect(() => planPipes('deploy', twice, tasks, { instance: 'i' })).toThrow(
+      DuplicatePipeKeyError,
+    );
+    expect(() => planPipes('deploy', twice, tasks, { instance: 'i' })).toThrow(
       'duplicated pipe key indexHtml in plan deploy',
     );
   });

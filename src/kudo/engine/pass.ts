@@ -1,0 +1,135 @@
+/**
+ * One reconcile pass of one Instance, as every job of the reconciler sees it (plan-run.ts,
+ * finalize.ts, readiness.ts, keep.ts): what the pass is about and the services it uses.
+ *
+ * The Instance travels under one name, `pass.instance`: the latest stored copy, which the
+ * status session replaces after each of its writes. What the pass read at its start stays in
+ * `pass.read` (the status it began from decides whether a run is new or just finished). The
+ * working status has one owner, `pass.session`: jobs change it through its methods and the
+ * session writes it.
+ */
+import type { Logger } from 'pino';
+import type { ServerSideApply } from '../../kube/apply.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import type { OperatorVersionSource } from '../api/contracts.ts';
+import { namespacedName } from '../../kube/names.ts';
+import { operatorVersionRef } from '../api/read.ts';
+import type { Instance, InstanceStatus, OperatorVersion } from '../api/types.ts';
+import type { Renderer } from '../render/index.ts';
+import type { PodExec, TenancyPolicy } from '../tasks/index.ts';
+import type { ObjectReader } from '../tasks/types.ts';
+import type { DriftKeeper } from './drift.ts';
+import type { InstanceWriter } from './instance-api.ts';
+import type { InstanceWatches } from './instance-watches.ts';
+import type { TermMemory } from './memory.ts';
+import type { PipePodSweeper } from './pipe-pods.ts';
+import type { StatusSession } from './session.ts';
+import type { Target, TargetClusters } from './targets.ts';
+import type { WorkloadSource } from './workloads.ts';
+
+export interface EventSink {
+  record(object: Instance, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  /**
+   * The Event of one occurrence `event.id`, at most once even across processes (a
+   * deterministic name; AlreadyExists counts as recorded). Resolves when stored or given up
+   * on (logged); never rejects. `signal` ends the POST at once when the reconcile is
+   * aborted; the Event is then not recorded.
+   */
+  recordOnce(object: Instance, event: OnceEvent, signal?: AbortSignal): Promise<void>;
+}
+
+/** An Event that exists once per occurrence: `id` names the occurrence. */
+export interface OnceEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+  readonly id: string;
+}
+
+/** The services and settings every pass of a term uses (built once per term by the reconciler). */
+export interface Engine {
+  readonly operatorVersions: OperatorVersionSource;
+  readonly client: KubeClient;
+  /** The home cluster's. */
+  readonly ssa: ServerSideApply;
+  readonly events: EventSink;
+  readonly logger: Logger;
+  readonly writer: InstanceWriter;
+  /** Where templates render: the render pool in production; inline (this thread) by default. */
+  readonly templates: Renderer;
+  /** The Instance's workloads for the Ready condition. */
+  readonly workloads: WorkloadSource;
+  readonly pipePods: PipePodSweeper;
+  readonly memory: TermMemory;
+  readonly now: () => Date;
+  /**
+   * Applied objects from the home cluster's watch caches (a waiting plan reads them there and
+   * is woken by their events); without it every look is a GET and waits poll on a timer.
+   */
+  readonly objects?: ObjectReader;
+  readonly stepTimeoutMs?: number;
+  readonly stepRetryLimit?: number;
+  /** Image of the pipe pods' waiter container (default busybox). */
+  readonly pipeWaiterImage?: string;
+  /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
+  readonly podExec?: PodExec;
+  /** What Instances may make the manager do beyond their namespace (default: KUDO's posture). */
+  readonly tenancy?: TenancyPolicy | undefined;
+  /** Target clusters (spec.kubeConfig); without it every Instance applies to the home cluster. */
+  readonly targets?: TargetClusters;
+  /** Caches per {cluster, GVK} the Instances hold (remote targets, drift). */
+  readonly watches?: InstanceWatches;
+  /** Drift baselines and checks (planwright.dev/drift). */
+  readonly drift?: DriftKeeper;
+}
+
+export interface Pass {
+  readonly engine: Engine;
+  /** The Instance's `namespace/name`. */
+  readonly key: string;
+  readonly signal: AbortSignal;
+  readonly session: StatusSession;
+  /** Where the Instance applies, or why it cannot be reached now. */
+  readonly target: Target | Error;
+  /** The status as the pass read it, before anything changed it. */
+  readonly read: InstanceStatus;
+  /** The Instance as last stored (see the module comment). */
+  readonly instance: Instance;
+}
+
+/** A pass over `session`'s Instance; `instance` follows the session's writes. */
+export function openPass(context: Omit<Pass, 'instance' | 'read'>): Pass {
+  const read = structuredClone(context.session.instance.status ?? {});
+  return {
+    ...context,
+    read,
+    get instance(): Instance {
+      return context.session.instance;
+    },
+  };
+}
+
+/** A Warning Event, once per plan run (and term) for the same reason and message. */
+export function warnOnce(
+  pass: Pass,
+  planUid: string,
+  warning: { reason: string; message: string },
+): void {
+  const instance = pass.instance;
+  const key = JSON.stringify([
+    instance.metadata.uid ?? namespacedName(instance.metadata),
+    planUid,
+    warning.reason,
+    warning.message,
+  ]);
+  const warned = pass.engine.memory.warned;
+  if (warned.has(key)) return;
+  warned.set(key, true);
+  pass.engine.events.record(instance, 'Warning', warning.reason, warning.message);
+}
+
+/** The OperatorVersion the Instance names (cache; one live GET on a miss). */
+export async function operatorVersionOf(pass: Pass): Promise<OperatorVersion | undefined> {
+  const ref = operatorVersionRef(pass.instance);
+  return ref ? pass.engine.operatorVersions.get(ref.namespace, ref.name, pass.signal) : undefined;
+}

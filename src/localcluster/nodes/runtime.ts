@@ -1,0 +1,169 @@
+// Real nodes of a workloads cluster: what they need on the machine (prepare), and the running
+// set — the local registry, one real node and, for mixed nodes, the placement webhook.
+import type { AdminApi } from '../api.ts';
+import { ensureControlPlaneBinaries, type NodeBinaries } from '../binaries.ts';
+import type { ManagedProcess } from '../process.ts';
+import type { ClusterPki } from '../pki.ts';
+import { waitUntilReady } from '../wait.ts';
+import { NodeSetupError } from './errors.ts';
+import { ensureHostPackages, type HostPackagePaths } from './host-packages.ts';
+import type { Leftovers } from './leftovers.ts';
+import { realNodesUnavailable, type NodeKind } from './node-kind.ts';
+import { startPlacementWebhook, type PlacementWebhook } from './placement.ts';
+import { startRealNode, type RealNode } from './real-node.ts';
+import { startLocalRegistry } from './registry-server.ts';
+
+export interface PreparedNodes {
+  readonly binaries: NodeBinaries;
+  readonly host: HostPackagePaths;
+}
+
+/**
+ * Builds (or finds) what real nodes run: the kubelet and the registry from Go modules,
+ * containerd, runc, the CNI plugins and busybox from Debian. Answers a one-line reason instead
+ * when this machine cannot run them; a failed build is an error like any other.
+ */
+export async function prepareRealNodes(options: {
+  readonly onProgress?: ((line: string) => void) | undefined;
+  readonly signal?: AbortSignal | undefined;
+}): Promise<PreparedNodes | { readonly unavailable: string }> {
+  const reason = realNodesUnavailable();
+  if (reason) return { unavailable: reason };
+  let host: HostPackagePaths;
+  try {
+    host = await ensureHostPackages(options);
+  } catch (err) {
+    if (err instanceof NodeSetupError) return { unavailable: err.message.split('\n')[0] ?? '' };
+    throw err;
+  }
+  const binaries = await ensureControlPlaneBinaries({
+    mode: 'workloads',
+    realNodes: true,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { binaries, host };
+}
+
+export interface NodeRuntimeInput {
+  readonly kind: Exclude<NodeKind, 'kwok'>;
+  readonly prepared: PreparedNodes;
+  readonly nodeName: string;
+  /** Pod bridge name: at most 15 characters, unique on the machine. */
+  readonly bridge: string;
+  readonly workDir: string;
+  readonly server: string;
+  readonly pki: ClusterPki;
+  readonly api: AdminApi;
+  readonly readyTimeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  readonly progress: (line: string) => void;
+  readonly onSpawn: (process: ManagedProcess) => Promise<void>;
+  /** Node taints that do not keep the node from being ready (mixed mode's kwok taint). */
+  readonly ignoredTaints: readonly string[];
+}
+
+export interface NodeRuntime {
+  /** host:port of the local registry. */
+  readonly registry: string;
+  readonly node: RealNode;
+  readonly registryProcess: ManagedProcess;
+  readonly placement?: PlacementWebhook;
+  /** Stops the node, its containers, the webhook and the registry; returns what remains. */
+  stop(): Promise<Leftovers>;
+}
+
+interface NodeView {
+  spec?: { taints?: Array<{ key: string; effect: string }> };
+  status?: { conditions?: Array<{ type: string; status: string; message?: string }> };
+}
+
+export async function startNodeRuntime(input: NodeRuntimeInput): Promise<NodeRuntime> {
+  const { prepared } = input;
+  let registryProcess: ManagedProcess | undefined;
+  let node: RealNode | undefined;
+  let placement: PlacementWebhook | undefined;
+  const stop = async (): Promise<Leftovers> => {
+    if (placement) {
+      await input.api
+        .delete(
+          '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/planwright-local-node-placement',
+        )
+        .catch(() => undefined);
+      await placement.close();
+    }
+    const left = node
+      ? await node.stop()
+      : { containers: [], processes: [], mounts: [], bridge: false };
+    await registryProcess?.stop();
+    return left;
+  };
+  try {
+    const registry = await startLocalRegistry({
+      binary: prepared.binaries.registry,
+      busybox: prepared.host.busybox,
+      workDir: input.workDir,
+      readyTimeoutMs: input.readyTimeoutMs,
+      signal: input.signal,
+      onSpawn: async (p) => {
+        registryProcess = p;
+        await input.onSpawn(p);
+      },
+    });
+    input.progress(`image registry on ${registry.address} (busybox, alpine, nginx, pause)`);
+    node = await startRealNode({
+      name: input.nodeName,
+      workDir: input.workDir,
+      server: input.server,
+      pki: input.pki,
+      binaries: prepared.binaries,
+      host: prepared.host,
+      api: input.api,
+      registry: registry.address,
+      bridge: input.bridge,
+      readyTimeoutMs: input.readyTimeoutMs,
+      signal: input.signal,
+      progress: input.progress,
+      onSpawn: input.onSpawn,
+    });
+    const started = node;
+    await waitUntilReady({
+      what: `real node ${input.nodeName} Ready and untainted`,
+      blame: started.kubelet,
+      running: [started.containerd, started.kubelet],
+      timeoutMs: input.readyTimeoutMs,
+      signal: input.signal,
+      check: async () => {
+        const view = await input.api.get<NodeView>(`/api/v1/nodes/${input.nodeName}`);
+        if (!view) return 'not registered yet';
+        const ready = view.status?.conditions?.find((c) => c.type === 'Ready');
+        if (ready?.status !== 'True')
+          return `Ready is ${ready?.status ?? 'not reported'}: ${ready?.message ?? ''}`;
+        const taint = view.spec?.taints?.find(
+          (t) => t.effect !== 'PreferNoSchedule' && !input.ignoredTaints.includes(t.key),
+        );
+        return taint ? `still tainted ${taint.key}:${taint.effect}` : true;
+      },
+    });
+    if (input.kind === 'mixed') {
+      placement = await startPlacementWebhook({
+        servingCa: input.pki.servingCa,
+        registry: registry.address,
+      });
+      await input.api.create(
+        '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+        placement.configuration,
+      );
+    }
+    return {
+      registry: registry.address,
+      node: started,
+      registryProcess: registry.process,
+      ...(placement ? { placement } : {}),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,3 @@
+module planwright.dev/gotemplate-oracle-core
+
+go 1.26

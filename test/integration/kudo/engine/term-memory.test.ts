@@ -1,0 +1,160 @@
+// The Instance controller's memory lives for one term of leadership (shared control plane,
+// real Lease): a Warning recorded once per plan run is not recorded again by later passes of
+// the same term, and is recorded again once the Lease was lost and won back — the new term's
+// reconciler starts knowing nothing. The warning: a template of a removed API version
+// (apps/v1beta1 Deployment), converted and applied; nothing runs pods here, so the step waits
+// on the Deployment and the run stays IN_PROGRESS across both terms.
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import * as k8s from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { LiveOperatorVersionSource } from '../../../../src/kudo/admission/index.ts';
+import { registerInstanceController } from '../../../../src/kudo/controller/index.ts';
+import { EXIT_OK, Manager } from '../../../../src/runtime/manager.ts';
+import { createTestNamespace, kubeConfig, uniqueName } from '../../../support/cluster.ts';
+import { installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
+import { applyStepsOperatorVersion, instanceObject } from '../../../support/kudo-objects.ts';
+import { waitFor } from '../../../support/wait.ts';
+import { LEASE_TIMINGS } from '../../runtime/fixtures/timings.ts';
+
+const DEPLOYMENT = [
+  'apiVersion: apps/v1beta1',
+  'kind: Deployment',
+  'metadata:',
+  '  name: {{ .Name }}-web',
+  'spec:',
+  '  replicas: 1',
+  '  template:',
+  '    metadata:',
+  '      labels:',
+  '        app: {{ .Name }}-web',
+  '    spec:',
+  '      containers:',
+  '        - name: web',
+  '          image: registry.k8s.io/pause:3.10',
+  '',
+].join('\n');
+
+describe('Instance controller memory per term of leadership', () => {
+  let ns: string;
+  let core: k8s.CoreV1Api;
+  let apps: k8s.AppsV1Api;
+  let leases: k8s.CoordinationV1Api;
+
+  beforeAll(async () => {
+    await installKudoCrds();
+    const kc = kubeConfig();
+    core = kc.makeApiClient(k8s.CoreV1Api);
+    apps = kc.makeApiClient(k8s.AppsV1Api);
+    leases = kc.makeApiClient(k8s.CoordinationV1Api);
+    ns = await createTestNamespace('term');
+  }, 120_000);
+
+  const warningCount = async (instance: string): Promise<number> => {
+    const events = await core.listNamespacedEvent({
+      namespace: ns,
+      fieldSelector: `involvedObject.name=${instance},reason=ConvertedRemovedAPI`,
+    });
+    return events.items.reduce((sum, e) => sum + (e.count ?? 1), 0);
+  };
+
+  it('a warning suppressed for the rest of term 1 is recorded again in term 2', async () => {
+    const registry = new Registry();
+    const lease = uniqueName('term-lease');
+    const manager = new Manager({
+      kubeConfig: kubeConfig(),
+      logger: pino({ level: 'silent' }),
+      registry,
+      leaderElection: { namespace: ns, name: lease, identity: 'leader', ...LEASE_TIMINGS },
+    });
+    registerInstanceController({
+      manager,
+      logger: pino({ level: 'silent' }),
+      operatorVersions: new LiveOperatorVersionSource({
+        client: manager.client,
+        timeoutMs: 5_000,
+      }),
+      filter: (i) => i.metadata.namespace === ns,
+      waitMinMs: 200,
+      waitMaxMs: 1_000,
+    });
+    const reconciles = async (): Promise<number> => {
+      const metric = await registry.getSingleMetric('controller_runtime_reconcile_total')?.get();
+      return (metric?.values ?? [])
+        .filter((v) => v.labels['controller'] === 'instances')
+        .reduce((sum, v) => sum + v.value, 0);
+    };
+    const stop = new AbortController();
+    const run = manager.start(stop.signal);
+    try {
+      await waitFor('leader', () => manager.isLeader);
+      const custom = kubeConfig().makeApiClient(k8s.CustomObjectsApi);
+      const objects = kudoObjects(custom);
+      await objects.create(
+        ns,
+        'operatorversions',
+        applyStepsOperatorVersion('termop', { 'web.yaml': DEPLOYMENT }),
+      );
+      // No webhook here: the Instance is created with its plan already scheduled.
+      const name = 'termop';
+      await objects.create(
+        ns,
+        'instances',
+        instanceObject(name, 'termop', { planExecution: { planName: 'deploy', uid: 'run-1' } }),
+      );
+      await waitFor('the warning of term 1', async () => (await warningCount(name)) === 1);
+      await waitFor('the step waiting on the Deployment', async () => {
+        const got = await objects.getInstance(ns, name);
+        return got?.status?.planStatus?.['deploy']?.status === 'IN_PROGRESS';
+      });
+
+      // More passes of the same run in this term: each touch of the Deployment wakes the
+      // Instance, the pass applies the template again and warns again, and memory holds it.
+      for (let i = 0; i < 3; i++) {
+        const before = await reconciles();
+        await apps.patchNamespacedDeployment(
+          {
+            namespace: ns,
+            name: `${name}-web`,
+            body: { metadata: { annotations: { touched: String(i) } } },
+          },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
+        await waitFor(`pass ${i + 2} of term 1`, async () => (await reconciles()) > before);
+      }
+      expect(await warningCount(name)).toBe(1);
+
+      // The Lease is taken by someone else (then never renewed): term 1 ends; once it
+      // expires the manager leads again, and its new reconciler warns anew.
+      // (The leader renews every retry period: a write between our read and our replace is
+      // a conflict, and we read again.)
+      await waitFor('the Lease taken', async () => {
+        const current = await leases.readNamespacedLease({ namespace: ns, name: lease });
+        try {
+          await leases.replaceNamespacedLease({
+            namespace: ns,
+            name: lease,
+            body: {
+              ...current,
+              spec: { ...current.spec, holderIdentity: 'thief', renewTime: new k8s.V1MicroTime() },
+            },
+          });
+          return true;
+        } catch (err) {
+          if (err instanceof k8s.ApiException && err.code === 409) return false;
+          throw err;
+        }
+      });
+      await waitFor('term 1 over', () => !manager.isLeader, { timeoutMs: 20_000, intervalMs: 20 });
+      await waitFor('term 2', () => manager.isLeader, { timeoutMs: 30_000, intervalMs: 50 });
+      await waitFor('the warning of term 2', async () => (await warningCount(name)) === 2, {
+        timeoutMs: 30_000,
+      });
+      const got = await objects.getInstance(ns, name);
+      expect(got?.status?.planStatus?.['deploy']?.uid).toBe('run-1');
+    } finally {
+      stop.abort();
+      expect(await run).toBe(EXIT_OK);
+    }
+  });
+});
