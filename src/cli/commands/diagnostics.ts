@@ -54,8 +54,7 @@ export function redactSecret(secret: Obj): Obj {
       Object.entries(values).map(([k, v]) => [k, `<redacted: ${bytes(v)} bytes>`]),
     );
   }
-  const annotations = (secret.metadata)
-    ?.annotations;
+  const annotations = secret.metadata?.annotations;
   if (annotations?.['kubectl.kubernetes.io/last-applied-configuration']) {
     out.metadata = {
       ...secret.metadata,
