@@ -44,6 +44,12 @@ import {
   type Runnable,
 } from './runtime/index.ts';
 import { WebhookServer, type WebhookServerOptions } from './server/index.ts';
+import {
+  ADMISSION_WORKER_HEAP_MB,
+  RENDER_WORKER_HEAP_MB,
+  cgroupMemoryLimitMb,
+  workersFitting,
+} from './memory-budget.ts';
 
 /** The webhook server's settings; logger, registry and probes are the App's. */
 export type WebhookSettings = Omit<WebhookServerOptions, 'logger' | 'registry' | 'probes'>;
@@ -108,9 +114,13 @@ export interface AppSettings {
 export const OPERATOR_VERSION_CACHE_CHECK = 'cache-operatorversions-synced';
 export const INSTANCE_CACHE_CHECK = 'cache-instances-synced';
 
-/** Render workers by default: one per CPU, at least 1 and at most 4. */
-export function defaultRenderWorkers(): number {
-  return Math.max(1, Math.min(4, availableParallelism()));
+/**
+ * Render workers by default: one per CPU, at least 1 and at most 4, and no more than fit
+ * under the container's memory limit (memory-budget.ts).
+ */
+export function defaultRenderWorkers(limitMb: number | undefined = cgroupMemoryLimitMb()): number {
+  const byCpu = Math.max(1, Math.min(4, availableParallelism()));
+  return limitMb === undefined ? byCpu : Math.min(byCpu, workersFitting(limitMb));
 }
 
 export class App {
@@ -144,7 +154,7 @@ export class App {
       size: render.workers ?? defaultRenderWorkers(),
       deadlineMs: render.deadlineMs ?? 10_000,
       ...(render.idleMs !== undefined ? { idleMs: render.idleMs } : {}),
-      maxHeapMb: render.maxHeapMb ?? 256,
+      maxHeapMb: render.maxHeapMb ?? RENDER_WORKER_HEAP_MB,
       logger: logger.child({ component: 'render-pool' }),
       registry,
     });
@@ -158,7 +168,7 @@ export class App {
       // It answers within the webhook's wall-clock deadline: not starved behind the node's
       // other work (its CPU is bounded by that deadline anyway).
       niceness: 0,
-      maxHeapMb: 128,
+      maxHeapMb: ADMISSION_WORKER_HEAP_MB,
       logger: logger.child({ component: 'admission-pool' }),
       registry,
     });

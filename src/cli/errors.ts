@@ -13,11 +13,22 @@ export class CliError extends Error {
   }
 }
 
+/** A process the command ran stopped with a non-zero exit code, which the CLI exits with. */
+export class ChildExitError extends CliError {
+  override readonly name: string = 'ChildExitError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
 /** `start`: the manager stopped with a non-zero exit code, which the process exits with. */
-export class ManagerExitError extends CliError {
+export class ManagerExitError extends ChildExitError {
   override readonly name = 'ManagerExitError';
-  constructor(readonly exitCode: number) {
-    super(`Planwright stopped with exit code ${exitCode} (see the log above)`);
+  constructor(exitCode: number) {
+    super(`Planwright stopped with exit code ${exitCode} (see the log above)`, exitCode);
   }
 }
 

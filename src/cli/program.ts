@@ -6,7 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { PackageError } from '../kudo/package/index.ts';
 import type { CliContext } from './context.ts';
-import { CliError, EXIT_ERROR, EXIT_OK, ManagerExitError } from './errors.ts';
+import { ChildExitError, CliError, EXIT_ERROR, EXIT_OK } from './errors.ts';
 import { booleanValue, nonNegativeInt } from './options.ts';
 import { getCommand } from './commands/get.ts';
 import { initCommand } from './commands/init.ts';
@@ -18,6 +18,8 @@ import { uninstallCommand } from './commands/uninstall.ts';
 import { updateCommand } from './commands/update.ts';
 import { upgradeCommand } from './commands/upgrade.ts';
 import { cliVersion, versionCommand } from './commands/version.ts';
+import { testCommand } from './commands/test.ts';
+import { diagnosticsCommand } from './commands/diagnostics.ts';
 
 export type ExtraCommands = (ctx: CliContext) => Command[];
 
@@ -67,6 +69,8 @@ export function buildProgram(
     searchCommand(ctx),
     initCommand(ctx),
     versionCommand(ctx),
+    testCommand(ctx),
+    diagnosticsCommand(ctx),
     ...extra(ctx),
   ]) {
     program.addCommand(command);
@@ -117,7 +121,7 @@ export async function runProgram(
       return 130;
     }
     ctx.term.err(`Error: ${describe(err)}`);
-    return err instanceof ManagerExitError ? err.exitCode : EXIT_ERROR;
+    return err instanceof ChildExitError ? err.exitCode : EXIT_ERROR;
   } finally {
     ctx.close();
   }

@@ -10,9 +10,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { App } from '../app.ts';
 import { KubeClient, inClusterNamespace } from '../kube/index.ts';
+import type { Instance } from '../kudo/api/index.ts';
+import type { TenancyPolicy } from '../kudo/tasks/index.ts';
 import { collectProcessMetrics } from '../runtime/index.ts';
 import {
   FileCertificateSource,
+  KubeMetricsAuthorizer,
   SelfManagedTls,
   StaticCertificateSource,
   type CertificateSource,
@@ -41,12 +44,22 @@ export interface RunPlanwrightOptions {
 
 /** Engine settings of the manager command line (passed to the Instance controller as they are). */
 export interface EngineOptions {
-  /** Image of the Pipe tasks' waiter container (--pipe-waiter-image; default busybox). */
+  /** Image of the Pipe tasks' waiter container (--pipe-waiter-image; default DEFAULT_WAITER_IMAGE). */
   readonly pipeWaiterImage?: string;
   /** A step not COMPLETE this long after it started becomes FATAL_ERROR (--step-timeout). */
   readonly stepTimeoutMs?: number;
-  /** Accept exec/auth-provider plugins, file paths and insecure TLS in target kubeconfigs. */
+  /** Accept insecure TLS and plain-http servers in target kubeconfigs (--allow-unsafe-kubeconfig). */
   readonly allowUnsafeKubeconfig?: boolean;
+  /** The tenancy posture and its allowances (--tenancy, --allow-*; docs/security.md). */
+  readonly tenancy?: TenancyPolicy;
+  /** Reconcile only Instances of these namespaces (--watch-namespaces). */
+  readonly watchNamespaces?: readonly string[];
+}
+
+/** An Instance filter: its namespace is one of `namespaces`. */
+function inNamespaces(namespaces: readonly string[]): (instance: Instance) => boolean {
+  const set = new Set(namespaces);
+  return (instance) => set.has(instance.metadata.namespace ?? '');
 }
 
 /** The configurations manifests/webhook/ registers (and the self-managed TLS injects). */
@@ -91,6 +104,7 @@ export async function runPlanwright(
     tls = loopback.source;
     caPem = loopback.caPem;
   }
+  const client = new KubeClient(options.kubeConfig);
   const app = new App({
     kubeConfig: options.kubeConfig,
     logger,
@@ -98,7 +112,16 @@ export async function runPlanwright(
     manager: {
       leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
     },
-    webhook: { port: options.webhookPort, host: options.inCluster ? undefined : '127.0.0.1', tls },
+    webhook: {
+      port: options.webhookPort,
+      host: options.inCluster ? undefined : '127.0.0.1',
+      tls,
+      // In a cluster the port is reachable by every pod: /metrics asks the API server who
+      // calls (TokenReview) and whether they may (SubjectAccessReview), as controller-runtime.
+      ...(options.inCluster && !options.install
+        ? { metricsAuth: new KubeMetricsAuthorizer({ client }) }
+        : {}),
+    },
     admission: {
       controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
       packagePolicy: options.strictPackageAdmission ? 'strict' : 'warn',
@@ -108,10 +131,13 @@ export async function runPlanwright(
       ...(watch ? { filter: (i) => watchesNamespace(watch, i.metadata.namespace ?? '') } : {}),
       pipeWaiterImage: options.engine?.pipeWaiterImage,
       stepTimeoutMs: options.engine?.stepTimeoutMs,
+      ...(options.engine?.tenancy ? { tenancy: options.engine.tenancy } : {}),
+      ...(options.engine?.watchNamespaces
+        ? { filter: inNamespaces(options.engine.watchNamespaces) }
+        : {}),
       remote: { allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig },
     },
   });
-  const client = new KubeClient(options.kubeConfig);
   // Everything runs under the manager; CRDs go in first, the local registration needs the port.
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(signal.reason);

@@ -52,6 +52,15 @@ export function describeObject(obj: ApplyObject): string {
   return `${obj.kind ?? '?'} ${ns ? `${ns}/` : ''}${obj.metadata?.name ?? '?'}`;
 }
 
+export interface CreateOrApplyOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * Called with the live object when it turns out to exist (the create answered 409, or a GET
+   * found it), before it is written; throwing leaves it unwritten.
+   */
+  readonly existing?: (live: ApplyObject) => void | Promise<void>;
+}
+
 export class ServerSideApply {
   constructor(private readonly options: ServerSideApplyOptions) {}
 
@@ -184,14 +193,13 @@ export class ServerSideApply {
    * already, or the server refuses the body: the apply then answers as it always did) — a
    * server-side apply. A create costs kube-apiserver and etcd about a third less than the
    * apply of a new object (bench/apiserver-cost.ts). Its fields are owned by the manager's
-   * Update entry; {@link apply} hands them to the Apply entry when it has to.
+   * Update entry; {@link apply} hands them to the Apply entry when it has to. With
+   * `existing`, an object that exists is shown to it before anything is written.
    */
-  async createOrApply(
-    obj: ApplyObject,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<ApplyObject> {
+  async createOrApply(obj: ApplyObject, options: CreateOrApplyOptions = {}): Promise<ApplyObject> {
+    const { existing, signal } = options;
     if (createsAsApplied(obj)) {
-      const mapping = await this.mapping(obj, options.signal);
+      const mapping = await this.mapping(obj, signal);
       const ns = mapping.namespaced ? obj.metadata?.namespace : undefined;
       try {
         return await this.options.client.request<ApplyObject>({
@@ -199,14 +207,23 @@ export class ServerSideApply {
           path: collectionPath(mapping, ns),
           query: { fieldManager: this.options.fieldManager, fieldValidation: 'Strict' },
           body: stripForApply(obj),
-          signal: options.signal,
+          signal,
           timeoutMs: this.options.timeoutMs ?? 30_000,
         });
       } catch (err) {
-        if (options.signal?.aborted) throw err;
+        if (signal?.aborted) throw err;
       }
     }
-    return this.apply(obj, options);
+    if (existing) {
+      // Only an object that exists may be someone else's: the caller judges it before it is
+      // written over.
+      const live = await this.get(obj, signal);
+      if (live) {
+        await existing(live);
+        return this.apply(obj, { ...(signal ? { signal } : {}), live });
+      }
+    }
+    return this.apply(obj, { ...(signal ? { signal } : {}) });
   }
 
   /**

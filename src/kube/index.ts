@@ -44,7 +44,7 @@ export {
 } from './errors.ts';
 export {
   parseTargetKubeconfig,
-  unsafeKubeconfigFeatures,
+  refusedKubeconfigFields,
   MAX_TARGET_KUBECONFIG_BYTES,
   type TargetKubeconfigOptions,
 } from './target-kubeconfig.ts';

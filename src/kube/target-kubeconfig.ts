@@ -1,13 +1,21 @@
 /**
  * A kubeconfig for a *target* cluster, read from the bytes of a Secret (never from a file or
- * the environment): parsed, checked for a usable current context, and refused when it asks
- * for things a manager must not do on a user's behalf — run a program (`exec` credential
- * plugins), call an auth-provider plugin, read files of the manager's own file system
- * (`certificate-authority`, `client-certificate`, `client-key`, `tokenFile`), or talk TLS
- * without verifying the server (`insecure-skip-tls-verify`). `allowUnsafe` (a manager flag)
- * lets them through for people who run Planwright where that is acceptable.
+ * the environment) and rebuilt from an allowlist of fields: per cluster `server`,
+ * `certificate-authority-data` and `tls-server-name`; per user `client-certificate-data`,
+ * `client-key-data` and `token`; per context `cluster`, `user` and `namespace`. Any other field
+ * of any entry — not only the current context's: @kubernetes/client-node reads `token-file` of
+ * every user while loading — is refused with its place named, because the library would act
+ * on it on a tenant's behalf: read a file of the manager (`token-file`,
+ * `certificate-authority`, `client-certificate`, `client-key`, an auth-provider's
+ * `tokenFile`), run a program (`exec`, the gcp/azure auth-providers' `cmd-path`), send the
+ * traffic through a proxy of the tenant's choosing (`proxy-url`), or act as someone else
+ * (`as`). These refusals hold whatever the manager's flags say.
  *
- * See examples/api/kube.ts.
+ * `allowUnsafe` (the manager's `--allow-unsafe-kubeconfig`) covers the transport only: a
+ * cluster with `insecure-skip-tls-verify: true`, or a plain-http server URL.
+ *
+ * The KubeConfig returned is built from the allowlisted values alone (loadFromOptions), so a
+ * field this module does not know never reaches the client. See examples/api/kube.ts.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
@@ -16,7 +24,7 @@ import { KubeConfigError } from './errors.ts';
 export interface TargetKubeconfigOptions {
   /** Where the text came from, for messages (`Secret ns/name, key value`). */
   readonly source: string;
-  /** Let exec/auth-provider plugins, file paths and insecure TLS through. Default false. */
+  /** Let `insecure-skip-tls-verify` and plain-http servers through. Default false. */
   readonly allowUnsafe?: boolean;
 }
 
@@ -31,55 +39,127 @@ function record(value: unknown): Json | undefined {
     : undefined;
 }
 
-function named(list: unknown, name: string, field: string): Json | undefined {
-  if (!Array.isArray(list)) return undefined;
-  for (const item of list) {
-    const r = record(item);
-    if (r && r['name'] === name) return record(r[field]);
-  }
-  return undefined;
+/** Fields of each part that carry data only; `extensions` is data no client reads. */
+const CLUSTER_FIELDS: ReadonlySet<string> = new Set([
+  'server',
+  'certificate-authority-data',
+  'tls-server-name',
+  'insecure-skip-tls-verify',
+  'extensions',
+]);
+const USER_FIELDS: ReadonlySet<string> = new Set([
+  'client-certificate-data',
+  'client-key-data',
+  'token',
+  'extensions',
+]);
+const CONTEXT_FIELDS: ReadonlySet<string> = new Set(['cluster', 'user', 'namespace', 'extensions']);
+const ROOT_FIELDS: ReadonlySet<string> = new Set([
+  'apiVersion',
+  'kind',
+  'clusters',
+  'users',
+  'contexts',
+  'current-context',
+  'preferences',
+  'extensions',
+]);
+
+/** Why a field outside the allowlist is refused, for the message (what it would make us do). */
+const REASONS: ReadonlyMap<string, string> = new Map([
+  ['certificate-authority', "reads a file of the manager's file system"],
+  ['client-certificate', "reads a file of the manager's file system"],
+  ['client-key', "reads a file of the manager's file system"],
+  ['token-file', "reads a file of the manager's file system"],
+  ['tokenFile', "reads a file of the manager's file system"],
+  ['exec', 'runs a program in the manager'],
+  ['auth-provider', 'runs an auth-provider plugin (programs, files) in the manager'],
+  ['proxy-url', 'sends the traffic through a proxy'],
+  ['as', 'impersonates another user'],
+  ['as-groups', 'impersonates groups'],
+  ['as-uid', 'impersonates another user'],
+  ['as-user-extra', 'impersonates another user'],
+  ['username', 'uses basic authentication'],
+  ['password', 'uses basic authentication'],
+]);
+
+interface Part {
+  readonly list: string;
+  readonly field: string;
+  readonly allowed: ReadonlySet<string>;
 }
 
-const FILE_FIELDS: ReadonlyArray<readonly [string, string]> = [
-  ['cluster', 'certificate-authority'],
-  ['user', 'client-certificate'],
-  ['user', 'client-key'],
-  ['user', 'tokenFile'],
+const PARTS: readonly Part[] = [
+  { list: 'clusters', field: 'cluster', allowed: CLUSTER_FIELDS },
+  { list: 'users', field: 'user', allowed: USER_FIELDS },
+  { list: 'contexts', field: 'context', allowed: CONTEXT_FIELDS },
 ];
 
 /**
- * The features of the current context that a manager refuses by default, each as
- * `<what> (<where>)`. Only the current context counts: it is the one used.
+ * Every field of the document outside the allowlist, each as `<where>: <field> (<why>)`, and
+ * the transport features `allowUnsafe` governs, separately.
  */
-export function unsafeKubeconfigFeatures(doc: Json, context: string): string[] {
-  const ctx = named(doc['contexts'], context, 'context') ?? {};
-  const clusterName = typeof ctx['cluster'] === 'string' ? ctx['cluster'] : '';
-  const userName = typeof ctx['user'] === 'string' ? ctx['user'] : '';
-  const parts: Record<string, Json> = {
-    cluster: named(doc['clusters'], clusterName, 'cluster') ?? {},
-    user: named(doc['users'], userName, 'user') ?? {},
-  };
-  const found: string[] = [];
-  const where = (part: string): string =>
-    part === 'cluster' ? `cluster "${clusterName}"` : `user "${userName}"`;
-  if (parts['user']?.['exec'] !== undefined)
-    found.push(`an exec credential plugin (${where('user')}: exec)`);
-  if (parts['user']?.['auth-provider'] !== undefined)
-    found.push(`an auth-provider plugin (${where('user')}: auth-provider)`);
-  if (parts['cluster']?.['insecure-skip-tls-verify'] === true)
-    found.push(`TLS without server verification (${where('cluster')}: insecure-skip-tls-verify)`);
-  for (const [part, field] of FILE_FIELDS) {
-    const value = parts[part]?.[field];
-    if (typeof value === 'string' && value !== '')
-      found.push(`a file path of the manager's file system (${where(part)}: ${field})`);
+export function refusedKubeconfigFields(doc: Json): { refused: string[]; unsafe: string[] } {
+  const refused: string[] = [];
+  const unsafe: string[] = [];
+  for (const key of Object.keys(doc)) {
+    if (!ROOT_FIELDS.has(key)) refused.push(`${key} (not a kubeconfig field Planwright reads)`);
   }
-  return found;
+  for (const part of PARTS) {
+    const list = doc[part.list];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) {
+      refused.push(`${part.list} (not a list)`);
+      continue;
+    }
+    list.forEach((item: unknown, i) => {
+      const entry = record(item);
+      const name = typeof entry?.['name'] === 'string' ? entry['name'] : `#${i}`;
+      const where = `${part.field} "${name}"`;
+      const body = record(entry?.[part.field]);
+      if (!entry || !body) {
+        refused.push(`${part.list}[${i}] (an entry needs a name and a ${part.field} mapping)`);
+        return;
+      }
+      for (const key of Object.keys(entry)) {
+        if (key !== 'name' && key !== part.field) refused.push(`${where}: ${key} (unknown field)`);
+      }
+      for (const key of Object.keys(body)) {
+        if (!part.allowed.has(key)) {
+          refused.push(`${where}: ${key} (${REASONS.get(key) ?? 'not an allowed field'})`);
+        } else if (key === 'insecure-skip-tls-verify' && body[key] !== false) {
+          unsafe.push(`${where}: insecure-skip-tls-verify (TLS without server verification)`);
+        } else if (key !== 'extensions' && key !== 'insecure-skip-tls-verify') {
+          if (typeof body[key] !== 'string') refused.push(`${where}: ${key} (not a string)`);
+        }
+      }
+    });
+  }
+  return { refused, unsafe };
 }
 
-/** Parses and checks a target kubeconfig; throws {@link KubeConfigError} saying what to fix. */
-export function parseTargetKubeconfig(text: string, options: TargetKubeconfigOptions): KubeConfig {
-  const { source } = options;
-  if (Buffer.byteLength(text) > MAX_TARGET_KUBECONFIG_BYTES) {
+/** The entries of a list by name; a name twice is refused (which one the client used is unclear). */
+function byName(doc: Json, list: string, field: string, source: string): Map<string, Json> {
+  const out = new Map<string, Json>();
+  const items = Array.isArray(doc[list]) ? (doc[list] as unknown[]) : [];
+  for (const item of items) {
+    const entry = record(item) ?? {};
+    const name = entry['name'];
+    if (typeof name !== 'string' || name === '') {
+      throw new KubeConfigError(`an entry of ${list} has no name`, source);
+    }
+    if (out.has(name)) throw new KubeConfigError(`${field} "${name}" is defined twice`, source);
+    out.set(name, record(entry[field]) ?? {});
+  }
+  return out;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function parseDocument(input: string, source: string): Json {
+  if (Buffer.byteLength(input) > MAX_TARGET_KUBECONFIG_BYTES) {
     throw new KubeConfigError(
       `the kubeconfig is larger than ${MAX_TARGET_KUBECONFIG_BYTES} bytes`,
       source,
@@ -87,7 +167,7 @@ export function parseTargetKubeconfig(text: string, options: TargetKubeconfigOpt
   }
   let doc: Json | undefined;
   try {
-    doc = record(parse(text, { maxAliasCount: 100 }));
+    doc = record(parse(input, { maxAliasCount: 100 }));
   } catch (err) {
     throw new KubeConfigError(
       `the kubeconfig is not valid YAML: ${(err as Error).message.split('\n')[0] ?? ''}`,
@@ -95,45 +175,85 @@ export function parseTargetKubeconfig(text: string, options: TargetKubeconfigOpt
     );
   }
   if (!doc) throw new KubeConfigError('the kubeconfig is not a YAML mapping', source);
+  return doc;
+}
+
+/** Parses and checks a target kubeconfig; throws {@link KubeConfigError} saying what to fix. */
+export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOptions): KubeConfig {
+  const { source } = options;
+  const doc = parseDocument(input, source);
   const context = doc['current-context'];
   if (typeof context !== 'string' || context === '') {
     throw new KubeConfigError('the kubeconfig sets no current-context', source);
   }
-  if (!options.allowUnsafe) {
-    const unsafe = unsafeKubeconfigFeatures(doc, context);
-    if (unsafe.length > 0) {
-      throw new KubeConfigError(
-        `the kubeconfig uses ${unsafe.join(', ')}, which Planwright refuses for target clusters: embed credentials instead (client-certificate-data/client-key-data, token, certificate-authority-data), or start the manager with --allow-unsafe-kubeconfig`,
-        source,
-      );
-    }
+  const { refused, unsafe } = refusedKubeconfigFields(doc);
+  if (refused.length > 0) {
+    throw new KubeConfigError(
+      `the kubeconfig uses ${refused.join(', ')}, which Planwright refuses for target clusters whatever its flags: a target kubeconfig may hold only server, certificate-authority-data, tls-server-name, client-certificate-data, client-key-data and token (embed the credentials as data)`,
+      source,
+    );
   }
-  const kc = new KubeConfig();
-  try {
-    kc.loadFromString(text);
-  } catch (err) {
-    throw new KubeConfigError(`the kubeconfig cannot be loaded: ${(err as Error).message}`, source);
+  if (unsafe.length > 0 && !options.allowUnsafe) {
+    throw new KubeConfigError(
+      `the kubeconfig uses ${unsafe.join(', ')}, which Planwright refuses for target clusters: set certificate-authority-data instead, or start the manager with --allow-unsafe-kubeconfig`,
+      source,
+    );
   }
-  const cluster = kc.getCurrentCluster();
-  if (!kc.getContextObject(context))
-    throw new KubeConfigError(`context "${context}" is not defined`, source);
+  const contexts = byName(doc, 'contexts', 'context', source);
+  const clusters = byName(doc, 'clusters', 'cluster', source);
+  const users = byName(doc, 'users', 'user', source);
+  const ctx = contexts.get(context);
+  if (!ctx) throw new KubeConfigError(`context "${context}" is not defined`, source);
+  const clusterName = text(ctx['cluster']) ?? '';
+  const userName = text(ctx['user']) ?? '';
+  const cluster = clusters.get(clusterName);
   if (!cluster) throw new KubeConfigError(`context "${context}" names no known cluster`, source);
+  const user = users.get(userName);
+  if (!user) throw new KubeConfigError(`context "${context}" names no known user`, source);
+  const server = text(cluster['server']) ?? '';
   let url: URL;
   try {
-    url = new URL(cluster.server);
+    url = new URL(server);
   } catch {
     throw new KubeConfigError(
-      `cluster "${cluster.name}" has an invalid server URL "${cluster.server}"`,
+      `cluster "${clusterName}" has an invalid server URL "${server}"`,
       source,
     );
   }
-  if (url.protocol !== 'https:' && !options.allowUnsafe) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowUnsafe)) {
     throw new KubeConfigError(
-      `cluster "${cluster.name}" is reached over ${url.protocol.replace(':', '')}, not https: credentials would travel in clear text; use an https server URL`,
+      `cluster "${clusterName}" is reached over ${url.protocol.replace(':', '')}, not https: credentials would travel in clear text; use an https server URL`,
       source,
     );
   }
-  if (!kc.getCurrentUser())
-    throw new KubeConfigError(`context "${context}" names no known user`, source);
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: clusterName,
+        server: server.replace(/\/$/, ''),
+        caData: text(cluster['certificate-authority-data']),
+        tlsServerName: text(cluster['tls-server-name']),
+        skipTLSVerify: options.allowUnsafe === true && cluster['insecure-skip-tls-verify'] === true,
+      },
+    ],
+    users: [
+      {
+        name: userName,
+        certData: text(user['client-certificate-data']),
+        keyData: text(user['client-key-data']),
+        token: text(user['token']),
+      },
+    ],
+    contexts: [
+      {
+        name: context,
+        cluster: clusterName,
+        user: userName,
+        ...(text(ctx['namespace']) ? { namespace: text(ctx['namespace']) } : {}),
+      },
+    ],
+    currentContext: context,
+  });
   return kc;
 }

@@ -62,3 +62,9 @@ export {
   type TlsMaterial,
 } from './tls/rotation.ts';
 export { FileCertificateSource, type FileCertificateSourceOptions } from './tls/files.ts';
+export {
+  KubeMetricsAuthorizer,
+  type KubeMetricsAuthorizerOptions,
+  type MetricsAuthorizer,
+  type MetricsVerdict,
+} from './metrics-auth.ts';

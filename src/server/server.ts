@@ -18,6 +18,7 @@ import { admissionRoute } from './admission/route.ts';
 import { enforceDeadlines, NODE_DEADLINES_OFF } from './deadlines.ts';
 import { ServerConfigError, TlsError } from './errors.ts';
 import { ServerMetrics } from './metrics.ts';
+import type { MetricsAuthorizer } from './metrics-auth.ts';
 import { aborted, Probes } from '../runtime/index.ts';
 import { healthzRoute, readyzRoute } from './routes/health.ts';
 import type { CertificateSource, ServingCertificate } from './tls/source.ts';
@@ -44,6 +45,11 @@ export interface WebhookServerOptions {
    * are added to it. Default: a registry of the server's own.
    */
   readonly probes?: Probes;
+  /**
+   * Who may read `/metrics` (TokenReview + SubjectAccessReview, metrics-auth.ts); absent:
+   * anyone who reaches the port (local runs).
+   */
+  readonly metricsAuth?: MetricsAuthorizer;
   /**
    * Deadline for one handler call. Default {@link DEFAULT_HANDLER_TIMEOUT_MS}: under the
    * `timeoutSeconds` the manifests register, so the apiserver gets our reasoned denial rather
@@ -78,7 +84,10 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
 };
 
 export class WebhookServer {
-  private readonly options: Required<Omit<WebhookServerOptions, 'host' | 'probes'>> & {
+  private readonly options: Required<
+    Omit<WebhookServerOptions, 'host' | 'probes' | 'metricsAuth'>
+  > & {
+    metricsAuth?: MetricsAuthorizer;
     host?: string;
   };
   /** Served as `/readyz` and `/healthz`. */
@@ -316,10 +325,20 @@ export class WebhookServer {
     app.disable('etag');
     app.get('/healthz', healthzRoute(this.probes));
     app.get('/readyz', readyzRoute(this.probes));
-    app.get('/metrics', (_req: Request, res: Response, next: NextFunction) => {
-      this.metrics.registry
-        .metrics()
-        .then((text) => res.type(this.metrics.registry.contentType).send(text))
+    app.get('/metrics', (req: Request, res: Response, next: NextFunction) => {
+      const auth = this.options.metricsAuth;
+      const verdict = auth
+        ? auth.authorize(req.headers.authorization)
+        : Promise.resolve({ allowed: true as const });
+      verdict
+        .then(async (v) => {
+          if (!v.allowed) {
+            res.status(v.status).json({ message: v.message });
+            return;
+          }
+          const text = await this.metrics.registry.metrics();
+          res.type(this.metrics.registry.contentType).send(text);
+        })
         .catch(next);
     });
     app.use((req: Request, res: Response) => {

@@ -8,6 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { App } from '../../src/app.ts';
 import { registerLocalWebhook, unregisterWebhook } from '../../src/cli/install.ts';
 import { KubeClient } from '../../src/kube/index.ts';
+import type { TenancyPolicy } from '../../src/kudo/tasks/index.ts';
 import { StaticCertificateSource } from '../../src/server/index.ts';
 import { uniqueName } from './cluster.ts';
 
@@ -43,6 +44,8 @@ export async function startPlanwright(options: {
   waitMaxMs?: number;
   stepTimeoutMs?: number;
   pipeWaiterImage?: string;
+  /** What `planwright start --tenancy … --allow-…` passes (default: KUDO's posture). */
+  tenancy?: TenancyPolicy;
 }): Promise<RunningPlanwright> {
   const lines: string[] = [];
   const logger = quietLogger(lines);
@@ -66,6 +69,7 @@ export async function startPlanwright(options: {
       waitMaxMs: options.waitMaxMs ?? 3_000,
       stepTimeoutMs: options.stepTimeoutMs,
       pipeWaiterImage: options.pipeWaiterImage,
+      ...(options.tenancy ? { tenancy: options.tenancy } : {}),
     },
   });
   const client = new KubeClient(options.kubeConfig);

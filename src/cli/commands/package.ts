@@ -4,9 +4,6 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import {
-  listParameters,
-  listPlans,
-  listTasks,
   packageArchive,
   parseParamChecks,
   readPackageFolder,
@@ -15,22 +12,19 @@ import {
 } from '../../kudo/package/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';
-import { resolvePackage } from '../installer.ts';
 import { formatObject, outputFormat, type OutputFormat } from '../output/objects.ts';
 import { renderTable } from '../output/table.ts';
-import { renderTree } from '../output/tree.ts';
-import { collect, globals } from '../options.ts';
-import {
-  addPackageSourceOptions,
-  packageSource,
-  type PackageSourceFlags,
-} from '../package-flags.ts';
+import { collect } from '../options.ts';
+import { listCommand } from './package-list.ts';
+import { addCommand, newCommand } from './package-generate.ts';
 
 const ONE_FOLDER = 'expecting exactly one argument - directory of the operator or name of package';
 
 export function packageCommand(ctx: CliContext): Command {
   const pkg = new Command('package').description('Package, verify and inspect operator packages.');
+  pkg.addCommand(addCommand(ctx));
   pkg.addCommand(createCommand(ctx));
+  pkg.addCommand(newCommand(ctx));
   pkg.addCommand(verifyCommand(ctx));
   pkg.addCommand(listCommand(ctx));
   return pkg;
@@ -52,10 +46,10 @@ function printVerifyResult(
     return;
   }
   if (result.warnings.length > 0) {
-    ctx.term.write(renderTable([['Warnings'], ...result.warnings.map((w) => [w])]) + '\n');
+    ctx.term.write(renderTable([['Warnings'], ...result.warnings.map((w) => [w])]));
   }
   if (result.errors.length > 0) {
-    ctx.term.write(renderTable([['Errors'], ...result.errors.map((e) => [e])]) + '\n');
+    ctx.term.write(renderTable([['Errors'], ...result.errors.map((e) => [e])]));
   }
   if (result.valid) ctx.term.out('package is valid');
 }
@@ -126,91 +120,4 @@ function verifyCommand(ctx: CliContext): Command {
       printVerifyResult(ctx, result, format);
       if (!result.valid) throw verificationFailed(result);
     });
-}
-
-interface ListFlags extends PackageSourceFlags {
-  readonly withDescription?: boolean;
-  readonly names?: boolean;
-  readonly required?: boolean;
-}
-
-function listCommand(ctx: CliContext): Command {
-  const list = new Command('list').description('List parameters, plans or tasks of a package.');
-  for (const what of ['parameters', 'plans', 'tasks'] as const) {
-    const sub = new Command(what)
-      .description(`List the ${what} of a package (folder, .tgz, URL or repository name).`)
-      .argument('[package...]');
-    addPackageSourceOptions(sub);
-    if (what === 'parameters') {
-      sub
-        .option('-d, --with-description', 'Include parameter descriptions', false)
-        .option('--names', 'Only the parameter names', false)
-        .option('--required', 'Only required parameters without a default', false);
-    }
-    sub.action(async (args: string[], flags: ListFlags, cmd: Command) => {
-      if (args.length !== 1) throw new CliError(ONE_FOLDER);
-      const global = globals(cmd);
-      const resolved = await resolvePackage(undefined, {
-        name: args[0] ?? '',
-        ...packageSource(ctx, global, flags),
-        namespace: global.namespace ?? 'default',
-        dependencies: false,
-      });
-      const ov = resolved.root.resources.operatorVersion;
-      if (what === 'parameters') {
-        const rows = listParameters(ov, { requiredOnly: flags.required ?? false });
-        if (flags.names) {
-          for (const r of rows) ctx.term.out(r.name);
-          return;
-        }
-        const header = [
-          'Name',
-          'Default',
-          'Required',
-          'Immutable',
-          ...(flags.withDescription ? ['Descriptions'] : []),
-        ];
-        ctx.term.write(
-          renderTable([
-            header,
-            ...rows.map((r) => [
-              r.name,
-              r.default ?? '<no default>',
-              String(r.required),
-              String(r.immutable),
-              ...(flags.withDescription ? [r.description ?? ''] : []),
-            ]),
-          ]),
-        );
-      } else if (what === 'tasks') {
-        ctx.term.write(
-          renderTable([
-            ['Name', 'Kind', 'Resources'],
-            ...listTasks(ov).map((t) => [t.name, t.kind, `[${t.resources.join(' ')}]`]),
-          ]),
-        );
-      } else {
-        const plans = listPlans(ov).sort((a, b) =>
-          a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-        );
-        ctx.term.out('plans');
-        ctx.term.write(
-          renderTree(
-            plans.map((plan) => ({
-              text: `${plan.name} (${plan.strategy})`,
-              children: plan.phases.map((phase) => ({
-                text: `[phase]  ${phase.name} (${phase.strategy})`,
-                children: phase.steps.map((step) => ({
-                  text: `[step]  ${step.name}`,
-                  children: step.tasks.map((t) => ({ text: t })),
-                })),
-              })),
-            })),
-          ) + '\n',
-        );
-      }
-    });
-    list.addCommand(sub);
-  }
-  return list;
 }

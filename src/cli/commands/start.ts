@@ -6,8 +6,18 @@ import { globals } from '../options.ts';
 import { runStart, type StartOptions } from '../start.ts';
 import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
 import { isNodeKind, NODE_KINDS, type NodeKind } from '../../localcluster/index.ts';
+import {
+  DEFAULT_WAITER_IMAGE,
+  TENANCY_POSTURES,
+  TenancyFlagError,
+  parseGrant,
+  parseNamespace,
+  type NamespaceGrant,
+  type TenancyPolicy,
+  type TenancyPosture,
+} from '../../kudo/tasks/index.ts';
 
-interface StartFlags {
+export interface StartFlags {
   readonly local?: boolean;
   readonly bare?: boolean;
   readonly nodes?: NodeKind;
@@ -20,6 +30,21 @@ interface StartFlags {
   readonly allowUnsafeKubeconfig?: boolean;
   readonly strictPackageAdmission?: boolean;
   readonly watchNamespaces?: WatchNamespaces;
+  readonly tenancy?: TenancyPosture;
+  readonly allowNamespace?: readonly NamespaceGrant[];
+  readonly allowClusterScoped?: readonly string[];
+  readonly allowOperatorVersion?: readonly NamespaceGrant[];
+}
+
+/** `a,b` of --watch-namespaces: namespace names, at least one. */
+export function namespaceList(value: string): readonly string[] {
+  const names = value.split(',').map((n) => n.trim());
+  if (names.some((n) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(n))) {
+    throw new CliError(
+      `--watch-namespaces ${JSON.stringify(value)}: needs namespace names separated by commas, e.g. --watch-namespaces team-a,team-b`,
+    );
+  }
+  return names;
 }
 
 function port(value: string): number {
@@ -38,8 +63,77 @@ function seconds(value: string): number {
   return n;
 }
 
+/** A repeatable flag's parser: each value parsed by `parse`, collected in order. */
+function repeated<T>(flag: string, parse: (flag: string, value: string) => T) {
+  return (value: string, previous: readonly T[] | undefined): readonly T[] => {
+    try {
+      return [...(previous ?? []), parse(flag, value)];
+    } catch (err) {
+      if (err instanceof TenancyFlagError) throw new CliError(err.message);
+      throw err;
+    }
+  };
+}
+
+/** The tenancy flags (docs/security.md). */
+export function tenancyOptions(): Option[] {
+  return [
+    new Option(
+      '--tenancy <posture>',
+      'kudo: run packages as KUDO did (objects forced into the Instance namespace with a ' +
+        'Warning Event, adoption warned); multi-tenant: refuse other namespaces, cluster-scoped ' +
+        'objects, foreign objects and OperatorVersions unless allowed (docs/security.md)',
+    )
+      .choices(TENANCY_POSTURES)
+      .default('kudo'),
+    new Option(
+      '--allow-namespace <from=to>',
+      'Instances of namespace FROM (* for all) may write namespaced objects into namespace TO ' +
+        '(repeatable)',
+    ).argParser(repeated('--allow-namespace', parseGrant)),
+    new Option(
+      '--allow-cluster-scoped <namespace>',
+      'multi-tenant: Instances of this namespace (* for all) may apply cluster-scoped objects ' +
+        '(repeatable)',
+    ).argParser(repeated('--allow-cluster-scoped', parseNamespace)),
+    new Option(
+      '--allow-operator-version <from=to>',
+      'multi-tenant: Instances of namespace FROM (* for all) may use OperatorVersions of ' +
+        'namespace TO (repeatable)',
+    ).argParser(repeated('--allow-operator-version', parseGrant)),
+  ];
+}
+
+/** The policy the tenancy flags describe; undefined for the default posture without allowances. */
+export function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
+  const posture = flags.tenancy ?? 'kudo';
+  if (
+    posture === 'kudo' &&
+    !flags.allowNamespace?.length &&
+    !flags.allowClusterScoped?.length &&
+    !flags.allowOperatorVersion?.length
+  ) {
+    return undefined;
+  }
+  return {
+    posture,
+    ...(flags.allowNamespace ? { namespaces: flags.allowNamespace } : {}),
+    ...(flags.allowClusterScoped ? { clusterScoped: flags.allowClusterScoped } : {}),
+    ...(flags.allowOperatorVersion ? { operatorVersions: flags.allowOperatorVersion } : {}),
+  };
+}
+
 export function startCommand(ctx: CliContext): Command {
-  return new Command('start')
+  const command = new Command('start');
+  for (const option of tenancyOptions()) command.addOption(option);
+  command.addOption(
+    new Option(
+      '--watch-namespaces <a,b>',
+      'reconcile only Instances of these namespaces, an entry ending in * being a prefix (the ' +
+        'watch caches stay cluster-wide); with --install the webhooks are called only for them',
+    ).argParser(parseWatchNamespaces),
+  );
+  return command
     .description(
       'Run Planwright (webhook server + leader-elected controllers) against the cluster of your ' +
         'kubeconfig, or, when there is none, against an embedded local control plane built ' +
@@ -86,10 +180,13 @@ export function startCommand(ctx: CliContext): Command {
         'cert-manager writes, mounted), swapped in place when they change; the self-managed ' +
         "certificate and its caBundle injection are off (cert-manager's cainjector fills it)",
     )
-    .option(
-      '--pipe-waiter-image <image>',
-      "image of the container that keeps a Pipe task's pod running while its files are copied " +
-        '(default busybox; needs sh, sleep, stat and tar — use a mirror on air-gapped clusters)',
+    .addOption(
+      new Option(
+        '--pipe-waiter-image <image>',
+        "image of the container that keeps a Pipe task's pod running while its files are copied " +
+          '(runs as uid 65534 under a restricted securityContext; needs sh, sleep, stat and tar — ' +
+          'use a mirror on air-gapped clusters)',
+      ).default(DEFAULT_WAITER_IMAGE),
     )
     .addOption(
       new Option(
@@ -99,9 +196,9 @@ export function startCommand(ctx: CliContext): Command {
     )
     .option(
       '--allow-unsafe-kubeconfig',
-      "accept target-cluster kubeconfigs (Instances' spec.kubeConfig) that run exec or " +
-        "auth-provider plugins, read files of the manager's file system or skip TLS " +
-        'verification; refused by default',
+      "accept target-cluster kubeconfigs (Instances' spec.kubeConfig) that skip TLS " +
+        'verification or use a plain-http server; refused by default. Files, exec/auth-provider ' +
+        'plugins, proxies and impersonation are refused whatever the flags',
       false,
     )
     .option(
@@ -109,13 +206,6 @@ export function startCommand(ctx: CliContext): Command {
       'refuse an OperatorVersion on any `kubectl kudo package verify` error (default: admit it ' +
         'as KUDO does, with the findings as warnings; see docs/admission.md)',
       false,
-    )
-    .addOption(
-      new Option(
-        '--watch-namespaces <ns,...>',
-        'serve only these namespaces (an entry ending in * is a prefix): the controller ' +
-          'reconciles only their Instances and, with --install, the webhooks are called only for them',
-      ).argParser(parseWatchNamespaces),
     )
     .addHelpText(
       'after',
@@ -141,6 +231,7 @@ export function startCommand(ctx: CliContext): Command {
           `${flags.bare ? '--bare' : '--local'} and --kubeconfig exclude each other: choose one cluster`,
         );
       }
+      const tenancy = tenancyPolicy(flags);
       const options: StartOptions = {
         local: (flags.local ?? false) || (flags.bare ?? false),
         ...(flags.bare ? { bare: true } : {}),
@@ -155,10 +246,12 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.watchNamespaces ? { watchNamespaces: flags.watchNamespaces } : {}),
         ...(flags.pipeWaiterImage !== undefined ||
         flags.stepTimeout !== undefined ||
-        flags.allowUnsafeKubeconfig
+        flags.allowUnsafeKubeconfig ||
+        tenancy
           ? {
               engine: {
                 ...(flags.allowUnsafeKubeconfig ? { allowUnsafeKubeconfig: true } : {}),
+                ...(tenancy ? { tenancy } : {}),
                 ...(flags.pipeWaiterImage ? { pipeWaiterImage: flags.pipeWaiterImage } : {}),
                 ...(flags.stepTimeout !== undefined
                   ? { stepTimeoutMs: flags.stepTimeout * 1000 }

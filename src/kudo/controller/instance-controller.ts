@@ -88,6 +88,7 @@ export interface InstanceControllerSettings extends Pick<
   | 'filter'
   | 'pipeWaiterImage'
   | 'podExec'
+  | 'tenancy'
 > {
   /** Parallel reconciles. Default {@link DEFAULT_RECONCILE_WORKERS}. */
   readonly workers?: number;

@@ -16,7 +16,7 @@ import { namespacedName } from '../../kube/names.ts';
 import { operatorVersionRef } from '../api/read.ts';
 import type { Instance, InstanceStatus, OperatorVersion } from '../api/types.ts';
 import type { Renderer } from '../render/index.ts';
-import type { PodExec } from '../tasks/index.ts';
+import type { PodExec, TenancyPolicy } from '../tasks/index.ts';
 import type { ObjectReader } from '../tasks/types.ts';
 import type { DriftKeeper } from './drift.ts';
 import type { InstanceWriter } from './instance-api.ts';
@@ -73,6 +73,8 @@ export interface Engine {
   readonly pipeWaiterImage?: string;
   /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
   readonly podExec?: PodExec;
+  /** What Instances may make the manager do beyond their namespace (default: KUDO's posture). */
+  readonly tenancy?: TenancyPolicy | undefined;
   /** Target clusters (spec.kubeConfig); without it every Instance applies to the home cluster. */
   readonly targets?: TargetClusters;
   /** Caches per {cluster, GVK} the Instances hold (remote targets, drift). */

@@ -5,10 +5,11 @@
  * again.
  */
 import { objectKey, type ReconcileResult } from '../../runtime/index.ts';
-import { isTerminal } from '../api/read.ts';
+import { isTerminal, operatorVersionRef } from '../api/read.ts';
 import type { OperatorVersion, PlanStatus } from '../api/types.ts';
 import { RenderBudget, rawParameters } from '../render/index.ts';
 import type { AppliedObject } from '../tasks/types.ts';
+import { operatorVersionProblem } from '../tasks/index.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { driftMode } from './drift.ts';
 import type { Pass } from './pass.ts';
@@ -61,6 +62,17 @@ export async function runPlan(pass: Pass, run: PlanRun): Promise<PlanStatus> {
   if (!pipes.ok) {
     ps.status = 'FATAL_ERROR';
     ps.message = pipes.message;
+    return ps;
+  }
+  const ref = operatorVersionRef(pass.instance);
+  const foreign =
+    ref && engine.tenancy
+      ? operatorVersionProblem(engine.tenancy, pass.instance, ref.namespace)
+      : undefined;
+  if (foreign !== undefined) {
+    ps.status = 'FATAL_ERROR';
+    ps.message = foreign;
+    warnOnce(pass, uid, { reason: 'OperatorVersionNotAllowed', message: foreign });
     return ps;
   }
   if (!isChildInstance(pass.instance)) {
@@ -119,6 +131,7 @@ function stepRunner(pass: Pass, run: PlanRun, pipes: Record<string, string>): St
         signal,
         ...(engine.pipeWaiterImage ? { pipeWaiterImage: engine.pipeWaiterImage } : {}),
         ...(engine.podExec ? { podExec: engine.podExec } : {}),
+        ...(engine.tenancy ? { tenancy: engine.tenancy } : {}),
         warn: (reason, message) => warnOnce(pass, uid, { reason, message }),
       },
       phase,

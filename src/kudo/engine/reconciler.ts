@@ -40,6 +40,7 @@ export interface InstanceReconcilerOptions extends Pick<
   | 'stepRetryLimit'
   | 'pipeWaiterImage'
   | 'podExec'
+  | 'tenancy'
   | 'targets'
   | 'watches'
   | 'drift'
@@ -80,6 +81,7 @@ export class InstanceReconciler {
       stepRetryLimit: o.stepRetryLimit,
       pipeWaiterImage: o.pipeWaiterImage,
       podExec: o.podExec,
+      tenancy: o.tenancy,
       targets: o.targets,
       watches: o.watches,
       drift: o.drift,

@@ -30,6 +30,8 @@ export interface ResourceOptions {
   readonly instanceName?: string | undefined;
   /** The Instance's `spec.parameters` (the CLI's map); omitted when undefined. */
   readonly parameters?: Readonly<Record<string, string>> | undefined;
+  /** Build the objects of an operator.yaml without `operatorVersion` (for listing only). */
+  readonly allowMissingOperatorVersion?: boolean | undefined;
 }
 
 /** The OperatorVersion name KUDO's CLI gives: `<operator>-<appVersion>-<version>` (appVersion optional). */
@@ -78,10 +80,10 @@ export function packageResources(
       source: pkg.source,
     });
   }
-  if (!op.operatorVersion) {
+  if (!op.operatorVersion && !options.allowMissingOperatorVersion) {
     throw new PackageReadError(
       `operator.yaml in ${pkg.source} has no operatorVersion; add operatorVersion: <semver>`,
-      { source: pkg.source },
+      { source: pkg.source, stage: 'resources' },
     );
   }
   const ns = options.namespace !== undefined ? { namespace: options.namespace } : {};

@@ -9,6 +9,11 @@ export interface PackageErrorOptions {
   /** Every problem when there were several (the message joins them). */
   readonly problems?: readonly string[] | undefined;
   readonly cause?: unknown;
+  /**
+   * Which step of reading failed, for KUDO's message prefixes: `files` (finding and decoding
+   * operator.yaml/params.yaml) or `resources` (turning them into API objects).
+   */
+  readonly stage?: 'files' | 'resources' | undefined;
 }
 
 /** Base class: anything the package library refuses. */
@@ -16,11 +21,13 @@ export class PackageError extends Error {
   override readonly name: string = 'PackageError';
   readonly source: string | undefined;
   readonly problems: readonly string[];
+  readonly stage: 'files' | 'resources' | undefined;
 
   constructor(message: string, options: PackageErrorOptions = {}) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.source = options.source;
     this.problems = options.problems ?? [message];
+    this.stage = options.stage;
   }
 }
 

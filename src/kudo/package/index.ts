@@ -116,11 +116,3 @@ export {
   type IndexDirectoryOptions,
   type IndexDirectoryResult,
 } from './repository-index-writer.ts';
-export {
-  listParameters,
-  listPlans,
-  listTasks,
-  type ParameterRow,
-  type PlanTree,
-  type TaskRow,
-} from './list.ts';

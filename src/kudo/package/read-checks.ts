@@ -64,7 +64,7 @@ export function loadPackageDefinition(tree: FileTree, source: string): PackageDe
   const pkg = parsePackage(tree, source);
   const problems = readTimeProblems(pkg);
   if (problems.length > 0) {
-    throw new PackageReadError(problems.join('\n'), { source, problems });
+    throw new PackageReadError(problems.join('\n'), { source, problems, stage: 'resources' });
   }
   return pkg;
 }

@@ -16,10 +16,6 @@ import {
 import { decodeOperatorFile } from './operator-file.ts';
 import { decodeParamsFile } from './params-file.ts';
 
-function location(source: string, file: string): string {
-  return `${source.replace(/\/+$/, '')}/${file}`;
-}
-
 function apiVersionProblem(found: string): string | undefined {
   return found === PACKAGE_API_VERSION
     ? undefined
@@ -42,32 +38,33 @@ function templatesOf(tree: FileTree): Record<string, string> {
  * apiVersion. Does not run the read-time task checks: see {@link readTimeProblems}.
  */
 /**
- * One of the package's two files, decoded and its apiVersion checked, with KUDO's texts: one
- * that does not decode is "failed to unmarshal <what> file: <path>: …", a wrong apiVersion
- * "<apiVersionPrefix><path>: expecting supported API version …".
+ * One of the package's two files, decoded and its apiVersion checked, with KUDO's texts:
+ * params.yaml's problems read "failed to unmarshal parameters file: params.yaml: …" (the name
+ * inside the package: the command's message names the package), operator.yaml's
+ * "failed to unmarshal operator file: …" or just the apiVersion problem.
  */
 function decodeChecked<T extends { readonly apiVersion: string }>(
   bytes: Buffer,
   source: string,
-  file: string,
   what: 'operator' | 'parameters',
-  how: { readonly decode: (text: string) => T; readonly apiVersionPrefix: string },
+  decode: (text: string) => T,
 ): T {
+  const prefix =
+    what === 'parameters' ? `failed to unmarshal parameters file: ${PARAMS_FILE}: ` : '';
   let decoded: T;
   try {
-    decoded = how.decode(bytes.toString('utf8'));
+    decoded = decode(bytes.toString('utf8'));
   } catch (err) {
+    const message = (err as Error).message;
     throw new PackageReadError(
-      `failed to unmarshal ${what} file: ${location(source, file)}: ${(err as Error).message}`,
-      { source, cause: err },
+      what === 'parameters'
+        ? `${prefix}${message}`
+        : `failed to unmarshal operator file: ${message}`,
+      { source, cause: err, stage: 'files' },
     );
   }
   const problem = apiVersionProblem(decoded.apiVersion);
-  if (problem) {
-    throw new PackageReadError(`${how.apiVersionPrefix}${location(source, file)}: ${problem}`, {
-      source,
-    });
-  }
+  if (problem) throw new PackageReadError(`${prefix}${problem}`, { source, stage: 'files' });
   return decoded;
 }
 
@@ -76,20 +73,18 @@ export function parsePackage(tree: FileTree, source: string): PackageDefinition 
   if (operatorBytes === undefined) {
     throw new PackageReadError(`operator package missing ${OPERATOR_FILE} in ${source}`, {
       source,
+      stage: 'files',
     });
   }
   const paramsBytes = tree.get(PARAMS_FILE);
   if (paramsBytes === undefined) {
-    throw new PackageReadError(`operator package missing ${PARAMS_FILE} in ${source}`, { source });
+    throw new PackageReadError(`operator package missing ${PARAMS_FILE} in ${source}`, {
+      source,
+      stage: 'files',
+    });
   }
 
-  const operator = decodeChecked(operatorBytes, source, OPERATOR_FILE, 'operator', {
-    decode: decodeOperatorFile,
-    apiVersionPrefix: '',
-  });
-  const params = decodeChecked(paramsBytes, source, PARAMS_FILE, 'parameters', {
-    decode: decodeParamsFile,
-    apiVersionPrefix: 'failed to unmarshal parameters file: ',
-  });
+  const operator = decodeChecked(operatorBytes, source, 'operator', decodeOperatorFile);
+  const params = decodeChecked(paramsBytes, source, 'parameters', decodeParamsFile);
   return { source, operator, params, templates: templatesOf(tree) };
 }

@@ -72,12 +72,18 @@ export interface ResolverOptions {
   readonly repository?: RepositoryConfig | (() => Promise<RepositoryConfig>) | undefined;
   readonly http?: HttpOptions | undefined;
   readonly limits?: PackageLimits | undefined;
+  /**
+   * Accept an operator.yaml without `operatorVersion` (`package list` shows such a package,
+   * as KUDO's did; install and upgrade need the version).
+   */
+  readonly allowMissingOperatorVersion?: boolean | undefined;
 }
 
 interface Shared {
   readonly repository: () => Promise<RepositoryConfig>;
   readonly http: HttpOptions;
   readonly limits: PackageLimits;
+  readonly allowMissingOperatorVersion: boolean;
 }
 
 /** Where local paths live: the host filesystem below a folder, or inside a tarball. */
@@ -232,7 +238,9 @@ class ScopedResolver implements PackageResolver {
     scope: Scope,
   ): ResolvedPackage {
     return {
-      resources: packageResources(definition),
+      resources: packageResources(definition, {
+        allowMissingOperatorVersion: this.shared.allowMissingOperatorVersion,
+      }),
       definition,
       origin,
       dependencies: new ScopedResolver(scope, this.shared),
@@ -248,6 +256,7 @@ export function packageResolver(options: ResolverOptions = {}): PackageResolver 
       typeof repo === 'function' ? repo : () => Promise.resolve(repo ?? DEFAULT_REPOSITORY),
     http: options.http ?? {},
     limits: options.limits ?? DEFAULT_PACKAGE_LIMITS,
+    allowMissingOperatorVersion: options.allowMissingOperatorVersion ?? false,
   };
   return new ScopedResolver({ kind: 'host', cwd: options.cwd ?? process.cwd() }, shared);
 }

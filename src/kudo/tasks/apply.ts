@@ -20,6 +20,7 @@ import {
 import { controlledByInstance } from '../render/index.ts';
 import { classify } from './classify.ts';
 import { pruneTask } from './prune.ts';
+import { KUDO_TENANCY, adoption } from './tenancy.ts';
 import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
 import { applyOrder, decorateAll, renderTask, type Rendered } from './objects.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext, type TaskOutcome } from './types.ts';
@@ -140,7 +141,10 @@ async function applyOne(
         // create where it stores what an apply would, cheaper for the API server.
         current = live
           ? await ctx.ssa.apply(desired, { signal: ctx.signal, live })
-          : await ctx.ssa.createOrApply(desired, { signal: ctx.signal });
+          : await ctx.ssa.createOrApply(desired, {
+              signal: ctx.signal,
+              existing: (found) => judgeAdoption(task, found, ctx),
+            });
         ctx.objects?.wrote(current);
       }
     }
@@ -159,6 +163,18 @@ async function applyOne(
     message: `${describeObject(desired)} ${health.reason}`,
     wakesOnChange: ctx.objects?.wakes(current, namespacedName(ctx.instance.metadata)) ?? false,
   };
+}
+
+/**
+ * An object this Instance had not applied exists already: taken over with a Warning Event
+ * naming its previous owner, or (multi-tenant posture, not handed over) refused.
+ */
+function judgeAdoption(task: string, live: ApplyObject, ctx: TaskContext): void {
+  const verdict = adoption(ctx.tenancy ?? KUDO_TENANCY, live, ctx.instance);
+  if (verdict.kind === 'refuse') {
+    throw new FatalTaskError(task, verdict.message, { object: describeObject(live) });
+  }
+  if (verdict.kind === 'warn') ctx.warn?.('AdoptedObject', verdict.message);
 }
 
 /** The cached copy of `desired` when the watch cache vouches for it and it is unchanged. */

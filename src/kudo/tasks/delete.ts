@@ -1,12 +1,13 @@
 /**
  * The Delete task: render and delete the objects with background propagation (never one
- * that belongs to another Instance; kinds the server does not serve are skipped: such objects
+ * that belongs to another Instance, and in the multi-tenant posture only this Instance's; kinds the server does not serve are skipped: such objects
  * cannot exist). Done when a fresh GET of each object answers NotFound.
  */
 import { describeObject } from '../../kube/apply.ts';
 import type { Task } from '../api/types.ts';
 import { entryOf } from '../inventory/index.ts';
-import { ownedByAnother } from '../render/index.ts';
+import { namespacedName } from '../../kube/names.ts';
+import { KUDO_TENANCY, mayDelete, previousOwner } from './tenancy.ts';
 import { classify } from './classify.ts';
 import { decorateAll, renderTask, type Rendered } from './objects.ts';
 import type { TaskContext, TaskOutcome } from './types.ts';
@@ -30,8 +31,15 @@ export async function deleteObjects(
         ctx.inventory.forget([entryOf(obj, { cluster: ctx.cluster })]);
         continue;
       }
-      // An object of another Instance is not ours to delete nor to wait for.
-      if (ownedByAnother(live, ctx.instance)) continue;
+      // An object of another Instance (multi-tenant: any object not this Instance's) is not
+      // ours to delete nor to wait for.
+      if (!mayDelete(ctx.tenancy ?? KUDO_TENANCY, live, ctx.instance)) {
+        ctx.warn?.(
+          'DeleteSkipped',
+          `task ${task}: ${describeObject(live)} does not belong to Instance ${namespacedName(ctx.instance.metadata)} (owner: ${previousOwner(live)}); left in place`,
+        );
+        continue;
+      }
       if (!live.metadata?.['deletionTimestamp']) await ctx.ssa.remove(obj, ctx.signal);
       // Gone only when the server says NotFound: finalizers (and a garbage collector, for
       // what the object owns) may keep it a while.

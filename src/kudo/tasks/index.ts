@@ -16,3 +16,15 @@ export {
   type TaskContext,
   type TaskOutcome,
 } from './types.ts';
+export {
+  ANNOTATION_ADOPT,
+  KUDO_TENANCY,
+  TENANCY_POSTURES,
+  TenancyFlagError,
+  operatorVersionProblem,
+  parseGrant,
+  parseNamespace,
+  type NamespaceGrant,
+  type TenancyPolicy,
+  type TenancyPosture,
+} from './tenancy.ts';

@@ -32,6 +32,7 @@ import {
   type RenderOutput,
 } from '../render/index.ts';
 import { RenderLimitError } from '../render/pool/index.ts';
+import { KUDO_TENANCY, placeObject } from './tenancy.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext } from './types.ts';
 
 /** A rendered object and the template it came from (messages name the template). */
@@ -165,8 +166,8 @@ function unservedMessage(r: Rendered, served: readonly string[]): string {
 }
 
 /**
- * Resolves each object's kind and decorates it (namespace, labels, owner), converting removed
- * API versions. A kind a CRD declares but the server does not serve yet is a transient error
+ * Resolves each object's kind, places it (tenancy.ts) and decorates it (namespace, labels,
+ * owner), converting removed API versions. A kind a CRD declares but the server does not serve yet is a transient error
  * (`pending`, reported after everything else was applied when given); a kind nothing serves
  * is fatal. With `missingKindIsGone` (deleting), objects of either kind are skipped: they
  * cannot exist. When applying, pod templates that mount ConfigMaps/Secrets get their
@@ -206,6 +207,7 @@ export async function decorateAll(
       pending.push(problem);
       continue;
     }
+    const placed = place(task, r, resolution.mapping.namespaced, ctx);
     const decoration: Decoration = {
       instance: ctx.instance,
       operatorName: operatorName(ctx.instance, ctx.operatorVersion),
@@ -213,7 +215,7 @@ export async function decorateAll(
       at: ctx.at,
       namespaced: resolution.mapping.namespaced,
     };
-    resolved.push({ r, decoration, resolution });
+    resolved.push({ r: placed, decoration, resolution });
   }
   const decorated = resolved.map(({ r, decoration }) => decorate(r.object, decoration));
   if (!missingKindIsGone) await addDependencyHashes(resolved, decorated, ctx);
@@ -240,6 +242,28 @@ export async function decorateAll(
     out.push(removed.convert(object));
   });
   return out;
+}
+
+/**
+ * The rendered object in the namespace the tenancy policy puts it (tenancy.ts): kept, moved
+ * into the Instance's namespace with a Warning Event, or refused as a FatalTaskError.
+ */
+function place(task: string, r: Rendered, namespaced: boolean, ctx: TaskContext): Rendered {
+  const placement = placeObject(ctx.tenancy ?? KUDO_TENANCY, {
+    template: r.template,
+    object: r.object,
+    namespaced,
+    instanceNamespace: ctx.instance.metadata.namespace ?? '',
+  });
+  if (placement.kind === 'keep') return r;
+  if (placement.kind === 'refuse') {
+    throw new FatalTaskError(task, placement.message, { object: describeObject(r.object) });
+  }
+  ctx.warn?.('NamespaceOverridden', placement.warning);
+  return {
+    template: r.template,
+    object: { ...r.object, metadata: { ...r.object.metadata, namespace: placement.namespace } },
+  };
 }
 
 /**

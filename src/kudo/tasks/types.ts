@@ -4,6 +4,7 @@ import type { Instance, OperatorVersion } from '../api/types.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import type { RenderBudget, Renderer, StepCoordinates } from '../render/index.ts';
 import type { PodExec } from './pipe/exec.ts';
+import type { TenancyPolicy } from './tenancy.ts';
 
 /** Records objects in the Instance's inventory (written to status before they are applied). */
 export interface RecordOptions {
@@ -85,10 +86,12 @@ export interface TaskContext {
   readonly renderBudget?: RenderBudget;
   readonly inventory: InventoryRecorder;
   readonly signal: AbortSignal;
-  /** Image of the pipe pods' waiter container (default busybox; air-gapped clusters: a mirror). */
+  /** Image of the pipe pods' waiter container (default DEFAULT_WAITER_IMAGE, pinned; air-gapped clusters: a mirror). */
   readonly pipeWaiterImage?: string;
   /** Runs commands in pods (Pipe tasks); default: `pods/exec` over WebSocket. */
   readonly podExec?: PodExec;
+  /** What the Instance may make the manager do beyond its namespace; default KUDO's posture. */
+  readonly tenancy?: TenancyPolicy;
   /**
    * A Warning Event on the Instance (`reason`, `message`). The engine records each distinct
    * message once per plan run, however often a pass repeats it.

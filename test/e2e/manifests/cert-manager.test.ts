@@ -33,6 +33,7 @@ import {
 } from './cert-manager.ts';
 import {
   metrics,
+  scraperToken,
   readDeployment,
   sampleSum,
   servedFingerprint,
@@ -380,11 +381,12 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
         }
       }
     })();
+    const token = await scraperToken(admin, NS);
     const webhookCalls = async (): Promise<number> => {
       const ca = await caPem();
       let sum = 0;
       for (const r of replicas) {
-        sum += sampleSum(await metrics(r, ca), 'planwright_webhook_requests_total');
+        sum += sampleSum(await metrics(r, ca, token), 'planwright_webhook_requests_total');
       }
       return sum;
     };

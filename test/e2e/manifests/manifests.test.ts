@@ -27,6 +27,7 @@ import { imageRoot, type ImageRoot } from '../../support/dockerfile.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   metrics,
+  scraperToken,
   readDeployment,
   sampleSum,
   type DeploymentSpec,
@@ -227,6 +228,7 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
 
   it('serves webhooks on both replicas and leads on one', async () => {
     const ca = await caPem();
+    const token = await scraperToken(admin, NS);
     // The apiserver picks an endpoint (a random EndpointSlice) when it dials, and keeps the
     // connection alive: sequential calls stay on one replica. Concurrent calls make it dial
     // more connections, so bursts of parallel writes (dry-run: nothing is stored) until both
@@ -253,7 +255,7 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
         );
         const served = await Promise.all(
           replicas.map(async (r) =>
-            sampleSum(await metrics(r, ca), 'planwright_webhook_requests_total'),
+            sampleSum(await metrics(r, ca, token), 'planwright_webhook_requests_total'),
           ),
         );
         return served.every((n) => n > 0);
@@ -261,7 +263,9 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
       { timeoutMs: 60_000, intervalMs: 50 },
     );
     const leaders = await Promise.all(
-      replicas.map(async (r) => sampleSum(await metrics(r, ca), 'leader_election_master_status')),
+      replicas.map(async (r) =>
+        sampleSum(await metrics(r, ca, token), 'leader_election_master_status'),
+      ),
     );
     expect(leaders.sort()).toEqual([0, 1]);
     const lease = await admin.request<{ spec: { holderIdentity?: string } }>({

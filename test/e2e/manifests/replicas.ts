@@ -219,14 +219,54 @@ export async function waitReady(replica: Replica, caPem: () => Promise<string>):
 }
 
 /** Metric samples `name{labels} value` of a replica's /metrics. */
-export async function metrics(replica: Replica, caPem: string): Promise<string> {
+export async function metrics(replica: Replica, caPem: string, token: string): Promise<string> {
   const res = await httpsRequest({
     port: replica.port,
     path: '/metrics',
     ca: caPem,
     servername: 'planwright-webhook.planwright-system.svc',
+    headers: { authorization: `Bearer ${token}` },
   });
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${res.text}`);
   return res.text;
+}
+
+/**
+ * A token of ServiceAccount `metrics-scraper` in `namespace`, bound to the manifests'
+ * ClusterRole planwright-metrics-reader: /metrics answers only such callers in a cluster.
+ */
+export async function scraperToken(admin: KubeClient, namespace: string): Promise<string> {
+  const ignoreExisting = (err: unknown): void => {
+    if (!(err instanceof ApiError && err.statusCode === 409)) throw err;
+  };
+  await admin
+    .request({
+      method: 'POST',
+      path: `/api/v1/namespaces/${namespace}/serviceaccounts`,
+      body: { metadata: { name: 'metrics-scraper' } },
+    })
+    .catch(ignoreExisting);
+  await admin
+    .request({
+      method: 'POST',
+      path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+      body: {
+        metadata: { name: `metrics-scraper-${namespace}` },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'planwright-metrics-reader',
+        },
+        subjects: [{ kind: 'ServiceAccount', name: 'metrics-scraper', namespace }],
+      },
+    })
+    .catch(ignoreExisting);
+  const request = await admin.request<{ status?: { token?: string } }>({
+    method: 'POST',
+    path: `/api/v1/namespaces/${namespace}/serviceaccounts/metrics-scraper/token`,
+    body: { spec: { expirationSeconds: 3600 } },
+  });
+  return request.status?.token ?? '';
 }
 
 export function sampleSum(

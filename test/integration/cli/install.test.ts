@@ -392,10 +392,14 @@ describe('kubectl kudo install / update / upgrade / package / repo', () => {
 
       const fromFolder = await kudo(['install', folder, '--skip-instance']);
       expect(fromFolder.code).toBe(0);
+      // `--required`: a `Name` table of the required parameters without default, or a line
+      // saying there are none.
       const required = (
-        await kudo(['package', 'list', 'parameters', join(d1, archive!), '--required', '--names'])
+        await kudo(['package', 'list', 'parameters', join(d1, archive!), '--required'])
       ).stdout
         .split('\n')
+        .slice(1)
+        .map((l) => l.trim())
         .filter(Boolean);
       const fromArchive = await kudo(
         [

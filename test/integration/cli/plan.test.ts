@@ -68,8 +68,8 @@ describe('kubectl kudo plan / get / uninstall', () => {
         /^ {4}├── Plan deploy \(serial strategy\) \[COMPLETE\], last updated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
       ),
     );
-    expect(lines).toContain('    │   └── Phase main (serial strategy) [COMPLETE]');
-    expect(lines).toContain('    │       └── Step config [COMPLETE]');
+    expect(lines).toContain('    │\u00a0\u00a0 └── Phase main (serial strategy) [COMPLETE]');
+    expect(lines).toContain('    │\u00a0\u00a0     └── Step config [COMPLETE]');
     expect(lines).toContain('    └── Plan slow (serial strategy) [NOT ACTIVE]');
     expect(res.stdout.endsWith('\n\n')).toBe(true);
 

@@ -1,5 +1,6 @@
-// Target kubeconfigs from Secrets: usable ones load; dangerous features are refused with the
-// feature and its place named, unless allowed; broken ones say what is wrong.
+// Target kubeconfigs from Secrets: usable ones load from an allowlist of fields; every field
+// that reads a file, runs a program, proxies or impersonates is refused with its place named,
+// whatever the flags; insecure TLS only with allowUnsafe; broken ones say what is wrong.
 import { describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { KubeConfigError, parseTargetKubeconfig } from '../../../src/kube/index.ts';
@@ -34,72 +35,112 @@ describe('parseTargetKubeconfig', () => {
     expect(kc.getCurrentUser()?.token).toBe('abc');
   });
 
+  // Every field @kubernetes/client-node 2.x reads that reads a file, runs a program, proxies
+  // or impersonates (dist/config_types.js, file_auth.js, exec_auth.js, gcp_auth.js,
+  // azure_auth.js): refused with its place named, with or without allowUnsafe.
   it.each([
+    ['exec', 'user', 'exec', { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1' }],
     [
-      'exec',
-      (d: { user: Doc }) =>
-        (d.user['exec'] = { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1' }),
-      'an exec credential plugin (user "deployer": exec)',
-    ],
-    [
+      'auth-provider gcp cmd-path',
+      'user',
       'auth-provider',
-      (d: { user: Doc }) => (d.user['auth-provider'] = { name: 'gcp' }),
-      'an auth-provider plugin (user "deployer": auth-provider)',
+      { name: 'gcp', config: { 'cmd-path': '/bin/sh' } },
     ],
     [
-      'insecure',
-      (d: { cluster: Doc }) => (d.cluster['insecure-skip-tls-verify'] = true),
-      'TLS without server verification (cluster "target": insecure-skip-tls-verify)',
+      'auth-provider azure',
+      'user',
+      'auth-provider',
+      { name: 'azure', config: { 'cmd-path': '/bin/sh' } },
     ],
     [
-      'ca file',
-      (d: { cluster: Doc }) => (d.cluster['certificate-authority'] = '/etc/ca.crt'),
-      `a file path of the manager's file system (cluster "target": certificate-authority)`,
+      'auth-provider tokenFile',
+      'user',
+      'auth-provider',
+      { name: 'tokenFile', config: { tokenFile: '/etc/shadow' } },
     ],
-    [
-      'cert file',
-      (d: { user: Doc }) => (d.user['client-certificate'] = '/etc/passwd'),
-      `a file path of the manager's file system (user "deployer": client-certificate)`,
-    ],
-    [
-      'key file',
-      (d: { user: Doc }) => (d.user['client-key'] = '/root/key'),
-      `(user "deployer": client-key)`,
-    ],
-    [
-      'token file',
-      (d: { user: Doc }) =>
-        (d.user['tokenFile'] = '/var/run/secrets/kubernetes.io/serviceaccount/token'),
-      `(user "deployer": tokenFile)`,
-    ],
-  ] as const)('refuses %s unless allowed, naming it and the way out', (_name, change, named) => {
-    const text = kubeconfig(change);
-    let error: unknown;
-    try {
-      parse(text);
-    } catch (err) {
-      error = err;
+    ['auth-provider oidc', 'user', 'auth-provider', { name: 'oidc', config: { 'id-token': 'x' } }],
+    ['token-file', 'user', 'token-file', '/var/run/secrets/kubernetes.io/serviceaccount/token'],
+    ['tokenFile', 'user', 'tokenFile', '/var/run/secrets/kubernetes.io/serviceaccount/token'],
+    ['client-certificate', 'user', 'client-certificate', '/etc/passwd'],
+    ['client-key', 'user', 'client-key', '/root/key'],
+    ['certificate-authority', 'cluster', 'certificate-authority', '/etc/ca.crt'],
+    ['proxy-url', 'cluster', 'proxy-url', 'http://attacker.example:3128'],
+    ['as (impersonation)', 'user', 'as', 'system:admin'],
+    ['as-groups', 'user', 'as-groups', ['system:masters']],
+    ['username', 'user', 'username', 'admin'],
+    ['password', 'user', 'password', 'secret'],
+    ['unknown field', 'cluster', 'Token-File', '/etc/passwd'],
+  ] as const)('refuses %s in both modes, naming field and place', (_name, part, field, value) => {
+    const text = kubeconfig((d) => {
+      (part === 'user' ? d.user : d.cluster)[field] = value;
+    });
+    for (const allowUnsafe of [false, true]) {
+      let error: unknown;
+      try {
+        parse(text, allowUnsafe);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(KubeConfigError);
+      const message = (error as Error).message;
+      expect(message).toContain(
+        `${part === 'user' ? 'user "deployer"' : 'cluster "target"'}: ${field} (`,
+      );
+      expect(message).toContain('whatever its flags');
+      expect(message).toContain(source);
     }
-    expect(error).toBeInstanceOf(KubeConfigError);
-    const message = (error as Error).message;
-    expect(message).toContain(named);
-    expect(message).toContain('--allow-unsafe-kubeconfig');
-    expect(message).toContain(source);
   });
 
-  it('lets the refused features through with allowUnsafe', () => {
+  it('refuses a file reference in an entry the current context does not use (the library reads it while loading)', () => {
+    const text = kubeconfig((d) => {
+      (d.root['users'] as Doc[]).push({
+        name: 'other',
+        user: { 'token-file': '/var/run/secrets/kubernetes.io/serviceaccount/token' },
+      });
+    });
+    expect(() => parse(text, true)).toThrow('user "other": token-file (reads a file');
+  });
+
+  it('refuses insecure-skip-tls-verify unless allowUnsafe, and then applies it', () => {
     const text = kubeconfig((d) => {
       d.cluster['insecure-skip-tls-verify'] = true;
       delete d.cluster['certificate-authority-data'];
     });
+    expect(() => parse(text)).toThrow('--allow-unsafe-kubeconfig');
     expect(parse(text, true).getCurrentCluster()?.skipTLSVerify).toBe(true);
   });
 
-  it('only judges the current context', () => {
-    const text = kubeconfig((d) => {
-      (d.root['users'] as Doc[]).push({ name: 'other', user: { exec: { command: 'x' } } });
+  it('builds the client from the allowlisted values only', () => {
+    const kc = parse(
+      kubeconfig((d) => {
+        d.cluster['tls-server-name'] = 'api.internal';
+        d.user['client-certificate-data'] = 'Y2VydA==';
+        d.user['client-key-data'] = 'a2V5';
+        d.root['contexts'] = [
+          { name: 'ctx', context: { cluster: 'target', user: 'deployer', namespace: 'apps' } },
+        ];
+      }),
+    );
+    expect(kc.getCurrentCluster()).toMatchObject({
+      server: 'https://127.0.0.1:6443',
+      caData: 'Y2E=',
+      tlsServerName: 'api.internal',
+      skipTLSVerify: false,
     });
-    expect(() => parse(text)).not.toThrow();
+    expect(kc.getCurrentCluster()?.caFile).toBeUndefined();
+    expect(kc.getCurrentCluster()?.proxyUrl).toBeUndefined();
+    const user = kc.getCurrentUser();
+    expect(user).toMatchObject({ certData: 'Y2VydA==', keyData: 'a2V5', token: 'abc' });
+    expect(user?.exec).toBeUndefined();
+    expect(user?.authProvider).toBeUndefined();
+    expect(kc.getContextObject('ctx')?.namespace).toBe('apps');
+  });
+
+  it('refuses a name defined twice', () => {
+    const text = kubeconfig((d) => {
+      (d.root['users'] as Doc[]).push({ name: 'deployer', user: { token: 'other' } });
+    });
+    expect(() => parse(text)).toThrow('user "deployer" is defined twice');
   });
 
   it.each([

@@ -10,7 +10,23 @@ import type { PipeFile } from './spec.ts';
 
 export const PIPE_POD_ANNOTATION = 'kudo.dev/pipepod';
 export const WAITER_CONTAINER = 'waiter';
-export const DEFAULT_WAITER_IMAGE = 'busybox';
+/** A pinned tag: `latest` would change under a running manager (--pipe-waiter-image overrides). */
+export const DEFAULT_WAITER_IMAGE = 'busybox:1.36';
+/** nobody: the waiter only sleeps and reads the files (tar, stat), which needs no root. */
+export const WAITER_USER = 65534;
+
+/**
+ * The waiter's securityContext, which Pod Security "restricted" accepts: not root, no
+ * privilege escalation, no capabilities, the runtime's default seccomp profile.
+ */
+export const WAITER_SECURITY_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({
+  runAsNonRoot: true,
+  runAsUser: WAITER_USER,
+  runAsGroup: WAITER_USER,
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
+});
 
 /** Data keys of ConfigMaps and Secrets. */
 const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
@@ -112,8 +128,11 @@ function checkPipePath(path: string, mountPath: string): void {
 
 /**
  * The pod to create from the user's pod: named `name`, annotated as a pipe pod, restarting
- * on failure, its containers replaced by the waiter (mounting the same emptyDir); everything
- * else kept (volumes, the init container, service account, node selection …).
+ * on failure, its containers replaced by the waiter (mounting the same emptyDir, with the
+ * restricted securityContext); the pod's seccomp profile RuntimeDefault unless the package
+ * set one; everything else kept (volumes, the init container, service account, node
+ * selection …). The init container is the package's: it passes "restricted" only if the
+ * package wrote it so.
  */
 export function buildPipePod(
   pod: ApplyObject,
@@ -135,6 +154,7 @@ export function buildPipePod(
     spec: {
       ...spec,
       restartPolicy: 'OnFailure',
+      securityContext: podSecurityContext(spec['securityContext']),
       containers: [
         {
           name: WAITER_CONTAINER,
@@ -142,8 +162,17 @@ export function buildPipePod(
           command: ['/bin/sh', '-c'],
           args: ['sleep infinity'],
           volumeMounts: [{ name: mount.volume, mountPath: mount.mountPath }],
+          securityContext: structuredClone(WAITER_SECURITY_CONTEXT),
         },
       ],
     },
   };
+}
+
+/** The package's pod securityContext, with seccomp RuntimeDefault when it names no profile. */
+function podSecurityContext(given: unknown): Json {
+  const context = isObject(given) ? { ...given } : {};
+  if (context['seccompProfile'] === undefined)
+    context['seccompProfile'] = { type: 'RuntimeDefault' };
+  return context;
 }

@@ -495,7 +495,7 @@ describe('Instances in a target cluster (two control planes)', () => {
       const s = (await plan('exec'))?.phases?.[0]?.steps?.[0];
       return s?.status === 'ERROR' ? s : undefined;
     });
-    expect(refused.message).toContain('an exec credential plugin (user "u": exec)');
+    expect(refused.message).toContain('user "u": exec (runs a program in the manager)');
     // Nothing was applied for them: their deletion finishes at once.
     await deleteInstance('lost');
     await deleteInstance('exec');

@@ -119,10 +119,10 @@ describe('parsePackage', () => {
       () =>
         parsePackage(tree({ ...files, [file]: text }), '/p');
     expect(refused('operator.yaml', 'apiVersion: kudo.dev/v1alpha1\nname: v')).toThrow(
-      '/p/operator.yaml: expecting supported API version kudo.dev/v1beta1 but got kudo.dev/v1alpha1',
+      'expecting supported API version kudo.dev/v1beta1 but got kudo.dev/v1alpha1',
     );
     expect(refused('params.yaml', 'apiVersion: v2\nparameters: []')).toThrow(
-      'failed to unmarshal parameters file: /p/params.yaml: expecting supported API version kudo.dev/v1beta1 but got v2',
+      'failed to unmarshal parameters file: params.yaml: expecting supported API version kudo.dev/v1beta1 but got v2',
     );
   });
 
@@ -139,18 +139,14 @@ describe('parsePackage', () => {
     [
       'operator.yaml',
       'name: s\ntasks: 5',
-      'failed to unmarshal operator file: /p/operator.yaml: tasks must be a list, got the number 5',
+      'failed to unmarshal operator file: tasks must be a list, got the number 5',
     ],
     [
       'params.yaml',
       'parameters:\n  - name: A\n    required: "yes"',
-      'failed to unmarshal parameters file: /p/params.yaml: parameters[0].required must be true or false, got the string "yes"',
+      'failed to unmarshal parameters file: params.yaml: parameters[0].required must be true or false, got the string "yes"',
     ],
-    [
-      'operator.yaml',
-      'name: [unclosed',
-      /^failed to unmarshal operator file: \/p\/operator.yaml: line 1: /,
-    ],
+    ['operator.yaml', 'name: [unclosed', /^failed to unmarshal operator file: line 1: /],
   ])('names the field when %s has the wrong shape or does not parse: %s', (file, text, message) => {
     const files = { ...minimalPackage('s'), [file]: text };
     expect(() => parsePackage(tree(files), '/p')).toThrow(message);

@@ -9,6 +9,7 @@ import { pipeArtifact } from '../../../../src/kudo/tasks/pipe/artifacts.ts';
 import { EnvFileError, parseEnvFile } from '../../../../src/kudo/tasks/pipe/env-file.ts';
 import { exitCodeOf } from '../../../../src/kudo/tasks/pipe/exec.ts';
 import {
+  DEFAULT_WAITER_IMAGE,
   buildPipePod,
   PipePodKindError,
   PipePodValidationError,
@@ -171,8 +172,19 @@ describe('the pipe pod', () => {
         command: ['/bin/sh', '-c'],
         args: ['sleep infinity'],
         volumeMounts: [{ name: 'shared-data', mountPath: '/tmp' }],
+        // Pod Security "restricted" for the container Planwright adds.
+        securityContext: {
+          runAsNonRoot: true,
+          runAsUser: 65534,
+          runAsGroup: 65534,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+          seccompProfile: { type: 'RuntimeDefault' },
+        },
       },
     ]);
+    expect(spec['securityContext']).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+    expect(DEFAULT_WAITER_IMAGE).toMatch(/^busybox:\d+\.\d+/);
     expect(spec['serviceAccountName']).toBe('gen');
     expect(spec['nodeSelector']).toEqual({ disk: 'ssd' });
     expect(spec['initContainers']).toEqual(

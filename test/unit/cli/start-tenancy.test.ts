@@ -1,0 +1,69 @@
+// `planwright start`'s tenancy flags as commander parses them: the posture's choices, the
+// repeatable allowances with their syntax errors, the policy they make (none for the default
+// posture without allowances), and --watch-namespaces' list.
+import { describe, expect, it } from '@jest/globals';
+import { Command } from 'commander';
+import {
+  namespaceList,
+  tenancyOptions,
+  tenancyPolicy,
+  type StartFlags,
+} from '../../../src/cli/commands/start.ts';
+
+function parse(args: readonly string[]): StartFlags {
+  const command = new Command('start').exitOverride();
+  for (const option of tenancyOptions()) command.addOption(option);
+  command.parse(['node', 'start', ...args]);
+  return command.opts<StartFlags>();
+}
+
+describe('tenancy flags', () => {
+  it('default posture without allowances: no policy (KUDO behaviour)', () => {
+    expect(tenancyPolicy(parse([]))).toBeUndefined();
+  });
+
+  it('multi-tenant with repeated allowances', () => {
+    const policy = tenancyPolicy(
+      parse([
+        '--tenancy',
+        'multi-tenant',
+        '--allow-namespace',
+        'team-a=shared',
+        '--allow-namespace',
+        '*=monitoring',
+        '--allow-cluster-scoped',
+        'platform',
+        '--allow-operator-version',
+        'team-a=catalog',
+      ]),
+    );
+    expect(policy).toEqual({
+      posture: 'multi-tenant',
+      namespaces: [
+        { from: 'team-a', to: 'shared' },
+        { from: '*', to: 'monitoring' },
+      ],
+      clusterScoped: ['platform'],
+      operatorVersions: [{ from: 'team-a', to: 'catalog' }],
+    });
+  });
+
+  it('an allowance alone keeps the kudo posture', () => {
+    expect(tenancyPolicy(parse(['--allow-namespace', 'a=b']))).toEqual({
+      posture: 'kudo',
+      namespaces: [{ from: 'a', to: 'b' }],
+    });
+  });
+
+  it('refuses an unknown posture and a malformed allowance', () => {
+    expect(() => parse(['--tenancy', 'open'])).toThrow(/Allowed choices are kudo, multi-tenant/);
+    expect(() => parse(['--allow-namespace', 'team-a'])).toThrow(
+      'e.g. --allow-namespace team-a=shared',
+    );
+  });
+
+  it('--watch-namespaces takes a comma list of names', () => {
+    expect(namespaceList('a,b-2')).toEqual(['a', 'b-2']);
+    expect(() => namespaceList('a,,b')).toThrow('e.g. --watch-namespaces team-a,team-b');
+  });
+});

@@ -1,0 +1,197 @@
+// The tenancy rules as pure decisions: where an object goes, whether an existing object may be
+// written over or deleted, whether an OperatorVersion of another namespace may be used, and
+// the flags' syntax. The escalations against a real API server are in
+// test/integration/kudo/tenancy.
+import { describe, expect, it } from '@jest/globals';
+import type { ApplyObject } from '../../../../src/kube/apply.ts';
+import type { Instance } from '../../../../src/kudo/api/types.ts';
+import {
+  adoption,
+  mayDelete,
+  operatorVersionProblem,
+  parseGrant,
+  parseNamespace,
+  placeObject,
+  TenancyFlagError,
+  type TenancyPolicy,
+} from '../../../../src/kudo/tasks/tenancy.ts';
+
+const instance: Instance = {
+  apiVersion: 'kudo.dev/v1beta1',
+  kind: 'Instance',
+  metadata: { name: 'app', namespace: 'team-a', uid: 'u-1' },
+  spec: {},
+};
+const kudo: TenancyPolicy = { posture: 'kudo' };
+const multi: TenancyPolicy = { posture: 'multi-tenant' };
+
+function cm(namespace: string | undefined, meta: Record<string, unknown> = {}): ApplyObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'x', ...(namespace ? { namespace } : {}), ...meta },
+  };
+}
+
+const place = (policy: TenancyPolicy, object: ApplyObject, namespaced = true) =>
+  placeObject(policy, { template: 't.yaml', object, namespaced, instanceNamespace: 'team-a' });
+
+describe('placeObject', () => {
+  it('keeps objects of the Instance namespace or without one, in both postures', () => {
+    for (const policy of [kudo, multi]) {
+      expect(place(policy, cm('team-a')).kind).toBe('keep');
+      expect(place(policy, cm(undefined)).kind).toBe('keep');
+    }
+  });
+
+  it('kudo: overrides another namespace, saying so and naming the allowance', () => {
+    const placed = place(kudo, cm('kube-system'));
+    expect(placed).toEqual({
+      kind: 'override',
+      namespace: 'team-a',
+      warning: expect.stringContaining(
+        "template t.yaml: ConfigMap kube-system/x names namespace kube-system; applied in the Instance's namespace team-a",
+      ),
+    });
+    expect(placed.kind === 'override' && placed.warning).toContain(
+      'planwright start --allow-namespace team-a=kube-system',
+    );
+  });
+
+  it('multi-tenant: refuses another namespace naming object and allowance', () => {
+    const placed = place(multi, cm('kube-system'));
+    expect(placed.kind).toBe('refuse');
+    expect(placed.kind === 'refuse' && placed.message).toContain(
+      "ConfigMap kube-system/x names namespace kube-system, outside the Instance's namespace team-a",
+    );
+    expect(placed.kind === 'refuse' && placed.message).toContain(
+      '--allow-namespace team-a=kube-system',
+    );
+  });
+
+  it('an allowance keeps the namespace in both postures, for its source namespace or *', () => {
+    for (const from of ['team-a', '*']) {
+      for (const posture of ['kudo', 'multi-tenant'] as const) {
+        const policy: TenancyPolicy = { posture, namespaces: [{ from, to: 'shared' }] };
+        expect(place(policy, cm('shared')).kind).toBe('keep');
+        expect(place(policy, cm('kube-system')).kind).not.toBe('keep');
+      }
+    }
+    const other: TenancyPolicy = {
+      posture: 'multi-tenant',
+      namespaces: [{ from: 'team-b', to: 'shared' }],
+    };
+    expect(place(other, cm('shared')).kind).toBe('refuse');
+  });
+
+  it('cluster-scoped: kept in kudo, refused in multi-tenant unless allowed', () => {
+    const crb: ApplyObject = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'b' },
+    };
+    expect(place(kudo, crb, false).kind).toBe('keep');
+    const refused = place(multi, crb, false);
+    expect(refused.kind === 'refuse' && refused.message).toContain(
+      'template t.yaml: ClusterRoleBinding b is cluster-scoped',
+    );
+    expect(refused.kind === 'refuse' && refused.message).toContain('--allow-cluster-scoped team-a');
+    expect(place({ posture: 'multi-tenant', clusterScoped: ['team-a'] }, crb, false).kind).toBe(
+      'keep',
+    );
+    expect(place({ posture: 'multi-tenant', clusterScoped: ['*'] }, crb, false).kind).toBe('keep');
+    expect(place({ posture: 'multi-tenant', clusterScoped: ['team-b'] }, crb, false).kind).toBe(
+      'refuse',
+    );
+  });
+});
+
+describe('adoption and deletion', () => {
+  const mine = cm('team-a', { annotations: { 'planwright.dev/instance': 'team-a/app' } });
+  const byRef = cm('team-a', {
+    ownerReferences: [{ uid: 'u-1', controller: true, kind: 'Instance', name: 'app' }],
+  });
+  const byKudoLabels = cm('team-a', { labels: { heritage: 'kudo', 'kudo.dev/instance': 'app' } });
+  const another = cm('team-a', { annotations: { 'planwright.dev/instance': 'team-a/other' } });
+  const admins = cm('team-a', {
+    managedFields: [{ manager: 'kubectl-create', operation: 'Update' }],
+  });
+  const handed = cm('team-a', { annotations: { 'planwright.dev/adopt': 'team-a/app' } });
+
+  it('own objects need no adoption', () => {
+    for (const obj of [mine, byRef, byKudoLabels]) {
+      expect(adoption(multi, obj, instance).kind).toBe('none');
+      expect(mayDelete(multi, obj, instance)).toBe(true);
+    }
+  });
+
+  it('kudo: warns naming the previous owner', () => {
+    const verdict = adoption(kudo, another, instance);
+    expect(verdict.kind).toBe('warn');
+    expect(verdict.kind === 'warn' && verdict.message).toContain(
+      'ConfigMap team-a/x existed before Instance team-a/app applied it (previous owner: Instance team-a/other)',
+    );
+    const admin = adoption(kudo, admins, instance);
+    expect(admin.kind === 'warn' && admin.message).toContain(
+      'previous owner: field manager kubectl-create',
+    );
+  });
+
+  it('multi-tenant: refuses, saying how to hand it over', () => {
+    const verdict = adoption(multi, admins, instance);
+    expect(verdict.kind).toBe('refuse');
+    expect(verdict.kind === 'refuse' && verdict.message).toContain(
+      'kubectl annotate configmap x -n team-a planwright.dev/adopt=team-a/app',
+    );
+  });
+
+  it('the adopt annotation naming this Instance is a deliberate hand-over; another name is not', () => {
+    expect(adoption(multi, handed, instance).kind).toBe('warn');
+    const elsewhere = cm('team-a', { annotations: { 'planwright.dev/adopt': 'team-a/someone' } });
+    expect(adoption(multi, elsewhere, instance).kind).toBe('refuse');
+  });
+
+  it('delete: kudo spares only other Instances’ objects; multi-tenant deletes only its own', () => {
+    expect(mayDelete(kudo, admins, instance)).toBe(true);
+    expect(mayDelete(kudo, another, instance)).toBe(false);
+    expect(mayDelete(multi, admins, instance)).toBe(false);
+    expect(mayDelete(multi, another, instance)).toBe(false);
+    expect(mayDelete(multi, handed, instance)).toBe(false);
+  });
+});
+
+describe('operatorVersionProblem', () => {
+  it('kudo and the own namespace: no problem', () => {
+    expect(operatorVersionProblem(kudo, instance, 'elsewhere')).toBeUndefined();
+    expect(operatorVersionProblem(multi, instance, 'team-a')).toBeUndefined();
+  });
+
+  it('multi-tenant: another namespace needs an allowance', () => {
+    expect(operatorVersionProblem(multi, instance, 'shared')).toContain(
+      '--allow-operator-version team-a=shared',
+    );
+    const allowed: TenancyPolicy = {
+      posture: 'multi-tenant',
+      operatorVersions: [{ from: '*', to: 'shared' }],
+    };
+    expect(operatorVersionProblem(allowed, instance, 'shared')).toBeUndefined();
+  });
+});
+
+describe('flags', () => {
+  it('parses FROM=TO and namespaces', () => {
+    expect(parseGrant('--allow-namespace', 'team-a=shared')).toEqual({
+      from: 'team-a',
+      to: 'shared',
+    });
+    expect(parseGrant('--allow-namespace', '*=shared')).toEqual({ from: '*', to: 'shared' });
+    expect(parseNamespace('--allow-cluster-scoped', 'platform')).toBe('platform');
+  });
+
+  it.each(['team-a', 'a=b=c', 'a=*', 'A=b', '=b', 'a='])('refuses %j with an example', (value) => {
+    expect(() => parseGrant('--allow-namespace', value)).toThrow(TenancyFlagError);
+    expect(() => parseGrant('--allow-namespace', value)).toThrow(
+      'e.g. --allow-namespace team-a=shared',
+    );
+  });
+});
