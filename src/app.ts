@@ -31,7 +31,7 @@ import {
 } from './kudo/controller/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
 import { RenderPool } from './kudo/render/pool/index.ts';
-import { RoutingRenderer } from './kudo/render/routing.ts';
+import { RoutingRenderer } from './kudo/render/index.ts';
 import {
   JitteredBackoff,
   Manager,
@@ -49,7 +49,7 @@ import {
   RENDER_WORKER_HEAP_MB,
   cgroupMemoryLimitMb,
   workersFitting,
-} from './memory-budget.ts';
+} from './kudo/render/index.ts';
 
 /** The webhook server's settings; logger, registry and probes are the App's. */
 export type WebhookSettings = Omit<WebhookServerOptions, 'logger' | 'registry' | 'probes'>;
@@ -116,7 +116,7 @@ export const INSTANCE_CACHE_CHECK = 'cache-instances-synced';
 
 /**
  * Render workers by default: one per CPU, at least 1 and at most 4, and no more than fit
- * under the container's memory limit (memory-budget.ts).
+ * under the container's memory limit (kudo/render/memory-budget.ts).
  */
 export function defaultRenderWorkers(limitMb: number | undefined = cgroupMemoryLimitMb()): number {
   const byCpu = Math.max(1, Math.min(4, availableParallelism()));

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { serviceAccountDir } from '../kube/config.ts';
+import { serviceAccountDir } from '../kube/index.ts';
 
 /** Where the cluster connection comes from, decided before anything is loaded. */
 export type ClusterSource =

@@ -2,7 +2,7 @@
  * `install --in-cluster`: packages resolved from the OperatorVersions already installed in the
  * namespace instead of folders, URLs or a repository (dependencies too).
  */
-import type { Operator, OperatorVersion } from '../kudo/api/types.ts';
+import type { Operator, OperatorVersion } from '../kudo/api/index.ts';
 import {
   PackageResolveError,
   compareLenientVersions,

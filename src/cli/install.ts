@@ -5,12 +5,12 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sleepOrThrow } from '../runtime/time.ts';
+import { sleepOrThrow } from '../runtime/index.ts';
 import { parseAllDocuments } from 'yaml';
-import type { ApplyObject } from '../kube/apply.ts';
-import { ServerSideApply } from '../kube/apply.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { ResourceMapper, objectPath } from '../kube/gvk.ts';
+import type { ApplyObject } from '../kube/index.ts';
+import { ServerSideApply } from '../kube/index.ts';
+import type { KubeClient } from '../kube/index.ts';
+import { ResourceMapper, objectPath } from '../kube/index.ts';
 import { watchCondition, type WatchNamespaces } from './watch-namespaces.ts';
 
 export const MANIFESTS_DIR = new URL('../../manifests/', import.meta.url).pathname;

@@ -3,7 +3,7 @@
  * dependencies completely before anything is written, checks against the cluster, and the
  * create-if-absent rule for Operators and OperatorVersions (KUDO's install steps 2, 5, 7, 8).
  */
-import type { OperatorVersion } from '../kudo/api/types.ts';
+import type { OperatorVersion } from '../kudo/api/index.ts';
 import {
   PackageError,
   packageResolver,

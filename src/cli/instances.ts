@@ -1,8 +1,8 @@
 /** Looking up the Instance a verb names, and its OperatorVersion, with KUDO's messages. */
-import type { Instance, OperatorVersion } from '../kudo/api/types.ts';
+import type { Instance, OperatorVersion } from '../kudo/api/index.ts';
 import { CliError } from './errors.ts';
 import type { KudoApi } from './kudo-api.ts';
-import { namespacedName } from '../kube/names.ts';
+import { namespacedName } from '../kube/index.ts';
 
 export async function requireInstance(
   api: KudoApi,

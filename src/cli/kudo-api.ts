@@ -9,7 +9,7 @@ import {
   type Instance,
   type Operator,
   type OperatorVersion,
-} from '../kudo/api/types.ts';
+} from '../kudo/api/index.ts';
 
 export type KudoResource = 'operators' | 'operatorversions' | 'instances';
 

@@ -15,7 +15,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { applyPatch, type Operation } from 'rfc6902';
 import { parse, parseAllDocuments } from 'yaml';
-import type { ApplyObject } from '../kube/apply.ts';
+import type { ApplyObject } from '../kube/index.ts';
 
 /** The names kustomize looks for, in its order. */
 const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];

@@ -6,7 +6,7 @@
  * API server accepts, rewritten for another namespace or image when asked.
  */
 import { join } from 'node:path';
-import type { ApplyObject } from '../kube/apply.ts';
+import type { ApplyObject } from '../kube/index.ts';
 import { MANIFESTS_DIR } from './install.ts';
 import { renderKustomization } from './kustomize.ts';
 

@@ -2,7 +2,7 @@
  * How plans of an Instance are shown: which plan is "active" (KUDO's last executed plan), the
  * `plan status` tree and the `plan history` list, in KUDO's words and layout.
  */
-import type { Instance, OperatorVersion, PlanStatus } from '../kudo/api/types.ts';
+import type { Instance, OperatorVersion, PlanStatus } from '../kudo/api/index.ts';
 import { renderTree, type TreeNode } from './output/tree.ts';
 
 /** Statuses of a run that is not over yet (KUDO's IsRunning). */

@@ -8,8 +8,8 @@ import {
   type LocalCluster,
   type NodeKind,
 } from '../localcluster/index.ts';
-import { repositoryRoot } from '../localcluster/paths.ts';
-import { withDeadline } from '../runtime/time.ts';
+import { repositoryRoot } from '../localcluster/index.ts';
+import { withDeadline } from '../runtime/index.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
 import { runPlanwright, type EngineOptions, type RunPlanwrightOptions } from './run-planwright.ts';
 import type { WatchNamespaces } from './watch-namespaces.ts';

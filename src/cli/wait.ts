@@ -3,8 +3,8 @@
  * and waited through FATAL_ERROR until its timeout; here a run that ends FATAL_ERROR or ABORTED
  * fails at once, with the reason and where to look.
  */
-import { sleepOrThrow } from '../runtime/time.ts';
-import type { Instance, PlanStatus } from '../kudo/api/types.ts';
+import { sleepOrThrow } from '../runtime/index.ts';
+import type { Instance, PlanStatus } from '../kudo/api/index.ts';
 import { CliError, PlanFailedError } from './errors.ts';
 import type { Terminal } from './io.ts';
 import type { KudoApi } from './kudo-api.ts';

@@ -7,7 +7,7 @@
  * after the write, and a CREATE in between still goes to the previous, possibly dead, one).
  */
 import { ApiError, type KubeClient } from '../kube/index.ts';
-import { sleepOrThrow } from '../runtime/time.ts';
+import { sleepOrThrow } from '../runtime/index.ts';
 import { WEBHOOK_PROBE_ANNOTATION } from '../kudo/admission/index.ts';
 import { apiMessage } from './kudo-api.ts';
 import { WEBHOOK_PROBE_NAME } from './watch-namespaces.ts';

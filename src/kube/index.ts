@@ -57,3 +57,11 @@ export {
   type GatedKubeClientOptions,
 } from './cluster-gate.ts';
 export { namespacedName } from './names.ts';
+export {
+  type ApplyObject,
+  ServerSideApply,
+  describeObject,
+  isUnchanged,
+  normalizeForCompare,
+} from './apply.ts';
+export { type KindResolution, resolveKind } from './kinds.ts';

@@ -36,3 +36,4 @@ export {
   type FakeNodeOptions,
 } from './workload-objects.ts';
 export { KUBERNETES_VERSION, ETCD_VERSION, KWOK_VERSION } from './versions.ts';
+export { repositoryRoot } from './paths.ts';

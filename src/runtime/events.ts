@@ -16,7 +16,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { ApiError, type KubeClient } from '../kube/index.ts';
 import type { KubeObject } from './types.ts';
-import { namespacedName } from '../kube/names.ts';
+import { namespacedName } from '../kube/index.ts';
 import { BoundedMap } from './bounded-map.ts';
 
 export type EventType = 'Normal' | 'Warning';

@@ -75,3 +75,4 @@ export {
   type OwnerReference,
   type ObjectKey,
 } from './types.ts';
+export { sleepOrThrow } from './time.ts';

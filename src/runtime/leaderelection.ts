@@ -20,7 +20,7 @@ import { ApiError, type KubeClient } from '../kube/index.ts';
 import { LeaderElectionLostError, RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import { sleep } from './time.ts';
-import { namespacedName } from '../kube/names.ts';
+import { namespacedName } from '../kube/index.ts';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;

@@ -1,6 +1,6 @@
 /** `get instances|operators|operatorversions|all` in one namespace. */
 import { Command } from 'commander';
-import type { Instance, Operator, OperatorVersion } from '../../kudo/api/types.ts';
+import type { Instance, Operator, OperatorVersion } from '../../kudo/api/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { apiMessage, type KudoResource } from '../kudo-api.ts';

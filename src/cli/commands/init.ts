@@ -2,9 +2,9 @@
  * `init`: installs Planwright into the cluster from manifests/ (KUDO's init installed its own
  * manager with admissionregistration v1beta1, which current clusters no longer serve).
  */
-import { sleepOrThrow } from '../../runtime/time.ts';
+import { sleepOrThrow } from '../../runtime/index.ts';
 import { Command, Option } from 'commander';
-import { ServerSideApply, type ApplyObject } from '../../kube/apply.ts';
+import { ServerSideApply, type ApplyObject } from '../../kube/index.ts';
 import { ResourceMapper, type KubeClient } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';

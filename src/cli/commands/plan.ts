@@ -1,6 +1,6 @@
 /** `plan status|history|trigger|abort`: reading and driving the plans of one Instance. */
 import { randomUUID } from 'node:crypto';
-import { sleepOrThrow } from '../../runtime/time.ts';
+import { sleepOrThrow } from '../../runtime/index.ts';
 import { Command } from 'commander';
 import type { CliContext } from '../context.ts';
 import { CliError, PlanFailedError } from '../errors.ts';

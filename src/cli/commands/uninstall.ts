@@ -1,5 +1,5 @@
 /** `uninstall --instance X`: deletes the Instance; cleanup is the controller's (finalizer, cleanup plan). */
-import { sleepOrThrow } from '../../runtime/time.ts';
+import { sleepOrThrow } from '../../runtime/index.ts';
 import { Command } from 'commander';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';

@@ -1,6 +1,6 @@
 /** `upgrade <package> --instance X`: a newer OperatorVersion for an existing Instance. */
 import { Command } from 'commander';
-import type { OperatorVersion } from '../../kudo/api/types.ts';
+import type { OperatorVersion } from '../../kudo/api/index.ts';
 import { compareVersionStrings } from '../../kudo/package/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';

@@ -3,7 +3,7 @@
  * phases and steps with their statuses, messages and elapsed time, redrawn in place; otherwise
  * one plain line per change, so logs and CI output stay readable.
  */
-import type { PlanStatus } from '../../kudo/api/types.ts';
+import type { PlanStatus } from '../../kudo/api/index.ts';
 import type { Terminal } from '../io.ts';
 import { Redraw } from './redraw.ts';
 import { treeLines } from './tree.ts';

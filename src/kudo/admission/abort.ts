@@ -7,7 +7,7 @@ import { PLAN_CLEANUP } from '../api/types.ts';
 import { abortCommand } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
 import { ABORT_FIELD, allow, deny } from './results.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export function decideAbort(
   input: DecisionInput,

@@ -33,7 +33,7 @@ import {
 import { decideAbort } from './abort.ts';
 import { decideWhileDeleting } from './deletion.ts';
 import { decideParameters, decideRequest, decideUpgrade } from './plans.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export function decide(input: DecisionInput, deps: DecisionDeps): Decision {
   const decision =

@@ -7,7 +7,7 @@ import { PLAN_CLEANUP } from '../api/types.ts';
 import { describeRunning } from './messages.ts';
 import type { Decision, DecisionDeps, UpdateFacts } from './types.ts';
 import { OPERATOR_VERSION_FIELD, PLAN_NAME_FIELD, allow, deny, schedule } from './results.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export function decideWhileDeleting(
   facts: UpdateFacts,

@@ -20,7 +20,7 @@ import { PLAN_DEPLOY, type Instance, type PlanExecution } from '../api/types.ts'
 import { decide } from './decide.ts';
 import { PLAN_NAME_FIELD, allow, deny } from './results.ts';
 import type { Decision, DecisionDeps, DecisionInput } from './types.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 const PLAN_EXECUTION_FIELD = 'spec.planExecution';
 

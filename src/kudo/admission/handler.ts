@@ -16,7 +16,7 @@ import {
 import { decide } from './decide.ts';
 import { gatherDecisionInput, isDecisionInput, type GatherOptions } from './gather.ts';
 import type { Decision } from './types.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export interface InstanceMutatorOptions extends GatherOptions {
   /** Usernames allowed to schedule `cleanup` (the controller's service account). */

@@ -10,7 +10,7 @@ import type { ParameterValidator } from '../params/validator.ts';
 import { finalGuard } from './final-guard.ts';
 import { gatherDecisionInput, isDecisionInput, type GatherOptions } from './gather.ts';
 import { toAdmissionResult } from './handler.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export interface InstanceValidatorOptions extends GatherOptions {
   readonly validator: ParameterValidator;

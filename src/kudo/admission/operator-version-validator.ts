@@ -26,7 +26,7 @@ import type { Instance, Operator, OperatorVersion } from '../api/types.ts';
 import type { VerifyResult } from '../package/verify/findings.ts';
 import type { KudoUsage } from './usage.ts';
 import { verifyVerdict, type PackagePolicy } from './verify-verdict.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 /** `package verify` of one OperatorVersion; the render pool in production. */
 export type OperatorVersionVerifier = (

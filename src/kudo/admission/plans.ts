@@ -15,7 +15,7 @@ import {
   planNames,
   schedule,
 } from './results.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export function decideRequest(
   facts: UpdateFacts,

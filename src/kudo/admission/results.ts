@@ -9,7 +9,7 @@ import { operatorVersionRef } from '../api/read.ts';
 import { type Instance, type OperatorVersion, type PlanExecution } from '../api/types.ts';
 import type { ParameterProblem } from '../params/errors.ts';
 import type { Decision, DecisionDeps, Scheduled } from './types.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export const OPERATOR_VERSION_FIELD = 'spec.operatorVersion';
 export const PLAN_NAME_FIELD = 'spec.planExecution.planName';

@@ -11,7 +11,7 @@ import {
   type PlanStatus,
   type StepStatus,
 } from './types.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export interface NamespacedName {
   readonly namespace: string;

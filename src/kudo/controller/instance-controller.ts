@@ -4,9 +4,9 @@
  * workloads changing (their status decides health), and by OperatorVersion changes.
  */
 import type { Logger } from 'pino';
-import { ServerSideApply } from '../../kube/apply.ts';
-import type { ApplyObject } from '../../kube/apply.ts';
-import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/gvk.ts';
+import { ServerSideApply } from '../../kube/index.ts';
+import type { ApplyObject } from '../../kube/index.ts';
+import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/index.ts';
 import {
   objectKey,
   type CacheRegistry,

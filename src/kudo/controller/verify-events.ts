@@ -13,7 +13,7 @@ import { generationChanged, type Manager } from '../../runtime/index.ts';
 import { OPERATOR_VERSION_GVK } from '../api/contracts.ts';
 import type { Operator, OperatorVersion } from '../api/types.ts';
 import type { VerifyResult } from '../package/verify/findings.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export const VERIFY_EVENT_REASON = 'PackageVerifyErrors';
 /** Errors an Event names; the rest are counted. */

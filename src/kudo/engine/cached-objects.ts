@@ -9,8 +9,8 @@
  * used (the caller GETs instead), so a stale copy is never judged healthy. Health itself
  * compares status.observedGeneration with metadata.generation (health.ts), as kstatus does.
  */
-import type { ApplyObject } from '../../kube/apply.ts';
-import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/gvk.ts';
+import type { ApplyObject } from '../../kube/index.ts';
+import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/index.ts';
 import { BoundedMap, objectKey, type KubeObject } from '../../runtime/index.ts';
 import type { ObjectReader } from '../tasks/types.ts';
 

@@ -8,8 +8,8 @@
  * an object whose cluster cannot be reached (`ssaFor` answers why).
  */
 import type { Logger } from 'pino';
-import { describeObject, type ServerSideApply } from '../../kube/apply.ts';
-import { UnknownKindError } from '../../kube/errors.ts';
+import { describeObject, type ServerSideApply } from '../../kube/index.ts';
+import { UnknownKindError } from '../../kube/index.ts';
 import { KUDO_GROUP, type Instance } from '../api/types.ts';
 import { objectOf, type InventoryEntry } from '../inventory/index.ts';
 import { ownedByAnother } from '../render/index.ts';

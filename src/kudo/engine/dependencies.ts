@@ -7,8 +7,8 @@
  * message; lookups that fail for other reasons than NotFound throw (the pass is retried).
  * Child Instances skip the check: their parent's already covered them.
  */
-import type { KubeClient } from '../../kube/client.ts';
-import { ApiError } from '../../kube/errors.ts';
+import type { KubeClient } from '../../kube/index.ts';
+import { ApiError } from '../../kube/index.ts';
 import type { OperatorVersionSource } from '../admission/index.ts';
 import { KUDO_GROUP, KUDO_VERSION, type Instance, type OperatorVersion } from '../api/types.ts';
 import { operatorVersionName } from '../package/convert.ts';

@@ -11,9 +11,9 @@
  * since (the next plan run). Turning it off drops the Instance's baselines.
  */
 import type { Counter } from 'prom-client';
-import { describeObject, type ApplyObject } from '../../kube/apply.ts';
+import { describeObject, type ApplyObject } from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
-import type { GroupVersionKind } from '../../kube/gvk.ts';
+import type { GroupVersionKind } from '../../kube/index.ts';
 import type { Instance, InstanceStatus } from '../api/types.ts';
 import { setCondition } from './status.ts';
 import {

@@ -4,7 +4,7 @@
  * a target cluster that cannot be reached block the deletion, unless the Instance says to
  * leave them (ANNOTATION_SKIP_TARGET_CLEANUP).
  */
-import type { ServerSideApply } from '../../kube/apply.ts';
+import type { ServerSideApply } from '../../kube/index.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import { isTerminal } from '../api/read.ts';
 import { PLAN_CLEANUP } from '../api/types.ts';

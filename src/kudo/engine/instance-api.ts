@@ -4,7 +4,7 @@
  * retries), and the cleanup finalizer (merge patch of metadata.finalizers, also guarded by
  * resourceVersion). Spec is never written.
  */
-import type { KubeClient } from '../../kube/client.ts';
+import type { KubeClient } from '../../kube/index.ts';
 import {
   CLEANUP_FINALIZER,
   KUDO_GROUP,

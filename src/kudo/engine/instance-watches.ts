@@ -7,7 +7,7 @@
  * Instance named by its owner annotation, and events wake that Instance.
  */
 import type { Logger } from 'pino';
-import { gvkKey, type GroupVersionKind } from '../../kube/gvk.ts';
+import { gvkKey, type GroupVersionKind } from '../../kube/index.ts';
 import {
   LOCAL_CLUSTER,
   type Cache,

@@ -3,7 +3,7 @@
  * target (remote targets always; the home cluster when drift is on), and — drift on, no plan
  * running — the drift check of its objects against what was applied, read from those caches.
  */
-import type { ApplyObject } from '../../kube/apply.ts';
+import type { ApplyObject } from '../../kube/index.ts';
 import { driftMode, gvkOf } from './drift.ts';
 import { kindsOn } from './instance-watches.ts';
 import type { Pass } from './pass.ts';

@@ -4,7 +4,7 @@
  * check are kept (keep.ts). Without a scheduled plan the workloads decide Ready.
  */
 import type { ReconcileResult } from '../../runtime/index.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 import { isTerminal, operatorVersionRef } from '../api/read.ts';
 import type { OperatorVersion, PlanExecution } from '../api/types.ts';
 import { OperatorVersionMissingError } from './errors.ts';

@@ -9,10 +9,10 @@
  * session writes it.
  */
 import type { Logger } from 'pino';
-import type { ServerSideApply } from '../../kube/apply.ts';
-import type { KubeClient } from '../../kube/client.ts';
+import type { ServerSideApply } from '../../kube/index.ts';
+import type { KubeClient } from '../../kube/index.ts';
 import type { OperatorVersionSource } from '../api/contracts.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 import { operatorVersionRef } from '../api/read.ts';
 import type { Instance, InstanceStatus, OperatorVersion } from '../api/types.ts';
 import type { Renderer } from '../render/index.ts';

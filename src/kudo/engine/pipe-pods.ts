@@ -11,7 +11,7 @@
  * is someone else's).
  */
 import type { Logger } from 'pino';
-import { describeObject, type ServerSideApply } from '../../kube/apply.ts';
+import { describeObject, type ServerSideApply } from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
 import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/types.ts';
 import { pipePodName } from '../package/pipes.ts';

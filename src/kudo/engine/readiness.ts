@@ -3,8 +3,8 @@
  * workloads when no plan decides it (home cluster: the workload source; a target cluster:
  * the watch caches the Instance holds there).
  */
-import type { ApplyObject } from '../../kube/apply.ts';
-import { namespacedName } from '../../kube/names.ts';
+import type { ApplyObject } from '../../kube/index.ts';
+import { namespacedName } from '../../kube/index.ts';
 import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
 import { gvkOf } from './drift.ts';
 import type { Pass } from './pass.ts';

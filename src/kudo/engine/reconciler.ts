@@ -9,8 +9,8 @@
  * One reconciler serves one term of leadership (`forTerm`): what it remembers between passes
  * (memory.ts) starts empty with each term.
  */
-import { ApiError } from '../../kube/errors.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { ApiError } from '../../kube/index.ts';
+import { namespacedName } from '../../kube/index.ts';
 import type { ReconcileResult, Reconciler } from '../../runtime/index.ts';
 import type { ShapeProblem } from '../api/shape-check.ts';
 import { describeStatusProblems, readStatus } from '../api/status-read.ts';

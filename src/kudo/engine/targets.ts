@@ -12,14 +12,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ServerSideApply } from '../../kube/apply.ts';
-import type { KubeClient } from '../../kube/client.ts';
-import { ClusterGate, GatedKubeClient } from '../../kube/cluster-gate.ts';
-import { ApiError, KubeConfigError } from '../../kube/errors.ts';
-import { parseTargetKubeconfig } from '../../kube/target-kubeconfig.ts';
+import { ServerSideApply } from '../../kube/index.ts';
+import type { KubeClient } from '../../kube/index.ts';
+import { ClusterGate, GatedKubeClient } from '../../kube/index.ts';
+import { ApiError, KubeConfigError } from '../../kube/index.ts';
+import { parseTargetKubeconfig } from '../../kube/index.ts';
 import type { CacheRegistry } from '../../runtime/index.ts';
 import type { Instance } from '../api/types.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 /** Keys tried, in order, when `secretRef.key` is not set (Flux's convention). */
 export const DEFAULT_KUBECONFIG_KEYS: readonly string[] = ['value', 'value.yaml'];

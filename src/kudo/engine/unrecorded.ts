@@ -21,8 +21,8 @@
  * the look happens again after every crash until a write records the new run.
  */
 import type { Logger } from 'pino';
-import { describeObject, type ApplyObject, type ServerSideApply } from '../../kube/apply.ts';
-import { ApiError } from '../../kube/errors.ts';
+import { describeObject, type ApplyObject, type ServerSideApply } from '../../kube/index.ts';
+import { ApiError } from '../../kube/index.ts';
 import {
   apiVersionOf,
   collectionPath,
@@ -30,8 +30,8 @@ import {
   parseApiVersion,
   type GroupVersionKind,
   type ResourceMapping,
-} from '../../kube/gvk.ts';
-import { resolveKind } from '../../kube/kinds.ts';
+} from '../../kube/index.ts';
+import { resolveKind } from '../../kube/index.ts';
 import { isTerminal } from '../api/read.ts';
 import type { Instance, OperatorVersion } from '../api/types.ts';
 import { entryOf, inventoryKey, type InventoryEntry } from '../inventory/index.ts';

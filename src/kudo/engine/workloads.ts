@@ -3,9 +3,9 @@
  * watch caches (no API call per reconcile); without them (tools, tests of the reconciler
  * alone) a label-selected LIST per kind does the same.
  */
-import type { ApplyObject } from '../../kube/apply.ts';
-import type { KubeClient } from '../../kube/client.ts';
-import { collectionPath, type ResourceMapper } from '../../kube/gvk.ts';
+import type { ApplyObject } from '../../kube/index.ts';
+import type { KubeClient } from '../../kube/index.ts';
+import { collectionPath, type ResourceMapper } from '../../kube/index.ts';
 import { READINESS_KINDS } from '../health/readiness.ts';
 import { instanceSelector } from '../render/index.ts';
 

@@ -3,7 +3,7 @@
  * first (being deleted, observedGeneration behind, Stalled, Reconciling), then per kind; other
  * kinds are decided by a `Ready` condition when present, else done once applied.
  */
-import type { ApplyObject } from '../../kube/apply.ts';
+import type { ApplyObject } from '../../kube/index.ts';
 import { isTerminal } from '../api/read.ts';
 import type { Instance } from '../api/types.ts';
 

@@ -3,8 +3,8 @@
  * Deployments, StatefulSets, ReplicaSets, DaemonSets and Pods labelled
  * `kudo.dev/instance=<name>,heritage=kudo` in its namespace must all be healthy.
  */
-import { describeObject, type ApplyObject } from '../../kube/apply.ts';
-import type { GroupVersionKind } from '../../kube/gvk.ts';
+import { describeObject, type ApplyObject } from '../../kube/index.ts';
+import type { GroupVersionKind } from '../../kube/index.ts';
 import { checkHealth } from './health.ts';
 
 /** The kinds readiness looks at, in the order their problems are reported. */

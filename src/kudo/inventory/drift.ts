@@ -13,7 +13,7 @@
  * ~2.5 kB; this is a few hundred bytes plus the JSON.
  */
 import { hash } from 'node:crypto';
-import type { ApplyObject } from '../../kube/apply.ts';
+import type { ApplyObject } from '../../kube/index.ts';
 import { contentOf } from './policy.ts';
 
 type Segment = string | number;

@@ -6,8 +6,8 @@
  * what prune and drift need — the task that last applied the object, a digest of its whole
  * content, and the object's policy (`keep`: never deleted; `once`: never updated).
  */
-import { parseApiVersion, apiVersionOf } from '../../kube/gvk.ts';
-import type { ApplyObject } from '../../kube/apply.ts';
+import { parseApiVersion, apiVersionOf } from '../../kube/index.ts';
+import type { ApplyObject } from '../../kube/index.ts';
 
 /** `planwright.dev/gc: keep` or `planwright.dev/apply: once` (see policy.ts). */
 export type ObjectPolicy = 'keep' | 'once';

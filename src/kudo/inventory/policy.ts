@@ -11,7 +11,7 @@
  * (which change with every run) are left out, so equal content gives an equal digest.
  */
 import { createHash } from 'node:crypto';
-import { normalizeForCompare, type ApplyObject } from '../../kube/apply.ts';
+import { normalizeForCompare, type ApplyObject } from '../../kube/index.ts';
 import type { ObjectPolicy } from './inventory.ts';
 
 export const ANNOTATION_GC = 'planwright.dev/gc';

@@ -7,7 +7,7 @@
  */
 import type { OperatorVersion, Parameter } from '../api/types.ts';
 import { parameterField, type ParameterProblem } from './errors.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export interface ImmutabilityInput {
   readonly oldValues: Readonly<Record<string, string>>;

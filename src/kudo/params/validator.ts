@@ -19,7 +19,7 @@ import type { OperatorVersion, Parameter, ParameterValueType } from '../api/type
 import { convert, Unparsable, valueType } from './convert.ts';
 import { parameterField, type ParameterProblem } from './errors.ts';
 import { MAX_INLINE_DECODE_CHARS, MAX_PARAMETERS_BYTES, excerpt } from './limits.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 /** What decoding one array/map value gave: the value, or why it is not one. */
 export type DecodeOutcome = { readonly value: unknown } | { readonly problem: string };

@@ -6,3 +6,4 @@ export * from './renderer.ts';
 export * from './budget.ts';
 export * from './bounded.ts';
 export * from './routing.ts';
+export * from './memory-budget.ts';

@@ -6,11 +6,11 @@
  * three labels and `kudo.dev/operator-version`, never plan/phase/step (a pod template change
  * restarts pods, and every plan would otherwise roll them).
  */
-import type { ApplyObject } from '../../kube/apply.ts';
-import { parseApiVersion } from '../../kube/gvk.ts';
+import type { ApplyObject } from '../../kube/index.ts';
+import { parseApiVersion } from '../../kube/index.ts';
 import { KUDO_API_VERSION, type Instance } from '../api/types.ts';
 import type { StepCoordinates } from './variables.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 export const LABEL_HERITAGE = 'heritage';
 export const HERITAGE_KUDO = 'kudo';

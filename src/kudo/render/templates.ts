@@ -10,7 +10,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import { compileTemplate, TemplateError, type Template } from '../../gotemplate/index.ts';
-import type { ApplyObject } from '../../kube/apply.ts';
+import type { ApplyObject } from '../../kube/index.ts';
 import type { OperatorVersion } from '../api/types.ts';
 import { parameterFileValues } from '../package/parameter-input.ts';
 import {
@@ -29,7 +29,7 @@ import {
   type TemplateScalars,
   type TemplateVariables,
 } from './variables.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 import { parsePlainDocuments } from './plain-yaml.ts';
 
 /**

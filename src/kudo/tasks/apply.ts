@@ -5,8 +5,8 @@
  * Once every object is healthy, what the task applied before but no longer renders is pruned.
  * Done when every object is healthy and the prune finished.
  */
-import { describeObject, isUnchanged, type ApplyObject } from '../../kube/apply.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { describeObject, isUnchanged, type ApplyObject } from '../../kube/index.ts';
+import { namespacedName } from '../../kube/index.ts';
 import type { Task } from '../api/types.ts';
 import { checkHealth } from '../health/index.ts';
 import {
@@ -45,7 +45,7 @@ export async function applyObjects(
   for (const order of [0, 1, 2]) {
     const batch = rendered.filter((r) => applyOrder(r.object) === order);
     if (batch.length === 0) continue;
-    const decorated = await decorateAll(task, batch, ctx, false, unserved);
+    const decorated = await decorateAll(task, batch, ctx, { pending: unserved });
     const objects = decorated.map((o) => withPolicy(task, o, ctx));
     applied.push(...objects.map((o) => o.entry));
     // Objects not applied before need no look at the live state: apply them directly.

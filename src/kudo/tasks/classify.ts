@@ -1,7 +1,7 @@
 // How an API failure of one object becomes a task error: a refusal the package must fix is
 // FATAL, anything else is retried. Shared by apply, prune, delete and pipe.
-import { describeObject, type ApplyObject } from '../../kube/apply.ts';
-import { ApiError } from '../../kube/errors.ts';
+import { describeObject, type ApplyObject } from '../../kube/index.ts';
+import { ApiError } from '../../kube/index.ts';
 import { FatalTaskError, TaskError, TransientTaskError } from './types.ts';
 
 export function classify(task: string, obj: ApplyObject, err: unknown): Error {

@@ -3,10 +3,10 @@
  * that belongs to another Instance, and in the multi-tenant posture only this Instance's; kinds the server does not serve are skipped: such objects
  * cannot exist). Done when a fresh GET of each object answers NotFound.
  */
-import { describeObject } from '../../kube/apply.ts';
+import { describeObject } from '../../kube/index.ts';
 import type { Task } from '../api/types.ts';
 import { entryOf } from '../inventory/index.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 import { KUDO_TENANCY, mayDelete, previousOwner } from './tenancy.ts';
 import { classify } from './classify.ts';
 import { decorateAll, renderTask, type Rendered } from './objects.ts';
@@ -22,7 +22,7 @@ export async function deleteObjects(
   rendered: readonly Rendered[],
   ctx: TaskContext,
 ): Promise<TaskOutcome> {
-  const objects = await decorateAll(task, rendered, ctx, true);
+  const objects = await decorateAll(task, rendered, ctx, { missingKindIsGone: true });
   const waiting: string[] = [];
   for (const obj of objects) {
     try {

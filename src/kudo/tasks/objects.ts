@@ -4,8 +4,8 @@
  * the served one the way the API server did (kube/removed-apis), with a Warning Event once per
  * plan run; a kind no version serves is a fatal error naming template, kind and what to do.
  */
-import { describeObject, type ApplyObject } from '../../kube/apply.ts';
-import { resolveKind, type KindResolution } from '../../kube/kinds.ts';
+import { describeObject, type ApplyObject } from '../../kube/index.ts';
+import { resolveKind, type KindResolution } from '../../kube/index.ts';
 import {
   ANNOTATION_DEPENDENCIES_HASH,
   dependenciesHash,
@@ -165,6 +165,13 @@ function unservedMessage(r: Rendered, served: readonly string[]): string {
   return `template ${r.template}: ${describeObject(r.object)} is of kind ${kindOf(r.object)}, which ${where}; change the template's apiVersion to a served one, or install the CustomResourceDefinition that provides the kind (in an earlier step)`;
 }
 
+export interface DecorateOptions {
+  /** Deleting: objects whose kind nothing serves cannot exist and are skipped. */
+  readonly missingKindIsGone?: boolean;
+  /** Collects kinds a CRD declares but the server does not serve yet, instead of throwing. */
+  readonly pending?: TransientTaskError[];
+}
+
 /**
  * Resolves each object's kind, places it (tenancy.ts) and decorates it (namespace, labels,
  * owner), converting removed API versions. A kind a CRD declares but the server does not serve yet is a transient error
@@ -177,9 +184,9 @@ export async function decorateAll(
   task: string,
   rendered: readonly Rendered[],
   ctx: TaskContext,
-  missingKindIsGone = false,
-  pending?: TransientTaskError[],
+  options: DecorateOptions = {},
 ): Promise<ApplyObject[]> {
+  const { missingKindIsGone = false, pending } = options;
   const resolved: Array<{ r: Rendered; decoration: Decoration; resolution: KindResolution }> = [];
   for (const r of rendered) {
     const { apiVersion, kind } = r.object;

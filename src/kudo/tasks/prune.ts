@@ -5,9 +5,9 @@
  * reference to the Instance), and objects another Instance took over, which are only
  * forgotten. An object whose deletion failed stays in the inventory: the next pass retries.
  */
-import { describeObject, type ApplyObject, type ServerSideApply } from '../../kube/apply.ts';
-import { UnknownKindError } from '../../kube/errors.ts';
-import { objectPath } from '../../kube/gvk.ts';
+import { describeObject, type ApplyObject, type ServerSideApply } from '../../kube/index.ts';
+import { UnknownKindError } from '../../kube/index.ts';
+import { objectPath } from '../../kube/index.ts';
 import type { Instance } from '../api/types.ts';
 import { inventoryKey, objectOf, type InventoryEntry } from '../inventory/index.ts';
 import { ownedByAnother } from '../render/index.ts';

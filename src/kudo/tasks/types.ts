@@ -1,5 +1,5 @@
 /** What a task needs from the engine, and what it reports back. */
-import type { ApplyObject, ServerSideApply } from '../../kube/apply.ts';
+import type { ApplyObject, ServerSideApply } from '../../kube/index.ts';
 import type { Instance, OperatorVersion } from '../api/types.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import type { RenderBudget, Renderer, StepCoordinates } from '../render/index.ts';

@@ -9,7 +9,7 @@
 import { ApiError, type KubeClient } from '../../kube/index.ts';
 import { TlsError } from '../errors.ts';
 import type { TlsMaterial } from './rotation.ts';
-import { namespacedName } from '../../kube/names.ts';
+import { namespacedName } from '../../kube/index.ts';
 
 const NEXT_STAGED_AT = 'planwright.dev/ca-next-staged-at';
 const PREVIOUS_RETIRED_AT = 'planwright.dev/ca-previous-retired-at';

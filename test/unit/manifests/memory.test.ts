@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { defaultRenderWorkers } from '../../../src/app.ts';
 import { MANIFESTS_DIR } from '../../../src/cli/install.ts';
-import { cgroupMemoryLimitMb, memoryNeededMb, workersFitting } from '../../../src/memory-budget.ts';
+import {
+  cgroupMemoryLimitMb,
+  memoryNeededMb,
+  workersFitting,
+} from '../../../src/kudo/render/memory-budget.ts';
 
 function mebibytes(quantity: string): number {
   const match = /^(\d+)(Mi|Gi)$/.exec(quantity);

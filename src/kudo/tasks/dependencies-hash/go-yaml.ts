@@ -487,11 +487,11 @@ class Emitter {
       const cps = codePointsOf(key);
       const a = analyze(cps);
       if (!a.multiline && a.bytes <= 128) {
-        this.scalar(key, requestedStyle(key), SIMPLE_KEY, cps, a);
+        this.scalar(key, requestedStyle(key), SIMPLE_KEY, { value: cps, a });
         this.writeIndicator(':', false, false, false);
       } else {
         this.writeIndicator('?', true, false, true);
-        this.scalar(key, requestedStyle(key), MAPPING_VALUE, cps, a);
+        this.scalar(key, requestedStyle(key), MAPPING_VALUE, { value: cps, a });
         this.writeIndent();
         this.writeIndicator(':', true, false, true);
       }
@@ -506,9 +506,10 @@ class Emitter {
     ctx: NodeContext,
     // The string itself stands for its code points when it has no surrogate pairs: no array
     // per scalar for the usual values, which are written plain.
-    value: CodePoints = codePointsOf(text),
-    a: Analysis = analyze(value),
+    analyzed?: { readonly value: CodePoints; readonly a: Analysis },
   ): void {
+    const value = analyzed?.value ?? codePointsOf(text);
+    const a = analyzed?.a ?? analyze(value);
     let style = requested;
     if (ctx.simpleKey && a.multiline) style = 'double';
     if (style === 'plain') {

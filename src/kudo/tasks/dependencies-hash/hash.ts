@@ -6,7 +6,7 @@
  * which rolls the pods the next time the workload is applied.
  */
 import { createHash } from 'node:crypto';
-import type { ApplyObject } from '../../../kube/apply.ts';
+import type { ApplyObject } from '../../../kube/index.ts';
 import { goYamlMarshal, type GoYamlValue } from './go-yaml.ts';
 
 export const ANNOTATION_DEPENDENCIES_HASH = 'kudo.dev/dependencies-hash';

@@ -5,7 +5,7 @@
  * live object (its `kudo.dev/last-applied-configuration` form when KUDO applied it). A
  * dependency that does not exist counts as 16 zero bytes, as in KUDO.
  */
-import type { ApplyObject } from '../../../kube/apply.ts';
+import type { ApplyObject } from '../../../kube/index.ts';
 import {
   combineDigests,
   dependencyKey,

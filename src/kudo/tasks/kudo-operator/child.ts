@@ -7,7 +7,7 @@
 import { isTerminal } from '../../api/read.ts';
 import { KUDO_API_VERSION, type Instance, type TaskSpec } from '../../api/types.ts';
 import { OPERATOR_LABEL, operatorVersionName } from '../../package/convert.ts';
-import { namespacedName } from '../../../kube/names.ts';
+import { namespacedName } from '../../../kube/index.ts';
 
 export interface ChildTarget {
   readonly name: string;

@@ -6,7 +6,7 @@
  * parent deletes it — and waits for its own cleanup. A child plan that fails fails the
  * parent's step; API errors and webhook denials are retried.
  */
-import { ApiError } from '../../../kube/errors.ts';
+import { ApiError } from '../../../kube/index.ts';
 import { KUDO_GROUP, KUDO_VERSION, type Instance, type Task } from '../../api/types.ts';
 import { entryOf } from '../../inventory/index.ts';
 import { renderParameterFile } from '../objects.ts';

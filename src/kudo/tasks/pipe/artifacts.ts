@@ -5,7 +5,7 @@
  * KUDO's was empty, and its JSON (what the dependencies hash of KUDO covered) omitted it.
  */
 import { posix } from 'node:path';
-import type { ApplyObject } from '../../../kube/apply.ts';
+import type { ApplyObject } from '../../../kube/index.ts';
 import { parseEnvFile } from './env-file.ts';
 import type { PipeFile } from './spec.ts';
 

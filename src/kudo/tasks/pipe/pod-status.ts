@@ -3,7 +3,7 @@
  * waiting — with what it waits for in words a person can act on: scheduling, the init
  * container's state and its last termination reason, the waiter's image pull.
  */
-import { describeObject, type ApplyObject } from '../../../kube/apply.ts';
+import { describeObject, type ApplyObject } from '../../../kube/index.ts';
 import { WAITER_CONTAINER } from './pod.ts';
 
 export type PipePodState =

@@ -5,7 +5,7 @@
  * sleeps so the files can be copied out through `pods/exec`.
  */
 import { posix } from 'node:path';
-import type { ApplyObject } from '../../../kube/apply.ts';
+import type { ApplyObject } from '../../../kube/index.ts';
 import type { PipeFile } from './spec.ts';
 
 export const PIPE_POD_ANNOTATION = 'kudo.dev/pipepod';

@@ -7,7 +7,7 @@
  * step never copies again. Everything a retry cannot fix is fatal and names the pod, the file
  * and what to do; API and connection problems are retried.
  */
-import { describeObject, type ApplyObject } from '../../../kube/apply.ts';
+import { describeObject, type ApplyObject } from '../../../kube/index.ts';
 import type { Task } from '../../api/types.ts';
 import { entryOf } from '../../inventory/index.ts';
 import { pipeArtifactName, pipePodName, type PipeCoordinates } from '../../package/pipes.ts';
