@@ -9,8 +9,14 @@ import type { AdmissionStatus, StatusCause } from './review.ts';
 export const ADMISSION_BOUNDS = {
   /** Causes of one denial; the rest are counted in a last cause. */
   causes: 20,
-  /** Characters of one cause's field or message. */
+  /** Characters of one cause's field (and of one problem listed in a message). */
   causeChars: 300,
+  /**
+   * Characters of one cause's message: room for the longest message Planwright writes itself
+   * (a refusal naming instance, namespace, plan, phase and step, and the command to abort),
+   * while a value echoed from a hostile request is still cut.
+   */
+  causeMessageChars: 1200,
   /** Characters of a denial's message. */
   messageChars: 4000,
   /** Warnings of one answer; the rest are counted in a last warning. */
@@ -39,7 +45,7 @@ function boundCause(cause: StatusCause): StatusCause {
   return {
     ...cause,
     ...(cause.field !== undefined ? { field: clip(cause.field, ADMISSION_BOUNDS.causeChars) } : {}),
-    message: clip(cause.message, ADMISSION_BOUNDS.causeChars),
+    message: clip(cause.message, ADMISSION_BOUNDS.causeMessageChars),
   };
 }
 

@@ -16,6 +16,7 @@ import type { KubeClient } from '../../../../src/kube/index.ts';
 import { ParameterValidator } from '../../../../src/kudo/params/index.ts';
 import {
   ADMISSION_BOUNDS,
+  boundStatus,
   toAdmissionResponse,
   type AdmissionRequest,
   type AdmissionResult,
@@ -143,10 +144,31 @@ describe('a denial of thousands of parameters', () => {
     );
     for (const cause of causes) {
       expect((cause.field ?? '').length).toBeLessThan(ADMISSION_BOUNDS.causeChars + 40);
-      expect(cause.message.length).toBeLessThan(ADMISSION_BOUNDS.causeChars + 40);
+      expect(cause.message.length).toBeLessThan(ADMISSION_BOUNDS.causeMessageChars + 40);
     }
     expect(response.status!.message.length).toBeLessThan(ADMISSION_BOUNDS.messageChars + 40);
     // The whole answer stays small (it was 600 KB).
     expect(JSON.stringify(response).length).toBeLessThan(20_000);
+  });
+
+  it("keeps Planwright's own longest refusal whole and cuts an echoed value", () => {
+    const refusal = `spec.parameters.X: ${'a running plan and the way out; '.repeat(30)}`;
+    expect(refusal.length).toBeGreaterThan(ADMISSION_BOUNDS.causeChars);
+    const echoed = `parameter ${'n'.repeat(100_000)} is not defined`;
+    const bounded = boundStatus({
+      message: 'denied',
+      reason: 'Invalid',
+      code: 422,
+      details: {
+        causes: [
+          { field: 'spec.parameters.X', message: refusal, reason: 'FieldValueForbidden' },
+          { field: 'spec.parameters.n', message: echoed, reason: 'FieldValueNotSupported' },
+        ],
+      },
+    });
+    const [kept, cut] = bounded.details?.causes ?? [];
+    expect(kept?.message).toBe(refusal);
+    expect(cut?.message).toMatch(/… \(\d+ more characters\)$/);
+    expect(cut?.message.length).toBeLessThan(ADMISSION_BOUNDS.causeMessageChars + 40);
   });
 });
