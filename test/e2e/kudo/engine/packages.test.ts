@@ -134,12 +134,17 @@ describe('real KUDO packages on a workloads cluster', () => {
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
     );
     // Once the Deployment controller has rolled out what it can: one new pod that never
-    // becomes ready, the old ones kept.
+    // becomes ready, the old ones kept. The new pod is Pending for a moment before it runs:
+    // the condition follows it, so wait for the state it settles in.
     const condition = await waitFor(
       'Ready=False after the rollout stalled',
       async () => {
         const c = await ready(namespace, instanceName);
-        return c?.status === 'False' && c.message?.includes('1 updated') ? c : undefined;
+        return c?.status === 'False' &&
+          c.message?.includes('1 updated') &&
+          c.message.includes('is Running and not Ready')
+          ? c
+          : undefined;
       },
       { timeoutMs: 120_000 },
     );

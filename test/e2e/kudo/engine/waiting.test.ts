@@ -113,7 +113,10 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
       observed: d?.status?.observedGeneration,
       available: d?.status?.availableReplicas,
     }).toEqual({ observed: d?.metadata?.generation, available: 1 });
-    expect(deploymentGets).toBeLessThanOrEqual(1);
+    // One GET before the first apply: whether the Deployment already exists and is someone
+    // else's (tenancy's adoption check); at most one more while waiting, where the watch
+    // cache cannot vouch for the copy it holds.
+    expect(deploymentGets).toBeLessThanOrEqual(2);
   }, 180_000);
 
   it('a change of the Deployment is not judged on the cached copy from before it', async () => {
