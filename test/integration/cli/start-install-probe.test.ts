@@ -22,9 +22,11 @@ describe('start --install waits for its webhooks', () => {
 
   it('does not say it runs while a configuration cannot be called, and Ctrl-C then exits 0', async () => {
     const kc = kubeConfig(cluster.kubeconfigPath);
-    // Another validating webhook on OperatorVersions whose server is gone: the OperatorVersion
-    // probe fails with "failed calling webhook" for as long as it is registered.
-    await kc.makeApiClient(k8s.AdmissionregistrationV1Api).createValidatingWebhookConfiguration({
+    // A mutating webhook on OperatorVersions whose server is gone: mutating webhooks run before
+    // any validating one, so the OperatorVersion probe fails with "failed calling webhook" and
+    // never reaches Planwright's validating webhook for as long as it is registered. (A dead
+    // validating webhook would race Planwright's own, which is called in parallel.)
+    await kc.makeApiClient(k8s.AdmissionregistrationV1Api).createMutatingWebhookConfiguration({
       body: {
         metadata: { name: 'probe-test-dead' },
         webhooks: [
