@@ -283,6 +283,12 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     let workloads: WorkloadComponents | undefined;
     const nodes: string[] = [];
     if (mode === 'workloads') {
+      // Every process a component starts is recorded at once, so a crash mid-start leaves a
+      // record the next start can clean up.
+      const onSpawn = async (p: (typeof processes)[number]): Promise<void> => {
+        processes.push(p);
+        await record();
+      };
       const started = await startWorkloads({
         workDir,
         server,
@@ -295,10 +301,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
         readyTimeoutMs,
         signal: options.signal,
         progress,
-        onSpawn: async (p) => {
-          processes.push(p);
-          await record();
-        },
+        onSpawn,
       });
       workloads = started.components;
       nodes.push(...started.nodes);
@@ -321,10 +324,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
           readyTimeoutMs,
           signal: options.signal,
           progress,
-          onSpawn: async (p) => {
-            processes.push(p);
-            await record();
-          },
+          onSpawn,
           ignoredTaints: [SIMULATED_NODE_TAINT.key],
         });
         nodes.push(REAL_NODE_NAME);
