@@ -251,7 +251,7 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
       const reopened = await editor.reopened();
       expect(reopened).toContain(`# instances.kudo.dev "${name}" was not valid:`);
       expect(reopened).toContain(
-        '# * spec.parameters.DISK_SIZE: this change would schedule plan "not-allowed" while plan "deploy" (IN_PROGRESS',
+        '# * spec.parameters.DISK_SIZE: this change would schedule plan "not-allowed" while plan "deploy" (',
       );
       expect(reopened).toContain(
         `Wait until plan "deploy" is finished (watch it: kubectl get instance ${name} -n ${ns} -w) and make the change again, or abort the plan first: kubectl patch instance ${name} -n ${ns} --type merge -p '{"spec":{"planExecution":{"abort":true}}}'`,
