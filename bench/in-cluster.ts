@@ -6,7 +6,9 @@
 // the replicas' memory as the kubelet measures it (stats/summary). Run as root, after
 // `npm run build`:
 //   node --import ./scripts/register-ts.mjs bench/in-cluster.ts [rounds=1]
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { DEFAULT_IMAGE, pushPlanwrightImage } from '../src/cli/image.ts';
 import { KubeClient } from '../src/kube/index.ts';
@@ -86,24 +88,44 @@ async function disrupt(admin: KubeClient, how: 'delete' | 'kill'): Promise<Disru
   };
 }
 
-interface Summary {
-  pods: Array<{
-    podRef: { name: string; namespace: string };
-    containers?: Array<{ memory?: { rssBytes?: number; workingSetBytes?: number } }>;
-  }>;
-}
-
-async function kubeletMemory(admin: KubeClient): Promise<string[]> {
-  const summary = await admin.request<Summary>({
-    path: '/api/v1/nodes/node-1/proxy/stats/summary',
-  });
-  return summary.pods
-    .filter((p) => p.podRef.namespace === NS)
-    .map((p) => {
-      const m = p.containers?.[0]?.memory ?? {};
-      const mib = (b: number | undefined): string => ((b ?? 0) / 1024 / 1024).toFixed(0);
-      return `${p.podRef.name}: rss ${mib(m.rssBytes)} MiB, working set ${mib(m.workingSetBytes)} MiB`;
-    });
+/**
+ * The replicas' memory as the kubelet reports it: working set from /metrics/resource (what
+ * the metrics API and eviction use), RSS from /metrics/cadvisor. (stats/summary answers 500
+ * on this machine: the kubelet finds no filesystem info for the root device.)
+ */
+async function kubeletMemory(cluster: LocalCluster): Promise<string[]> {
+  const text = async (path: string): Promise<string> =>
+    promisify(execFile)(
+      cluster.binaries.kubectl,
+      ['--kubeconfig', cluster.kubeconfigPath, 'get', '--raw', `/api/v1/nodes/node-1/proxy${path}`],
+      { maxBuffer: 64 * 1024 * 1024 },
+    ).then(
+      (r) => r.stdout,
+      (err: unknown) => `# ${(err as Error).message}`,
+    );
+  const samples = (body: string, metric: string): Map<string, number> => {
+    const out = new Map<string, number>();
+    for (const line of body.split('\n')) {
+      if (!line.startsWith(`${metric}{`) || !line.includes(`namespace="${NS}"`)) continue;
+      if (!line.includes('container="planwright"')) continue;
+      const pod = /pod="([^"]+)"/.exec(line)?.[1] ?? '';
+      const value = Number(
+        line
+          .slice(line.lastIndexOf('}') + 1)
+          .trim()
+          .split(' ')[0],
+      );
+      out.set(pod, value);
+    }
+    return out;
+  };
+  const ws = samples(await text('/metrics/resource'), 'container_memory_working_set_bytes');
+  const rss = samples(await text('/metrics/cadvisor'), 'container_memory_rss');
+  const mib = (b: number | undefined): string =>
+    b === undefined ? '?' : (b / 1024 / 1024).toFixed(0);
+  return [...new Set([...ws.keys(), ...rss.keys()])].map(
+    (pod) => `${pod}: working set ${mib(ws.get(pod))} MiB, rss ${mib(rss.get(pod))} MiB`,
+  );
 }
 
 async function round(): Promise<void> {
@@ -130,10 +152,10 @@ async function round(): Promise<void> {
     const initS = (performance.now() - t) / 1000;
     await twoReady(admin);
     await sleep(10_000);
-    const idle = await kubeletMemory(admin);
+    const idle = await kubeletMemory(cluster);
     const clean = await disrupt(admin, 'delete');
     const killed = await disrupt(admin, 'kill');
-    const after = await kubeletMemory(admin);
+    const after = await kubeletMemory(cluster);
     const line = (d: Disruption): string =>
       `handover ${d.handoverS.toFixed(1)} s, admissions ${d.answered} answered / ${d.failed} failed` +
       (d.firstFailure ? ` (first: ${d.firstFailure})` : '');
