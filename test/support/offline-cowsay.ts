@@ -24,9 +24,14 @@ export async function offlineCowsay(command: string): Promise<OfflineCowsay> {
   const pod = await readFile(podFile, 'utf8');
   if (!FETCH.test(pod)) {
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`${podFile}: cowsay's wget line is not there any more; update offline-cowsay.ts`);
+    throw new Error(
+      `${podFile}: cowsay's wget line is not there any more; update offline-cowsay.ts`,
+    );
   }
   // A JSON string is a YAML double-quoted scalar.
-  await writeFile(podFile, pod.replace(FETCH, (_line, item: string) => `${item}${JSON.stringify(command)}`));
+  await writeFile(
+    podFile,
+    pod.replace(FETCH, (_line, item: string) => `${item}${JSON.stringify(command)}`),
+  );
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -28,7 +28,11 @@ describe('exec into a container of the real node', () => {
             {
               name: 'main',
               image: 'busybox',
-              command: ['sh', '-c', 'mkdir /data && echo hello from the pod > /data/hello.txt && exec sleep 3600'],
+              command: [
+                'sh',
+                '-c',
+                'mkdir /data && echo hello from the pod > /data/hello.txt && exec sleep 3600',
+              ],
               // Ready once the file is there, so no exec races the write.
               readinessProbe: { exec: { command: ['cat', '/data/hello.txt'] }, periodSeconds: 1 },
             },
