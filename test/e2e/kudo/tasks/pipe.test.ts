@@ -15,7 +15,8 @@ import {
 import type { ApplyObject } from '../../../../src/kube/apply.ts';
 import { NODE_KIND_LABEL } from '../../../../src/localcluster/index.ts';
 import { createTestNamespace, kubeConfig, kubectl, testCluster } from '../../../support/cluster.ts';
-import { installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
+import { join } from 'node:path';
+import { installKudoCrds, KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
 import { offlineCowsay, type OfflineCowsay } from '../../../support/offline-cowsay.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { requireRealNode } from '../../../support/real-node.ts';
@@ -36,6 +37,7 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
   let cowsay: OfflineCowsay | undefined;
   let ns = '';
   let failures = '';
+  let shipped = '';
 
   const terminal = (namespace: string, name: string): Promise<PlanStatus> =>
     waitFor(
@@ -52,9 +54,10 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
     await installKudoCrds();
     ns = await createTestNamespace('pipe');
     failures = await createTestNamespace('pipe-fail');
+    shipped = await createTestNamespace('pipe-cowsay');
     planwright = await startPlanwrightCli({
       kubeconfig: testCluster().kubeconfigPath,
-      watchNamespaces: `${ns},${failures}`,
+      watchNamespaces: `${ns},${failures},${shipped}`,
       args: ['--step-timeout', String(STEP_TIMEOUT_S), '--pipe-waiter-image', WAITER_IMAGE],
     });
   }, 240_000);
@@ -161,6 +164,27 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
     });
     expect(ready.reason).toBe('ResourcesReady');
   }, 240_000);
+
+  it('cowsay as shipped: its init container cannot download the page here, and the step says so', async () => {
+    const pkg = await loadPackage(join(KUDO_PACKAGES, 'cowsay'), { namespace: shipped });
+    await create(shipped, 'operators', pkg.operator);
+    await create(shipped, 'operatorversions', pkg.operatorVersion);
+    await create(shipped, 'instances', pkg.instance);
+    const pod = 'cowsayinstance.deploy.main.genfiles.genwww.pipepod';
+    const ps = await terminal(shipped, 'cowsay-instance');
+    expect(ps.status).toBe('FATAL_ERROR');
+    const step = ps.phases?.[0]?.steps?.[0];
+    expect(step?.message).toMatch(
+      new RegExp(
+        `^did not finish within ${STEP_TIMEOUT_S} s \\(step timeout\\): (task genwww: )?pipe pod Pod ${shipped}/${pod.replaceAll('.', '\\.')} is Pending and not Ready: init container init ` +
+          '(is waiting: CrashLoopBackOff: [^(]*|terminated: Error, exit code 1|is running)' +
+          '.*\\(last run: Error, exit code 1\\), [1-9]\\d* restarts',
+      ),
+    );
+    // Why, in the init container's own log (read through the kubelet): no name resolves here.
+    const logs = await kubectl(['logs', '-n', shipped, pod, '-c', 'init']);
+    expect(logs.stdout + logs.stderr).toContain("wget: bad address 'cowsay.morecode.org'");
+  }, 180_000);
 
   /** An OperatorVersion with one Pipe task whose init container runs `script` into /tmp/out. */
   async function pipeOperator(
