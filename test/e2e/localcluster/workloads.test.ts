@@ -6,9 +6,11 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import {
+  NODE_KIND_LABEL,
   POD_FAIL_ANNOTATIONS,
   POD_FAIL_LABEL,
   POD_NOT_READY_LABEL,
+  SIMULATED_NODE_TAINT,
 } from '../../../src/localcluster/index.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -98,16 +100,25 @@ describe('a workloads cluster', () => {
     }
   });
 
-  it('runs a DaemonSet pod on every node', async () => {
+  it('runs a DaemonSet pod on every kwok node', async () => {
     const labels = { app: 'agent' };
+    const template = podTemplate({ labels });
+    // The DaemonSet controller picks nodes from the template alone: it must name the kwok
+    // nodes (and tolerate their taint on a mixed cluster) for its pods to run there.
+    template.spec = {
+      ...template.spec,
+      containers: template.spec?.containers ?? [],
+      nodeSelector: { [NODE_KIND_LABEL]: 'kwok' },
+      tolerations: [{ ...SIMULATED_NODE_TAINT, operator: 'Equal' }],
+    };
     await apps.createNamespacedDaemonSet({
       namespace,
-      body: {
-        metadata: { name: 'agent' },
-        spec: { selector: { matchLabels: labels }, template: podTemplate({ labels }) },
-      },
+      body: { metadata: { name: 'agent' }, spec: { selector: { matchLabels: labels }, template } },
     });
-    const nodes = (await core.listNode()).items.map((n) => n.metadata?.name);
+    const nodes = (await core.listNode({ labelSelector: `${NODE_KIND_LABEL}=kwok` })).items.map(
+      (n) => n.metadata?.name,
+    );
+    expect(nodes.length).toBeGreaterThanOrEqual(3);
     await waitFor('DaemonSet agent ready on every node', async () => {
       const d = await apps.readNamespacedDaemonSet({ namespace, name: 'agent' });
       return (
