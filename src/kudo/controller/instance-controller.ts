@@ -29,6 +29,7 @@ import {
   ANNOTATION_DRIFT,
   ANNOTATION_SKIP_TARGET_CLEANUP,
   DriftKeeper,
+  Identities,
   INSTANCE_EVENTS_COMPONENT,
   InstanceReconciler,
   InstanceWatches,
@@ -232,8 +233,15 @@ export function registerInstanceController(
       },
     });
   }
+  // Plans write as a ServiceAccount of the Instance's namespace where the policy says so.
+  const identities = tuning.tenancy?.serviceAccounts
+    ? new Identities({ home: ssa, fieldManager: FIELD_MANAGER, policy: tuning.tenancy, logger })
+    : undefined;
+  if (identities)
+    manager.signal.addEventListener('abort', () => identities.close(), { once: true });
   const reconcilerOptions: InstanceReconcilerOptions = {
     ...tuning,
+    ...(identities ? { identities } : {}),
     targets,
     watches,
     drift,
