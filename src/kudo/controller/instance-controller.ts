@@ -41,6 +41,7 @@ import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
 import { CachedObjects } from '../engine/cached-objects.ts';
 import { READINESS_KINDS } from '../health/readiness.ts';
 import { HERITAGE_KUDO, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
+import { ANNOTATION_SERVICE_ACCOUNT } from '../tasks/index.ts';
 
 export { INSTANCE_GVK };
 
@@ -70,6 +71,7 @@ export const instanceChanged: EventFilter<Instance> = (event) => {
     a?.generation !== b?.generation ||
     a?.deletionTimestamp !== b?.deletionTimestamp ||
     a?.annotations?.[ANNOTATION_DRIFT] !== b?.annotations?.[ANNOTATION_DRIFT] ||
+    a?.annotations?.[ANNOTATION_SERVICE_ACCOUNT] !== b?.annotations?.[ANNOTATION_SERVICE_ACCOUNT] ||
     a?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] !==
       b?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] ||
     JSON.stringify(a?.finalizers ?? []) !== JSON.stringify(b?.finalizers ?? []) ||
