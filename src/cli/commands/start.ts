@@ -166,8 +166,9 @@ export function startCommand(ctx: CliContext): Command {
   command.addOption(
     new Option(
       '--watch-namespaces <a,b>',
-      'reconcile only Instances of these namespaces, an entry ending in * being a prefix (the ' +
-        'watch caches stay cluster-wide); with --install the webhooks are called only for them',
+      'reconcile only Instances of these namespaces, an entry ending in * being a prefix; named ' +
+        'namespaces only: the watch caches list and watch just those (a prefix keeps them ' +
+        'cluster-wide); with --install the webhooks are called only for them',
     ).argParser(parseWatchNamespaces),
   );
   return command
