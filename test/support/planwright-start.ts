@@ -18,6 +18,8 @@ export interface StartedPlanwright {
   log(): string;
   /** The last `n` lines of the log. */
   tail(n: number): string;
+  /** The webhook server's port (from its "listening" line). */
+  readonly port: number;
   /** SIGTERM, wait for the exit, and remove the registrations it made; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -28,6 +30,11 @@ export interface StartOptions {
   readonly watchNamespaces: string;
   /** More `start` flags. */
   readonly args?: readonly string[];
+  /**
+   * Default true. False: no `--install` (a manager without the rights to install CRDs or
+   * register webhooks; the test registers them, as `planwright init` would).
+   */
+  readonly install?: boolean;
 }
 
 /** Starts `planwright start --install` and resolves once it says it runs (its probes answered). */
@@ -43,7 +50,7 @@ export async function startPlanwrightCli(options: StartOptions): Promise<Started
       'start',
       '--kubeconfig',
       options.kubeconfig,
-      '--install',
+      ...(options.install === false ? [] : ['--install']),
       '--webhook-port',
       '0',
       '--watch-namespaces',
@@ -75,8 +82,10 @@ export async function startPlanwrightCli(options: StartOptions): Promise<Started
     proc.kill('SIGTERM');
     throw new Error(`planwright start: the API server does not call its webhooks:\n${log}`);
   }
+  const port = Number(/Webhook server listening on https:\/\/[^:]+:(\d+)/.exec(log)?.[1] ?? 0);
   return {
     proc,
+    port,
     log: () => log,
     tail: (n) => log.split('\n').slice(-n).join('\n'),
     stop: async () => {
