@@ -210,16 +210,18 @@ export function registerInstanceController(
     logger,
     onClusterReplaced: (cluster) => watches.clusterReplaced(cluster),
   });
-  const drift = new DriftKeeper(
-    registry
-      ? new Counter({
-          name: 'planwright_drift_detected_total',
-          help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
-          labelNames: ['cluster', 'kind', 'mode'] as const,
-          registers: [registry],
-        })
-      : undefined,
-  );
+  const driftDetected = registry
+    ? new Counter({
+        name: 'planwright_drift_detected_total',
+        help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
+        labelNames: ['cluster', 'kind', 'mode'] as const,
+        registers: [registry],
+      })
+    : undefined;
+  // The baselines of the current term (each term starts without any: what an earlier term
+  // saw may predate another leader's writes); the gauge reads the current one.
+  const terms: { drift?: DriftKeeper } = {};
+  const newDrift = (): DriftKeeper => (terms.drift = new DriftKeeper(driftDetected));
   if (registry) {
     // Read when scraped: what drift costs in memory, per object it keeps (Instances with
     // drift off keep none).
@@ -228,7 +230,7 @@ export function registerInstanceController(
       help: 'Objects whose applied state is kept for drift checks (Instances with planwright.dev/drift on)',
       registers: [registry],
       collect(): void {
-        this.set(drift.size);
+        this.set(terms.drift?.size ?? 0);
       },
     });
   }
@@ -236,7 +238,7 @@ export function registerInstanceController(
     ...tuning,
     targets,
     watches,
-    drift,
+    newDrift,
     operatorVersions,
     client: manager.client,
     ssa,
