@@ -27,6 +27,8 @@
 //   BENCH_LOG_FILE=<path> (each manager's log tail to <path>.<user>; with
 //   BENCH_NODE_FLAGS="... --trace-gc" it shows Planwright's garbage collections)
 //   BENCH_N=10000 BENCH_ONLY=planwright BENCH_WORKLOADS=configmaps  (Planwright at scale)
+//   BENCH_BASELINE=<checkout>: an earlier Planwright too, run from <checkout>/dist/main.js
+//   (`npm run build` there first), before this one in every workload; ratios are to it
 //   BENCH_PROFILE_DIR=/tmp/p: a CPU profile of kube-apiserver over the first BENCH_PROFILE_S
 //   (10) seconds of the burst, summarised there by `go tool pprof -top` (the apiserver runs
 //   with --profiling=true then; off otherwise). For the manager add `--cpu-prof
@@ -76,6 +78,7 @@ const workloads = (process.env['BENCH_WORKLOADS'] ?? 'configmaps,deployments').s
 const only = process.env['BENCH_ONLY'];
 const profileDir = process.env['BENCH_PROFILE_DIR'];
 const PROFILE_S = Number(process.env['BENCH_PROFILE_S'] ?? 10);
+const baseline = process.env['BENCH_BASELINE'];
 const progress = (line: string): void => console.error(line);
 
 interface Contestant {
@@ -99,6 +102,19 @@ const planwright: Contestant = {
     return startPlanwrightProcess({ kubeconfig, webhookPort: await freeLoopbackPort() });
   },
 };
+
+/** Planwright as built in another checkout (an earlier commit), for before/after in one run. */
+const planwrightAt = (checkout: string): Contestant => ({
+  name: 'Planwright (baseline)',
+  user: planwright.user,
+  async start(kubeconfig) {
+    return startPlanwrightProcess({
+      kubeconfig,
+      webhookPort: await freeLoopbackPort(),
+      main: join(checkout, 'dist', 'main.js'),
+    });
+  },
+});
 
 const kudo = (binary: string): Contestant => ({
   name: `KUDO ${KUDO_VERSION.replace(/^v/, '').replace(/\.0$/, '')}`,
@@ -411,11 +427,12 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
     ['load average (1 min) at the end', (r) => r.load, (v) => v.toFixed(2)],
   ];
   const header = [`${workload.name}, N=${n}`, ...results.map(([c]) => c.name)];
-  if (results.length === 2) header.push(`${results[1]?.[0].name} / ${results[0]?.[0].name}`);
+  // Every other contestant against the first.
+  for (const [c] of results.slice(1)) header.push(`${c.name} / ${results[0]?.[0].name}`);
   const body = rows.map(([label, get, fmt]) => {
     const values = results.map(([, r]) => get(r));
     const cells = [label, ...values.map(fmt)];
-    if (values.length === 2) cells.push(ratio(values[1] ?? 0, values[0] ?? 0));
+    for (const v of values.slice(1)) cells.push(ratio(v, values[0] ?? 0));
     return cells;
   });
   console.log(`\n${workload.describe}`);
@@ -470,6 +487,7 @@ for (const w of workloads) {
     );
 }
 const contestants: Contestant[] = [];
+if (baseline !== undefined && only !== 'kudo') contestants.push(planwrightAt(baseline));
 if (only !== 'kudo') contestants.push(planwright);
 if (only !== 'planwright') {
   if (process.getuid?.() !== 0)

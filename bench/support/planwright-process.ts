@@ -26,13 +26,18 @@ export async function startPlanwrightProcess(options: {
   readonly readyTimeoutMs?: number;
   /** Run leader election (default: off, as KUDO's manager): a Lease held elsewhere keeps it a webhook-only replica. */
   readonly leaderElection?: boolean;
+  /**
+   * The `dist/main.js` of another checkout (built there beforehand with `npm run build`), to
+   * run an earlier version beside this one; default this checkout's, built when stale.
+   */
+  readonly main?: string;
 }): Promise<LoggedChild> {
-  await ensureBuiltCli();
+  if (options.main === undefined) await ensureBuiltCli();
   const child = spawnLogged(
     process.execPath,
     [
       ...NODE_FLAGS,
-      PLANWRIGHT,
+      options.main ?? PLANWRIGHT,
       'start',
       '--kubeconfig',
       options.kubeconfig,

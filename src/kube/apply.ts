@@ -1,20 +1,15 @@
 /**
- * Server-side apply and friends as separate operations (in the manner of fluxcd/pkg/ssa):
- * `get`, `apply` (optionally dry-run), `isUnchanged` (does the live object already hold what
- * we would send?), and `remove`. Objects are plain JSON; the REST mapping comes from the
+ * Server-side apply and friends as separate operations: `get`, `apply` (optionally dry-run,
+ * handing field ownership over when it must), `isUnchanged` (does the live object already hold
+ * what we would send?), and `remove`. Sets of objects, the create-vs-apply choice and change
+ * sets are resource-manager.ts's. Objects are plain JSON; the REST mapping comes from the
  * {@link ResourceMapper}. Status and managedFields are never sent.
  *
  * See examples/api/kube.ts.
  */
 import type { KubeClient } from './client.ts';
 import { ApiError } from './errors.ts';
-import {
-  collectionPath,
-  objectPath,
-  parseApiVersion,
-  type ResourceMapper,
-  type ResourceMapping,
-} from './gvk.ts';
+import { objectPath, parseApiVersion, type ResourceMapper, type ResourceMapping } from './gvk.ts';
 import { fieldsOf, ownEntry, ownershipUpgrade, type FieldsV1 } from './ownership.ts';
 
 /** A Kubernetes object as JSON. */
@@ -52,15 +47,6 @@ export function describeObject(obj: ApplyObject): string {
   return `${obj.kind ?? '?'} ${ns ? `${ns}/` : ''}${obj.metadata?.name ?? '?'}`;
 }
 
-export interface CreateOrApplyOptions {
-  readonly signal?: AbortSignal;
-  /**
-   * Called with the live object when it turns out to exist (the create answered 409, or a GET
-   * found it), before it is written; throwing leaves it unwritten.
-   */
-  readonly existing?: (live: ApplyObject) => void | Promise<void>;
-}
-
 export class ServerSideApply {
   constructor(private readonly options: ServerSideApplyOptions) {}
 
@@ -70,6 +56,15 @@ export class ServerSideApply {
 
   get client(): KubeClient {
     return this.options.client;
+  }
+
+  get fieldManager(): string {
+    return this.options.fieldManager;
+  }
+
+  /** The per-request timeout of every request it makes. */
+  get timeoutMs(): number {
+    return this.options.timeoutMs ?? 30_000;
   }
 
   /** The REST mapping of an object's kind (discovery, cached by the mapper). */
@@ -97,7 +92,7 @@ export class ServerSideApply {
       return await this.options.client.request<ApplyObject>({
         path,
         signal,
-        timeoutMs: this.options.timeoutMs ?? 30_000,
+        timeoutMs: this.timeoutMs,
       });
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 404) return undefined;
@@ -107,7 +102,7 @@ export class ServerSideApply {
 
   /**
    * Server-side apply with force; returns the object as stored (or as it would be, dry-run).
-   * An object made by {@link createOrApply} is owned by the manager's Update entry, and a field
+   * An object made by a create (resource-manager.ts) is owned by the manager's Update entry, and a field
    * only that entry owns survives an apply that no longer sets it. So its fields are handed to
    * the manager's Apply entry (a merge patch of managedFields, guarded by the resourceVersion)
    * before an apply that drops one — `live`, the object as last read with its managedFields,
@@ -161,7 +156,7 @@ export class ServerSideApply {
       contentType: 'application/merge-patch+json',
       body: { metadata: { managedFields, resourceVersion: obj.metadata?.['resourceVersion'] } },
       signal,
-      timeoutMs: this.options.timeoutMs ?? 30_000,
+      timeoutMs: this.timeoutMs,
     });
     return true;
   }
@@ -182,48 +177,8 @@ export class ServerSideApply {
       contentType: 'application/apply-patch+yaml',
       body: stripForApply(obj),
       signal: options.signal,
-      timeoutMs: this.options.timeoutMs ?? 30_000,
+      timeoutMs: this.timeoutMs,
     });
-  }
-
-  /**
-   * Makes an object believed absent: a create (POST with the field manager and strict field
-   * validation) when the object is one whose create stores what an apply would
-   * ({@link createsAsApplied}), else — or when the create fails for any reason (it exists
-   * already, or the server refuses the body: the apply then answers as it always did) — a
-   * server-side apply. A create costs kube-apiserver and etcd about a third less than the
-   * apply of a new object (bench/apiserver-cost.ts). Its fields are owned by the manager's
-   * Update entry; {@link apply} hands them to the Apply entry when it has to. With
-   * `existing`, an object that exists is shown to it before anything is written.
-   */
-  async createOrApply(obj: ApplyObject, options: CreateOrApplyOptions = {}): Promise<ApplyObject> {
-    const { existing, signal } = options;
-    if (createsAsApplied(obj)) {
-      const mapping = await this.mapping(obj, signal);
-      const ns = mapping.namespaced ? obj.metadata?.namespace : undefined;
-      try {
-        return await this.options.client.request<ApplyObject>({
-          method: 'POST',
-          path: collectionPath(mapping, ns),
-          query: { fieldManager: this.options.fieldManager, fieldValidation: 'Strict' },
-          body: stripForApply(obj),
-          signal,
-          timeoutMs: this.options.timeoutMs ?? 30_000,
-        });
-      } catch (err) {
-        if (signal?.aborted) throw err;
-      }
-    }
-    if (existing) {
-      // Only an object that exists may be someone else's: the caller judges it before it is
-      // written over.
-      const live = await this.get(obj, signal);
-      if (live) {
-        await existing(live);
-        return this.apply(obj, { ...(signal ? { signal } : {}), live });
-      }
-    }
-    return this.apply(obj, { ...(signal ? { signal } : {}) });
   }
 
   /**
@@ -239,7 +194,7 @@ export class ServerSideApply {
         path,
         query: { propagationPolicy: 'Background' },
         signal,
-        timeoutMs: this.options.timeoutMs ?? 30_000,
+        timeoutMs: this.timeoutMs,
       });
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 404) return 'gone';

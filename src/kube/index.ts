@@ -65,4 +65,14 @@ export {
   isUnchanged,
   normalizeForCompare,
 } from './apply.ts';
+export {
+  ResourceManager,
+  ChangeSet,
+  applyStage,
+  applyStages,
+  type ApplyRequest,
+  type ChangeAction,
+  type ChangeSetEntry,
+  type DeleteRequest,
+} from './resource-manager.ts';
 export { type KindResolution, resolveKind } from './kinds.ts';

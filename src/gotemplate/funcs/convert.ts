@@ -2,13 +2,53 @@
 
 import { formatValue, noFlags, sprintf } from '../fmt.ts';
 import { FuncError, GoInt, GoMap, GoObject, GoSlice, typeOf } from '../values.ts';
-import type { FuncDef, GoType, GoValue } from '../values.ts';
+import type { FuncDef, GoType, GoValue, IntKind } from '../values.ts';
 
 export type V = GoValue | undefined;
 
-/** Shorthand for a function definition. */
-export function fn(params: GoType[], impl: (a: V[]) => V, variadic?: GoType): FuncDef {
-  return variadic === undefined ? { params, impl } : { params, variadic, impl };
+/**
+ * The value a parameter of Go type `T` receives: the executor converts every argument to the
+ * parameter's type before the call (exec.ts, validateType), so a `string` parameter holds a
+ * string, an integer kind a GoInt, a slice a GoSlice, and so on. Types it cannot tell apart
+ * (other named types) stay GoValue; `reflect.Value` may be undefined.
+ */
+export type GoArg<T extends GoType | undefined> = T extends 'string'
+  ? string
+  : T extends 'bool'
+    ? boolean
+    : T extends 'float64' | 'float32'
+      ? number
+      : T extends IntKind
+        ? GoInt
+        : T extends `[]${string}`
+          ? GoSlice
+          : T extends `map[${string}`
+            ? GoMap
+            : T extends 'reflect.Value'
+              ? V
+              : T extends 'time.Time'
+                ? GoObject
+                : GoValue;
+
+/** The arguments of a function with parameters `P` (and variadic element `R`, if any). */
+export type GoArgs<P extends readonly GoType[], R extends GoType | undefined> = R extends GoType
+  ? [...{ -readonly [K in keyof P]: GoArg<P[K]> }, ...Array<GoArg<R>>]
+  : { -readonly [K in keyof P]: GoArg<P[K]> };
+
+/**
+ * A function definition whose implementation sees its arguments typed by the declared
+ * parameter types (`fn(['int', 'string'], ([n, s]) => …)` gets a GoInt and a string).
+ */
+export function fn<
+  const P extends readonly GoType[],
+  const R extends GoType | undefined = undefined,
+>(params: P, impl: (a: GoArgs<P, R>) => V, variadic?: R): FuncDef {
+  // The one place the typing is asserted: the executor converts each argument to its
+  // parameter's type before calling (exec.ts), which the type system cannot see.
+  const call = impl as unknown as (a: V[]) => V;
+  return variadic === undefined
+    ? { params: [...params], impl: call }
+    : { params: [...params], variadic, impl: call };
 }
 
 export function i64(n: bigint): GoInt {

@@ -3,7 +3,7 @@
 // are not implemented: a template using them fails to parse, as an undefined function would.
 
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, scryptSync } from 'node:crypto';
-import type { FuncDef, GoInt } from '../values.ts';
+import type { FuncDef } from '../values.ts';
 import { fn, goErr } from './convert.ts';
 import { decodeStdBase64 } from './sprig-encoding.ts';
 
@@ -140,17 +140,9 @@ function randBytes(count: bigint): string {
 export const sprigCrypto: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   [
     'derivePassword',
-    fn(['uint32', S, S, S, S], (a) =>
-      derivePassword(
-        Number((a[0] as GoInt).v),
-        a[1] as string,
-        a[2] as string,
-        a[3] as string,
-        a[4] as string,
-      ),
-    ),
+    fn(['uint32', S, S, S, S], (a) => derivePassword(Number(a[0].v), a[1], a[2], a[3], a[4])),
   ],
-  ['encryptAES', fn([S, S], (a) => encryptAES(a[0] as string, a[1] as string))],
-  ['decryptAES', fn([S, S], (a) => decryptAES(a[0] as string, a[1] as string))],
-  ['randBytes', fn(['int'], (a) => randBytes((a[0] as GoInt).v))],
+  ['encryptAES', fn([S, S], (a) => encryptAES(a[0], a[1]))],
+  ['decryptAES', fn([S, S], (a) => decryptAES(a[0], a[1]))],
+  ['randBytes', fn(['int'], (a) => randBytes(a[0].v))],
 ]);

@@ -120,17 +120,15 @@ function locationValue(l: Location): GoObject {
   );
 }
 
-function timeArg(v: V): Time {
-  return (v as GoObject).native as Time;
+function timeArg(v: GoObject): Time {
+  return v.native as Time;
 }
 
 /** A time.Time as templates see it: printable, comparable, with Go's methods. */
 export function timeValue(t: Time): GoObject {
   const m = (impl: () => GoValue): FuncDef => ({ params: [], impl });
-  const withTime = (impl: (u: Time) => GoValue): FuncDef => ({
-    params: ['time.Time'],
-    impl: (a) => impl(timeArg(a[0])),
-  });
+  const withTime = (impl: (u: Time) => GoValue): FuncDef =>
+    fn(['time.Time'], (a) => impl(timeArg(a[0])));
   const methods: Record<string, FuncDef> = {
     Year: m(() => int(date(t).year)),
     Month: m(() => {
@@ -151,7 +149,7 @@ export function timeValue(t: Time): GoObject {
     UnixMilli: m(() => int64(unixMilli(t))),
     UnixMicro: m(() => int64(unixMicro(t))),
     UnixNano: m(() => int64(unixNano(t))),
-    Format: { params: ['string'], impl: (a) => format(t, a[0] as string) },
+    Format: fn(['string'], (a) => format(t, a[0])),
     UTC: m(() => timeValue(setLoc(t, UTC))),
     Local: m(() => timeValue(setLoc(t, Local))),
     In: {
@@ -167,10 +165,7 @@ export function timeValue(t: Time): GoObject {
     IsDST: m(() => isDST(t)),
     String: m(() => timeString(t)),
     GoString: m(() => goString(t)),
-    AddDate: {
-      params: ['int', 'int', 'int'],
-      impl: (a) => timeValue(addDate(t, (a[0] as GoInt).v, (a[1] as GoInt).v, (a[2] as GoInt).v)),
-    },
+    AddDate: fn(['int', 'int', 'int'], ([y, m, d]) => timeValue(addDate(t, y.v, m.v, d.v))),
     Add: { params: ['time.Duration'], impl: (a) => timeValue(add(t, durationArg(a[0]))) },
     Sub: withTime((u) => durationValue(sub(t, u))),
     Round: { params: ['time.Duration'], impl: (a) => timeValue(round(t, durationArg(a[0]))) },
@@ -306,27 +301,23 @@ function toDate(layout: string, value: string, must: boolean): GoObject {
   }
 }
 
-function dateModify(spec: string, d: V, must: boolean): GoObject {
+function dateModify(spec: string, d: GoObject, must: boolean): GoObject {
   try {
     return timeValue(add(timeArg(d), parseDuration(toBytes(spec))));
   } catch (e) {
     if (!(e instanceof ParseDurationError)) throw e;
     if (must) goErr(e.message);
-    return d as GoObject;
+    return d;
   }
 }
 
-const dateModifyDef = fn(['string', 'time.Time'], (a) => dateModify(a[0] as string, a[1], false));
-const mustDateModifyDef = fn(['string', 'time.Time'], (a) =>
-  dateModify(a[0] as string, a[1], true),
-);
-const dateInZoneDef = fn(['string', 'interface {}', 'string'], (a) =>
-  dateInZone(a[0] as string, a[1], a[2] as string),
-);
+const dateModifyDef = fn(['string', 'time.Time'], (a) => dateModify(a[0], a[1], false));
+const mustDateModifyDef = fn(['string', 'time.Time'], (a) => dateModify(a[0], a[1], true));
+const dateInZoneDef = fn(['string', 'interface {}', 'string'], (a) => dateInZone(a[0], a[1], a[2]));
 
 export const sprigDates: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['ago', fn(['interface {}'], (a) => ago(a[0]))],
-  ['date', fn(['string', 'interface {}'], (a) => dateInZone(a[0] as string, a[1], 'Local'))],
+  ['date', fn(['string', 'interface {}'], (a) => dateInZone(a[0], a[1], 'Local'))],
   ['date_in_zone', dateInZoneDef],
   ['date_modify', dateModifyDef],
   ['dateInZone', dateInZoneDef],
@@ -334,14 +325,11 @@ export const sprigDates: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   ['duration', fn(['interface {}'], (a) => duration(a[0]))],
   ['durationRound', fn(['interface {}'], (a) => durationRound(a[0]))],
   ['htmlDate', fn(['interface {}'], (a) => dateInZone('2006-01-02', a[0], 'Local'))],
-  [
-    'htmlDateInZone',
-    fn(['interface {}', 'string'], (a) => dateInZone('2006-01-02', a[0], a[1] as string)),
-  ],
+  ['htmlDateInZone', fn(['interface {}', 'string'], (a) => dateInZone('2006-01-02', a[0], a[1]))],
   ['must_date_modify', mustDateModifyDef],
   ['mustDateModify', mustDateModifyDef],
-  ['mustToDate', fn(['string', 'string'], (a) => toDate(a[0] as string, a[1] as string, true))],
+  ['mustToDate', fn(['string', 'string'], (a) => toDate(a[0], a[1], true))],
   ['now', fn([], () => timeValue(now()))],
-  ['toDate', fn(['string', 'string'], (a) => toDate(a[0] as string, a[1] as string, false))],
+  ['toDate', fn(['string', 'string'], (a) => toDate(a[0], a[1], false))],
   ['unixEpoch', fn(['time.Time'], (a) => unixSec(timeArg(a[0])).toString())],
 ]);

@@ -38,19 +38,19 @@ export const sprigDefaults: ReadonlyMap<string, FuncDef> = new Map<string, FuncD
   ['coalesce', fn([], (a) => a.find((x) => !empty(x)) ?? null, A)],
   ['all', fn([], (a) => a.every((x) => !empty(x)), A)],
   ['any', fn([], (a) => a.some((x) => !empty(x)), A)],
-  ['ternary', fn([A, A, 'bool'], (a) => ((a[2] as boolean) ? (a[0] ?? null) : (a[1] ?? null)))],
+  ['ternary', fn([A, A, 'bool'], (a) => (a[2] ? (a[0] ?? null) : (a[1] ?? null)))],
   [
     'fromJson',
     fn([S], (a) => {
       try {
-        return unmarshal(a[0] as string);
+        return unmarshal(a[0]);
       } catch (e) {
         if (e instanceof JSONError) return null;
         throw e;
       }
     }),
   ],
-  ['mustFromJson', fn([S], (a) => must(() => unmarshal(a[0] as string)))],
+  ['mustFromJson', fn([S], (a) => must(() => unmarshal(a[0])))],
   ['toJson', fn([A], (a) => swallow(() => json(a[0], true)))],
   ['toPrettyJson', fn([A], (a) => swallow(() => json(a[0], true, '  ')))],
   ['toRawJson', fn([A], (a) => swallow(() => json(a[0], false)))],
@@ -69,7 +69,7 @@ export const sprigDefaults: ReadonlyMap<string, FuncDef> = new Map<string, FuncD
   ['kindOf', fn([A], (a) => kindOf(a[0]))],
   ['kindIs', fn([S, A], (a) => a[0] === kindOf(a[1]))],
   ['deepEqual', fn([A, A], (a) => deepEqual(a[0], a[1]))],
-  ['fail', fn([S], (a) => goErr(a[0] as string))],
+  ['fail', fn([S], (a) => goErr(a[0]))],
 ]);
 
 export { typeOf };

@@ -69,10 +69,10 @@ function mergeValue(dv: GoValue | undefined, sv: GoValue, override: boolean): Go
 }
 
 /** sprig v2's merge: mergo's errors are swallowed and the result is then an empty string. */
-function merge(a: V[], override: boolean): V {
-  let dst = a[0] as GoMap;
+function merge([first, ...rest]: [GoMap, ...GoMap[]], override: boolean): V {
+  let dst = first;
   try {
-    for (const src of a.slice(1)) dst = mergeMaps(dst, src as GoMap, override, true);
+    for (const src of rest) dst = mergeMaps(dst, src, override, true);
   } catch (e) {
     if (e instanceof MergeMismatch) return '';
     throw e;
@@ -93,9 +93,8 @@ function mergeV3(dst: GoMap, src: GoMap, override: boolean): void {
   }
 }
 
-function mustMerge(a: V[], override: boolean): V {
-  const dst = a[0] as GoMap;
-  for (const src of a.slice(1)) mergeV3(dst, src as GoMap, override);
+function mustMerge([dst, ...rest]: [GoMap, ...GoMap[]], override: boolean): V {
+  for (const src of rest) mergeV3(dst, src, override);
   return dst;
 }
 
@@ -120,50 +119,43 @@ export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   [
     'get',
     fn([M, S], (a) => {
-      const m = a[0] as GoMap;
-      return m.entries.has(a[1] as string) ? (m.entries.get(a[1] as string) ?? null) : '';
+      const m = a[0];
+      return m.entries.has(a[1]) ? (m.entries.get(a[1]) ?? null) : '';
     }),
   ],
   [
     'set',
     fn([M, S, A], (a) => {
-      if ((a[0] as GoMap).nil) goErr('assignment to entry in nil map');
-      (a[0] as GoMap).entries.set(a[1] as string, a[2] ?? null);
+      if (a[0].nil) goErr('assignment to entry in nil map');
+      a[0].entries.set(a[1], a[2] ?? null);
       return a[0];
     }),
   ],
   [
     'unset',
     fn([M, S], (a) => {
-      (a[0] as GoMap).entries.delete(a[1] as string);
+      a[0].entries.delete(a[1]);
       return a[0];
     }),
   ],
-  ['hasKey', fn([M, S], (a) => (a[0] as GoMap).entries.has(a[1] as string))],
+  ['hasKey', fn([M, S], (a) => a[0].entries.has(a[1]))],
   [
     'pluck',
     fn(
       [S],
-      (a) =>
-        sliceOf(
-          a
-            .slice(1)
-            .filter((m) => (m as GoMap).entries.has(a[0] as string))
-            .map((m) => (m as GoMap).entries.get(a[0] as string) ?? null),
-        ),
+      ([key, ...maps]) =>
+        sliceOf(maps.filter((m) => m.entries.has(key)).map((m) => m.entries.get(key) ?? null)),
       M,
     ),
   ],
-  ['keys', fn([], (a) => strList(a.flatMap((m) => [...(m as GoMap).entries.keys()])), M)],
+  ['keys', fn([], (a) => strList(a.flatMap((m) => [...m.entries.keys()])), M)],
   [
     'pick',
     fn(
       [M],
-      (a) => {
-        const m = a[0] as GoMap;
+      ([m, ...keys]) => {
         const out = new Map<string, GoValue>();
-        for (const k of a.slice(1) as string[])
-          if (m.entries.has(k)) out.set(k, m.entries.get(k) ?? null);
+        for (const k of keys) if (m.entries.has(k)) out.set(k, m.entries.get(k) ?? null);
         return new GoMap('interface {}', out);
       },
       S,
@@ -173,15 +165,14 @@ export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
     'omit',
     fn(
       [M],
-      (a) => {
-        const m = a[0] as GoMap;
-        const drop = new Set(a.slice(1) as string[]);
+      ([m, ...keys]) => {
+        const drop = new Set(keys);
         return new GoMap('interface {}', new Map([...m.entries].filter(([k]) => !drop.has(k))));
       },
       S,
     ),
   ],
-  ['values', fn([M], (a) => sliceOf([...(a[0] as GoMap).entries.values()]))],
+  ['values', fn([M], (a) => sliceOf([...a[0].entries.values()]))],
   ['merge', fn([M], (a) => merge(a, false), M)],
   ['mergeOverwrite', fn([M], (a) => merge(a, true), M)],
   ['mustMerge', fn([M], (a) => mustMerge(a, false), M)],

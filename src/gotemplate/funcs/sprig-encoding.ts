@@ -182,26 +182,23 @@ function urlJoin(m: GoMap): string {
   return out;
 }
 
-const hash = (alg: string) => (a: (GoValue | undefined)[]) =>
-  createHash(alg)
-    .update(a[0] as string, 'utf8')
-    .digest('hex');
+const hash = (alg: string) => (a: [string]) => createHash(alg).update(a[0], 'utf8').digest('hex');
 
 export const sprigEncoding: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
-  ['b64enc', fn([S], (a) => Buffer.from(a[0] as string, 'utf8').toString('base64'))],
-  ['b64dec', fn([S], (a) => b64dec(a[0] as string))],
-  ['b32enc', fn([S], (a) => b32enc(a[0] as string))],
-  ['b32dec', fn([S], (a) => b32dec(a[0] as string))],
+  ['b64enc', fn([S], (a) => Buffer.from(a[0], 'utf8').toString('base64'))],
+  ['b64dec', fn([S], (a) => b64dec(a[0]))],
+  ['b32enc', fn([S], (a) => b32enc(a[0]))],
+  ['b32dec', fn([S], (a) => b32dec(a[0]))],
   ['sha1sum', fn([S], hash('sha1'))],
   ['sha256sum', fn([S], hash('sha256'))],
   ['sha512sum', fn([S], hash('sha512'))],
-  ['adler32sum', fn([S], (a) => adler32(a[0] as string))],
+  ['adler32sum', fn([S], (a) => adler32(a[0]))],
   ['uuidv4', fn([], () => randomUUID())],
-  ['osBase', fn([S], (a) => basePath(a[0] as string))],
-  ['osClean', fn([S], (a) => cleanPath(a[0] as string))],
-  ['osDir', fn([S], (a) => dirPath(a[0] as string))],
-  ['osExt', fn([S], (a) => extPath(a[0] as string))],
-  ['osIsAbs', fn([S], (a) => (a[0] as string).startsWith('/'))],
-  ['urlParse', fn([S], (a) => urlParse(a[0] as string))],
-  ['urlJoin', fn(['map[string]interface {}'], (a) => urlJoin(a[0] as GoMap))],
+  ['osBase', fn([S], (a) => basePath(a[0]))],
+  ['osClean', fn([S], (a) => cleanPath(a[0]))],
+  ['osDir', fn([S], (a) => dirPath(a[0]))],
+  ['osExt', fn([S], (a) => extPath(a[0]))],
+  ['osIsAbs', fn([S], (a) => a[0].startsWith('/'))],
+  ['urlParse', fn([S], (a) => urlParse(a[0]))],
+  ['urlJoin', fn(['map[string]interface {}'], (a) => urlJoin(a[0]))],
 ]);

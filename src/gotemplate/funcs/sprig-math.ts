@@ -145,10 +145,10 @@ function atoi(s: string): GoInt {
   return v > (1n << 63n) - 1n || v < -(1n << 63n) ? int(0) : int(v);
 }
 
-const n = (v: V): number => Number((v as GoInt).v);
+const n = (v: GoInt): number => Number(v.v);
 
 export const sprigMath: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
-  ['atoi', fn(['string'], (a) => atoi(a[0] as string))],
+  ['atoi', fn(['string'], (a) => atoi(a[0]))],
   ['int64', fn([A], (a) => i64(toInt64(a[0])))],
   ['int', fn([A], (a) => int(toInt64(a[0])))],
   ['float64', fn([A], (a) => toFloat64(a[0]))],
@@ -182,8 +182,5 @@ export const sprigMath: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>(
   ['minf', fn([A], (a) => a.map(toFloat64).reduce((m, x) => Math.min(m, x)), A)],
   ['ceil', fn([A], (a) => Math.ceil(toFloat64(a[0])))],
   ['floor', fn([A], (a) => Math.floor(toFloat64(a[0])))],
-  [
-    'round',
-    fn([A, I], (a) => round(a[0], n(a[1]), a.length > 2 ? (a[2] as number) : 0.5), 'float64'),
-  ],
+  ['round', fn([A, I], (a) => round(a[0], n(a[1]), a[2] ?? 0.5), 'float64')],
 ]);

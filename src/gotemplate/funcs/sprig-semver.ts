@@ -181,12 +181,12 @@ function parseConstraints(text: string): Constraint[][] {
 }
 
 export const sprigSemver: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
-  ['semver', fn(['string'], (a) => versionObject(parseVersion(a[0] as string)))],
+  ['semver', fn(['string'], (a) => versionObject(parseVersion(a[0])))],
   [
     'semverCompare',
     fn(['string', 'string'], (a) => {
-      const cs = parseConstraints(a[0] as string);
-      const v = parseVersion(a[1] as string);
+      const cs = parseConstraints(a[0]);
+      const v = parseVersion(a[1]);
       return cs.some((alt) => alt.every((c) => check(v, c)));
     }),
   ],

@@ -22,7 +22,7 @@ const A = 'interface {}';
 
 const bytes = (s: string): Uint8Array => utf8.encode(s);
 const str = (b: Uint8Array): string => utf8Decoder.decode(b);
-const n = (v: V): number => Number((v as GoInt).v);
+const n = (v: GoInt): number => Number(v.v);
 
 function isSeparator(c: string): boolean {
   const cp = c.codePointAt(0)!;
@@ -276,50 +276,50 @@ for (let c = 32; c < 127; c++) ASCII += String.fromCharCode(c);
 
 export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['hello', fn([], () => 'Hello!')],
-  ['abbrev', fn([I, S], (a) => (n(a[0]) < 4 ? a[1] : abbreviateFull(a[1] as string, 0, n(a[0]))))],
+  ['abbrev', fn([I, S], (a) => (n(a[0]) < 4 ? a[1] : abbreviateFull(a[1], 0, n(a[0]))))],
   [
     'abbrevboth',
     fn([I, I, S], (a) => {
-      const [l, r, s] = [n(a[0]), n(a[1]), a[2] as string];
+      const [l, r, s] = [n(a[0]), n(a[1]), a[2]];
       if (r < 4 || (l > 0 && r < 7)) return s;
       return abbreviateFull(s, l, r);
     }),
   ],
-  ['trunc', fn([I, S], (a) => trunc(n(a[0]), a[1] as string))],
-  ['trim', fn([S], (a) => (a[0] as string).trim())],
-  ['upper', fn([S], (a) => goUpper(a[0] as string))],
-  ['lower', fn([S], (a) => goLower(a[0] as string))],
-  ['title', fn([S], (a) => title(a[0] as string))],
-  ['untitle', fn([S], (a) => uncapitalizeWords(a[0] as string))],
-  ['substr', fn([I, I, S], (a) => substr(n(a[0]), n(a[1]), a[2] as string))],
-  ['repeat', fn([I, S], (a) => repeat(n(a[0]), a[1] as string))],
-  ['trimall', fn([S, S], (a) => trimCutset(a[1] as string, a[0] as string))],
-  ['trimAll', fn([S, S], (a) => trimCutset(a[1] as string, a[0] as string))],
+  ['trunc', fn([I, S], (a) => trunc(n(a[0]), a[1]))],
+  ['trim', fn([S], (a) => a[0].trim())],
+  ['upper', fn([S], (a) => goUpper(a[0]))],
+  ['lower', fn([S], (a) => goLower(a[0]))],
+  ['title', fn([S], (a) => title(a[0]))],
+  ['untitle', fn([S], (a) => uncapitalizeWords(a[0]))],
+  ['substr', fn([I, I, S], (a) => substr(n(a[0]), n(a[1]), a[2]))],
+  ['repeat', fn([I, S], (a) => repeat(n(a[0]), a[1]))],
+  ['trimall', fn([S, S], (a) => trimCutset(a[1], a[0]))],
+  ['trimAll', fn([S, S], (a) => trimCutset(a[1], a[0]))],
   [
     'trimSuffix',
     fn([S, S], (a) => {
-      const [suf, s] = [a[0] as string, a[1] as string];
+      const [suf, s] = [a[0], a[1]];
       return suf && s.endsWith(suf) ? s.slice(0, s.length - suf.length) : s;
     }),
   ],
   [
     'trimPrefix',
     fn([S, S], (a) => {
-      const [pre, s] = [a[0] as string, a[1] as string];
+      const [pre, s] = [a[0], a[1]];
       return s.startsWith(pre) ? s.slice(pre.length) : s;
     }),
   ],
-  ['nospace', fn([S], (a) => deleteWhiteSpace(a[0] as string))],
-  ['initials', fn([S], (a) => initials(a[0] as string))],
+  ['nospace', fn([S], (a) => deleteWhiteSpace(a[0]))],
+  ['initials', fn([S], (a) => initials(a[0]))],
   ['randAlphaNum', fn([I], (a) => random(n(a[0]), ALPHA + DIGITS))],
   ['randAlpha', fn([I], (a) => random(n(a[0]), ALPHA))],
   ['randAscii', fn([I], (a) => random(n(a[0]), ASCII))],
   ['randNumeric', fn([I], (a) => random(n(a[0]), DIGITS))],
-  ['swapcase', fn([S], (a) => swapcase(a[0] as string))],
+  ['swapcase', fn([S], (a) => swapcase(a[0]))],
   [
     'shuffle',
     fn([S], (a) => {
-      const c = [...(a[0] as string)];
+      const c = [...a[0]];
       for (let i = c.length - 1; i > 0; i--) {
         const j = Math.floor(Math.random() * (i + 1));
         [c[i], c[j]] = [c[j]!, c[i]!];
@@ -327,14 +327,14 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
       return c.join('');
     }),
   ],
-  ['snakecase', fn([S], (a) => toLowerCaseWords(a[0] as string, '_'))],
-  ['kebabcase', fn([S], (a) => toLowerCaseWords(a[0] as string, '-'))],
-  ['camelcase', fn([S], (a) => toCamelCase(a[0] as string))],
-  ['wrap', fn([I, S], (a) => wrapCustom(a[1] as string, n(a[0]), '\n', false))],
-  ['wrapWith', fn([I, S, S], (a) => wrapCustom(a[2] as string, n(a[0]), a[1] as string, true))],
-  ['contains', fn([S, S], (a) => (a[1] as string).includes(a[0] as string))],
-  ['hasPrefix', fn([S, S], (a) => (a[1] as string).startsWith(a[0] as string))],
-  ['hasSuffix', fn([S, S], (a) => (a[1] as string).endsWith(a[0] as string))],
+  ['snakecase', fn([S], (a) => toLowerCaseWords(a[0], '_'))],
+  ['kebabcase', fn([S], (a) => toLowerCaseWords(a[0], '-'))],
+  ['camelcase', fn([S], (a) => toCamelCase(a[0]))],
+  ['wrap', fn([I, S], (a) => wrapCustom(a[1], n(a[0]), '\n', false))],
+  ['wrapWith', fn([I, S, S], (a) => wrapCustom(a[2], n(a[0]), a[1], true))],
+  ['contains', fn([S, S], (a) => a[1].includes(a[0]))],
+  ['hasPrefix', fn([S, S], (a) => a[1].startsWith(a[0]))],
+  ['hasSuffix', fn([S, S], (a) => a[1].endsWith(a[0]))],
   [
     'quote',
     fn(
@@ -358,16 +358,16 @@ export const sprigStrings: ReadonlyMap<string, FuncDef> = new Map<string, FuncDe
     ),
   ],
   ['cat', fn([], (a) => catArgs(a), A)],
-  ['indent', fn([I, S], (a) => indent(n(a[0]), a[1] as string))],
-  ['nindent', fn([I, S], (a) => '\n' + indent(n(a[0]), a[1] as string))],
-  ['replace', fn([S, S, S], (a) => (a[2] as string).replaceAll(a[0] as string, a[1] as string))],
+  ['indent', fn([I, S], (a) => indent(n(a[0]), a[1]))],
+  ['nindent', fn([I, S], (a) => '\n' + indent(n(a[0]), a[1]))],
+  ['replace', fn([S, S, S], (a) => a[2].replaceAll(a[0], a[1]))],
   ['plural', fn([S, S, I], (a) => (n(a[2]) === 1 ? a[0] : a[1]))],
   ['toString', fn([A], (a) => strval(a[0]))],
-  ['split', fn([S, S], (a) => splitMap(splitN(a[1] as string, a[0] as string, -1)))],
-  ['splitList', fn([S, S], (a) => strList(splitN(a[1] as string, a[0] as string, -1)))],
-  ['splitn', fn([S, I, S], (a) => splitMap(splitN(a[2] as string, a[0] as string, n(a[1]))))],
+  ['split', fn([S, S], (a) => splitMap(splitN(a[1], a[0], -1)))],
+  ['splitList', fn([S, S], (a) => strList(splitN(a[1], a[0], -1)))],
+  ['splitn', fn([S, I, S], (a) => splitMap(splitN(a[2], a[0], n(a[1]))))],
   ['toStrings', fn([A], (a) => strList(strslice(a[0])))],
-  ['join', fn([S, A], (a) => strslice(a[1]).join(a[0] as string))],
+  ['join', fn([S, A], (a) => strslice(a[1]).join(a[0]))],
   ['sortAlpha', fn([A], (a) => sortAlpha(a[0]))],
 ]);
 

@@ -65,9 +65,9 @@ async function lookup(
  * judges (a subresource write, which a misconfigured registration may still send, or another
  * operation); or the denial when the request carries no usable Instance.
  *
- * Plain async: answering synchronously on a cache hit saved ~20 µs of manager CPU per review
- * in process, which no end-to-end run could tell from noise (~8 ms of manager CPU and ~22 ms
- * of CPU in all per Instance), at the price of a chain of continuations here.
+ * Plain async: answering synchronously on a cache hit saved a little CPU per review in
+ * process, which no end-to-end run could tell from noise, at the price of a chain of
+ * continuations here.
  */
 export async function gatherDecisionInput(
   request: AdmissionRequest,
@@ -81,7 +81,7 @@ export async function gatherDecisionInput(
       { field: 'metadata', message: 'missing', reason: 'FieldValueRequired' },
     ]);
   }
-  // The stored status is untyped (issue 18) and not the requester's to fix: a malformed part
+  // The stored status is untyped and not the requester's to fix: a malformed part
   // is read as absent, as the controller reads it (and rewrites it), instead of a denial.
   const object = statusAsRead(request.object);
   const problems = instanceShapeProblems(object);

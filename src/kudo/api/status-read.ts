@@ -1,7 +1,7 @@
 /**
  * The Instance status as the engine may read it. The CRD stores `status` untyped
- * (x-kubernetes-preserve-unknown-fields: a typed schema cost the apiserver ~1 ms per status
- * write, issue 18), so anyone with rights on `instances/status` can store any JSON there.
+ * (x-kubernetes-preserve-unknown-fields: a typed schema made every status write cost the
+ * apiserver more, bench/apiserver-cost.ts), so anyone with rights on `instances/status` can store any JSON there.
  * Every engine read of the status goes through {@link readStatus} once per reconcile: a part
  * of the wrong shape is named and treated as absent (the controller then writes the status
  * back in the right shape), never tripped over. Nothing is copied when the status fits.

@@ -75,7 +75,7 @@ export const instanceChanged: EventFilter<Instance> = (event) => {
     a?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] !==
       b?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] ||
     JSON.stringify(a?.finalizers ?? []) !== JSON.stringify(b?.finalizers ?? []) ||
-    // Someone else stored a status of the wrong shape (the CRD keeps it untyped, issue 18):
+    // Someone else stored a status of the wrong shape (the CRD keeps it untyped):
     // wake the Instance so the controller rewrites it. One shape check per status write.
     (event.old.status !== event.object.status && readStatus(event.object).problems.length > 0)
   );
@@ -123,9 +123,8 @@ export interface RemoteSettings {
  * Reconciles in flight at once. A pass spends most of its time waiting on the API server
  * (applies, the awaited plan Events, the status write), so throughput is workers / latency;
  * and etcd and kube-apiserver batch concurrent writes, so fewer in flight also costs them more
- * CPU per write. bench/vs-kudo.ts N=1000 configmaps, same session: 4 workers 15.8–15.9 s,
- * kube-apiserver 15.5 ms and etcd 3.8 ms per Instance; 8 workers 11.1 s, 10.8 and 2.3 ms;
- * 16 workers no better (11.9 s). Each worker holds at most one Instance's pass in memory.
+ * CPU per write; more than 8 gained nothing in bench/vs-kudo.ts (figures: bench/README.md,
+ * "Reconcile workers"). Each worker holds at most one Instance's pass in memory.
  */
 export const DEFAULT_RECONCILE_WORKERS = 8;
 
@@ -213,16 +212,18 @@ export function registerInstanceController(
     logger,
     onClusterReplaced: (cluster) => watches.clusterReplaced(cluster),
   });
-  const drift = new DriftKeeper(
-    registry
-      ? new Counter({
-          name: 'planwright_drift_detected_total',
-          help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
-          labelNames: ['cluster', 'kind', 'mode'] as const,
-          registers: [registry],
-        })
-      : undefined,
-  );
+  const driftDetected = registry
+    ? new Counter({
+        name: 'planwright_drift_detected_total',
+        help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
+        labelNames: ['cluster', 'kind', 'mode'] as const,
+        registers: [registry],
+      })
+    : undefined;
+  // The baselines of the current term (each term starts without any: what an earlier term
+  // saw may predate another leader's writes); the gauge reads the current one.
+  const terms: { drift?: DriftKeeper } = {};
+  const newDrift = (): DriftKeeper => (terms.drift = new DriftKeeper(driftDetected));
   if (registry) {
     // Read when scraped: what drift costs in memory, per object it keeps (Instances with
     // drift off keep none).
@@ -231,7 +232,7 @@ export function registerInstanceController(
       help: 'Objects whose applied state is kept for drift checks (Instances with planwright.dev/drift on)',
       registers: [registry],
       collect(): void {
-        this.set(drift.size);
+        this.set(terms.drift?.size ?? 0);
       },
     });
   }
@@ -246,7 +247,7 @@ export function registerInstanceController(
     ...(identities ? { identities } : {}),
     targets,
     watches,
-    drift,
+    newDrift,
     operatorVersions,
     client: manager.client,
     ssa,

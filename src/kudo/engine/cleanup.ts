@@ -8,12 +8,10 @@
  * an object whose cluster cannot be reached (`ssaFor` answers why).
  */
 import type { Logger } from 'pino';
-import { describeObject, type ServerSideApply } from '../../kube/index.ts';
-import { UnknownKindError } from '../../kube/index.ts';
+import { describeObject, ResourceManager, type ServerSideApply } from '../../kube/index.ts';
 import { KUDO_GROUP, type Instance } from '../api/types.ts';
-import { objectOf, type InventoryEntry } from '../inventory/index.ts';
-import { ownedByAnother } from '../render/index.ts';
-import { abandon } from '../tasks/prune.ts';
+import type { InventoryEntry } from '../inventory/index.ts';
+import { inventoryDeletion } from '../tasks/index.ts';
 import type { StatusSession } from './session.ts';
 
 export interface InventoryDeletion {
@@ -55,7 +53,8 @@ async function deleteEntries(
   const { ssaFor, instance, signal, logger } = input;
   const remaining: InventoryEntry[] = [];
   for (const entry of entries) {
-    const obj = objectOf(entry);
+    const deletion = inventoryDeletion(entry, instance);
+    const obj = deletion.object;
     const ssa = ssaFor(entry);
     if (ssa instanceof Error) {
       remaining.push(entry);
@@ -63,22 +62,14 @@ async function deleteEntries(
       continue;
     }
     try {
-      const live = await ssa.get(obj, signal);
-      if (!live) continue;
-      if (ownedByAnother(live, instance)) {
+      const change = await new ResourceManager(ssa).delete(deletion, signal);
+      if (change.action === 'skipped')
         logger.info(
           { object: describeObject(obj) },
           'not deleting an object that belongs to another Instance',
         );
-        continue;
-      }
-      if (entry.policy === 'keep') {
-        await abandon(ssa, live, instance, signal);
-        continue;
-      }
-      if ((await ssa.remove(obj, signal)) === 'deleting') remaining.push(entry);
+      if (change.action === 'deleting') remaining.push(entry);
     } catch (err) {
-      if (err instanceof UnknownKindError) continue; // its kind is gone, so is the object
       logger.warn(
         { err, object: describeObject(obj) },
         'could not delete an inventory object; will retry',

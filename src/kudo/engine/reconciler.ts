@@ -16,6 +16,7 @@ import type { ShapeProblem } from '../api/shape-check.ts';
 import { describeStatusProblems, readStatus } from '../api/status-read.ts';
 import type { Instance } from '../api/types.ts';
 import { InlineRenderer, type Renderer } from '../render/index.ts';
+import type { DriftKeeper } from './drift.ts';
 import { finalize } from './finalize.ts';
 import { hasCleanupFinalizer } from './finalizer.ts';
 import { InstanceWriter } from './instance-api.ts';
@@ -45,7 +46,6 @@ export interface InstanceReconcilerOptions extends Pick<
   | 'tenancy'
   | 'targets'
   | 'watches'
-  | 'drift'
   | 'identities'
 > {
   /** Default: inline (this thread). */
@@ -56,6 +56,11 @@ export interface InstanceReconcilerOptions extends Pick<
   readonly waitMinMs?: number;
   /** Default 60 s. */
   readonly waitMaxMs?: number;
+  /**
+   * Makes the drift baselines of a term (called once per term: a baseline taken under an
+   * earlier term may predate writes of another leader). None: drift is not tracked.
+   */
+  readonly newDrift?: () => DriftKeeper;
   /** Only Instances this accepts are reconciled (tests isolate by namespace). */
   readonly filter?: (instance: Instance) => boolean;
   readonly now?: () => Date;
@@ -87,7 +92,7 @@ export class InstanceReconciler {
       tenancy: o.tenancy,
       targets: o.targets,
       watches: o.watches,
-      drift: o.drift,
+      drift: o.newDrift?.(),
       identities: o.identities,
     };
   }

@@ -79,7 +79,7 @@ export function readInventory(
 ): InventoryEntry[] {
   const out: InventoryEntry[] = [];
   for (const r of raw ?? []) {
-    // Stored status is untyped (issue 18): an item that is not a map cannot name an object.
+    // Stored status is untyped: an item that is not a map cannot name an object.
     if (typeof r !== 'object' || r === null || Array.isArray(r)) continue;
     const { group, version, kind, name, digest } = r;
     if (typeof version !== 'string' || typeof kind !== 'string' || typeof name !== 'string')

@@ -29,12 +29,10 @@ export const MAX_YAML_ALIASES = 100;
 
 /**
  * Characters of array/map values admission decodes on its own event loop per request; the
- * rest go to the admission worker (a process with a deadline and a heap limit). Measured
- * (bench/README, issue 18): 4 KiB of the costliest shapes the nesting and alias limits
- * still let through (nested block sequences, 100 aliases, invalid nested keys) takes 2–10 ms
- * on a loaded 2-core machine, typical values a few hundred bytes well under 1 ms; 16 KiB
- * took up to 38 ms, too long to hold the thread that answers every webhook and renews the
- * Lease. A budget per request, not per value, so many small values cannot add up.
+ * rest go to the admission worker (a process with a deadline and a heap limit). The costliest
+ * shapes the nesting and alias limits still let through decode in a few milliseconds at this
+ * size, and four times as much held the thread that answers every webhook and renews the
+ * Lease too long (bench/README.md, "Inline decoding"). A budget per request, not per value, so many small values cannot add up.
  */
 export const MAX_INLINE_DECODE_CHARS = 4 * 1024;
 

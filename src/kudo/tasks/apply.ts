@@ -5,7 +5,13 @@
  * Once every object is healthy, what the task applied before but no longer renders is pruned.
  * Done when every object is healthy and the prune finished.
  */
-import { describeObject, isUnchanged, type ApplyObject } from '../../kube/index.ts';
+import {
+  applyStages,
+  describeObject,
+  type ApplyObject,
+  type ChangeSetEntry,
+  type ResourceManager,
+} from '../../kube/index.ts';
 import { namespacedName } from '../../kube/index.ts';
 import type { Task } from '../api/types.ts';
 import { checkHealth } from '../health/index.ts';
@@ -22,7 +28,8 @@ import { classify } from './classify.ts';
 import { pruneTask } from './prune.ts';
 import { KUDO_TENANCY, adoption } from './tenancy.ts';
 import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
-import { applyOrder, decorateAll, renderTask, type Rendered } from './objects.ts';
+import { decorateAll, renderTask, type Rendered } from './objects.ts';
+import { resourcesOf } from './resources.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext, type TaskOutcome } from './types.ts';
 
 export async function runApply(task: Task, ctx: TaskContext): Promise<TaskOutcome> {
@@ -35,17 +42,15 @@ export async function applyObjects(
   rendered: readonly Rendered[],
   ctx: TaskContext,
 ): Promise<TaskOutcome> {
-  const waiting: string[] = [];
-  // Whether every object waited for wakes the Instance by a watch event when it changes.
-  let wakesOnChange = true;
+  const waiting: Unhealthy[] = [];
   // Kinds a CRD declares but the server does not serve yet are reported after everything
   // else was applied.
   const unserved: TransientTaskError[] = [];
   const applied: InventoryEntry[] = [];
-  for (const order of [0, 1, 2]) {
-    const batch = rendered.filter((r) => applyOrder(r.object) === order);
-    if (batch.length === 0) continue;
-    const decorated = await decorateAll(task, batch, ctx, { pending: unserved });
+  const resources = resourcesOf(ctx);
+  // Kinds are resolved stage by stage: a CRD of the first stage serves a kind of the next.
+  for (const stage of applyStages(rendered, (r) => r.object)) {
+    const decorated = await decorateAll(task, stage, ctx, { pending: unserved });
     const objects = decorated.map((o) => withPolicy(task, o, ctx));
     applied.push(...objects.map((o) => o.entry));
     // Objects not applied before need no look at the live state: apply them directly.
@@ -54,13 +59,12 @@ export async function applyObjects(
       objects.map((o) => o.entry),
       { foundWithoutInventory: objects.every((o) => collectedWithOwner(o, ctx)) },
     );
-    const results = await Promise.all(
-      objects.map((o, i) => applyOne(task, o, ctx, known[i] ?? true)),
+    const changes = await Promise.all(
+      objects.map((o, i) => applyOne(task, resources, { ...o, known: known[i] ?? true }, ctx)),
     );
-    for (const r of results) {
-      if (!r) continue;
-      waiting.push(r.message);
-      wakesOnChange &&= r.wakesOnChange;
+    for (const change of changes) {
+      const unhealthy = judgeHealth(task, change, ctx);
+      if (unhealthy) waiting.push(unhealthy);
     }
     // CRDs and Namespaces must be ready before anything that may live in or be one of them.
     if (waiting.length > 0) break;
@@ -68,7 +72,14 @@ export async function applyObjects(
   if (unserved.length > 0) {
     throw new TransientTaskError(task, unserved.map((u) => u.detail).join('; '));
   }
-  if (waiting.length > 0) return { done: false, message: waiting.join('; '), wakesOnChange };
+  if (waiting.length > 0) {
+    return {
+      done: false,
+      message: waiting.map((w) => w.message).join('; '),
+      // Whether every object waited for wakes the Instance by a watch event when it changes.
+      wakesOnChange: waiting.every((w) => w.wakesOnChange),
+    };
+  }
   // Everything the task renders now is healthy: only now may what it no longer renders go.
   const pruning = await pruneTask(task, applied, ctx);
   return pruning.length === 0 ? { done: true } : { done: false, message: pruning.join('; ') };
@@ -116,51 +127,54 @@ interface Unhealthy {
 }
 
 /**
- * Applies one object when it differs from the live one; returns why it is not healthy yet.
- * The live object comes from the watch cache when it holds a current copy that already is
- * what we want (the usual case while a plan waits); otherwise from a GET, as it would without
- * a cache. A cached copy that differs is never written over blindly: it may predate our write.
+ * Applies one object through the resource manager (unchanged objects are not written; the
+ * watch cache's copy counts when it vouches for one) and tells the engine what it wrote and
+ * what it tracks for drift. `apply: once` objects are looked at first whatever the inventory
+ * says: created when absent, never written again, never tracked.
  */
 async function applyOne(
   task: string,
-  { object: desired, entry }: PolicyObject,
+  resources: ResourceManager,
+  { object: desired, entry, known }: PolicyObject & { readonly known: boolean },
   ctx: TaskContext,
-  lookFirst: boolean,
-): Promise<Unhealthy | undefined> {
-  let current: ApplyObject | undefined;
+): Promise<ChangeSetEntry> {
+  const once = entry.policy === 'once';
   try {
-    // apply-once objects are looked at first whatever the inventory says: created when absent,
-    // never written again.
-    const once = entry.policy === 'once';
-    current = lookFirst && !once ? await unchangedInCache(desired, ctx) : undefined;
-    if (!current) {
-      const live = lookFirst || once ? await ctx.ssa.get(desired, ctx.signal) : undefined;
-      if (live && (once || isUnchanged(desired, live))) current = live;
-      else {
-        // Absent as far as we know (never applied by this Instance, or a GET said so): a
-        // create where it stores what an apply would, cheaper for the API server.
-        current = live
-          ? await ctx.ssa.apply(desired, { signal: ctx.signal, live })
-          : await ctx.ssa.createOrApply(desired, {
-              signal: ctx.signal,
-              existing: (found) => judgeAdoption(task, found, ctx),
-            });
-        ctx.objects?.wrote(current);
-      }
-    }
-    if (!once) ctx.onApplied?.({ entry, desired, live: current });
+    const change = await resources.apply(
+      {
+        desired,
+        known,
+        createOnly: once,
+        cached: () => ctx.objects?.read(desired, ctx.signal) ?? Promise.resolve(undefined),
+        existing: (found) => judgeAdoption(task, found, ctx),
+      },
+      ctx.signal,
+    );
+    if (change.action !== 'unchanged') ctx.objects?.wrote(change.object);
+    if (!once) ctx.onApplied?.({ entry, desired, live: change.object });
+    return change;
   } catch (err) {
     throw classify(task, desired, err, ctx.actingAs);
   }
+}
+
+/**
+ * Why an applied object is not healthy yet (the wait of a level-triggered engine: the next
+ * pass, woken by the object's watch event, judges again); undefined when it is; fatal when it
+ * failed.
+ */
+function judgeHealth(
+  task: string,
+  { subject, object: current }: ChangeSetEntry,
+  ctx: TaskContext,
+): Unhealthy | undefined {
   const health = checkHealth(current);
   if (health.state === 'healthy') return undefined;
   if (health.state === 'failed') {
-    throw new FatalTaskError(task, `${describeObject(desired)} failed: ${health.reason}`, {
-      object: describeObject(desired),
-    });
+    throw new FatalTaskError(task, `${subject} failed: ${health.reason}`, { object: subject });
   }
   return {
-    message: `${describeObject(desired)} ${health.reason}`,
+    message: `${subject} ${health.reason}`,
     wakesOnChange: ctx.objects?.wakes(current, namespacedName(ctx.instance.metadata)) ?? false,
   };
 }
@@ -175,13 +189,4 @@ function judgeAdoption(task: string, live: ApplyObject, ctx: TaskContext): void 
     throw new FatalTaskError(task, verdict.message, { object: describeObject(live) });
   }
   if (verdict.kind === 'warn') ctx.warn?.('AdoptedObject', verdict.message);
-}
-
-/** The cached copy of `desired` when the watch cache vouches for it and it is unchanged. */
-async function unchangedInCache(
-  desired: ApplyObject,
-  ctx: TaskContext,
-): Promise<ApplyObject | undefined> {
-  const cached = await ctx.objects?.read(desired, ctx.signal);
-  return cached && isUnchanged(desired, cached) ? cached : undefined;
 }

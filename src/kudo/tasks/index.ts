@@ -1,5 +1,6 @@
 /** Plan tasks: Apply, Delete, Toggle, Dummy, Pipe, KudoOperator. */
 export { runTask } from './run.ts';
+export { inventoryDeletion, resourcesOf } from './resources.ts';
 export {
   DEFAULT_WAITER_IMAGE,
   WebSocketPodExec,

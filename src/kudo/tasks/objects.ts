@@ -41,15 +41,6 @@ export interface Rendered {
   readonly object: ApplyObject;
 }
 
-const FIRST = new Set(['CustomResourceDefinition', 'Namespace']);
-const LAST = new Set(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
-
-export function applyOrder(obj: ApplyObject): number {
-  if (FIRST.has(obj.kind ?? '')) return 0;
-  if (LAST.has(obj.kind ?? '')) return 2;
-  return 1;
-}
-
 /** The render job of one template of the task's OperatorVersion. */
 function renderJobOf(template: string, ctx: TaskContext, output: RenderKind): RenderJob {
   const ov = ctx.operatorVersion;

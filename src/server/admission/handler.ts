@@ -46,9 +46,9 @@ export interface RunHandlerOptions {
  * handler that answers synchronously (most do: they read caches) needs none of them.
  *
  * A class rather than an object literal with getters, on purpose: V8 gives every such
- * literal its own accessor pair, allocated where the scavenger has to trace it, and at
- * 1,000 reviews/s that kept ~1 MB per young-generation GC alive and stretched scavenges
- * from ~1 ms to ~8 ms (the p99). Getters on a prototype are shared.
+ * literal its own accessor pair, allocated where the scavenger has to trace it, and under a
+ * steady stream of reviews that kept enough alive per young-generation GC to stretch the
+ * scavenges into the p99. Getters on a prototype are shared.
  */
 class LazyContext implements AdmissionContext {
   private child: Logger | undefined;

@@ -1,8 +1,9 @@
-// ServerSideApply.createOrApply on the real apiserver: an object made by a create (POST with the
+// ResourceManager.createOrApply on the real apiserver: an object made by a create (POST with the
 // field manager) must afterwards behave as if it had been applied — a field a later apply no
 // longer sets is removed — and an object a create cannot make as an apply would is applied.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ServerSideApply, type ApplyObject } from '../../../src/kube/apply.ts';
+import { ResourceManager } from '../../../src/kube/resource-manager.ts';
 import {
   ApiError,
   KubeClient,
@@ -35,7 +36,7 @@ const owners = (obj: ApplyObject): string[] =>
     (e) => `${e.manager}/${e.operation}${e.subresource ? `/${e.subresource}` : ''}`,
   );
 
-describe('ServerSideApply.createOrApply (real apiserver)', () => {
+describe('ResourceManager.createOrApply (real apiserver)', () => {
   const client = new KubeClient(kubeConfig());
   const methods: string[] = [];
   const ssa = new ServerSideApply({
@@ -43,6 +44,9 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
     mapper: new ResourceMapper(client),
     fieldManager: 'planwright',
   });
+  const resources = new ResourceManager(ssa);
+  const createOrApply = async (obj: ApplyObject): Promise<ApplyObject> =>
+    (await resources.createOrApply(obj)).object;
   let ns = '';
 
   beforeAll(async () => {
@@ -62,7 +66,7 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
 
   it('creates a ConfigMap with one POST; a later apply that drops a key removes it', async () => {
     methods.length = 0;
-    const created = await ssa.createOrApply(configMap('drop', { a: '1', b: '2', c: '3' }));
+    const created = await createOrApply(configMap('drop', { a: '1', b: '2', c: '3' }));
     expect(methods).toEqual(['POST']);
     expect(owners(created)).toEqual(['planwright/Update']);
 
@@ -87,7 +91,7 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
   });
 
   it('an apply over the object as read hands ownership over first, only when it drops a field', async () => {
-    await ssa.createOrApply(configMap('read', { a: '1', b: '2' }));
+    await createOrApply(configMap('read', { a: '1', b: '2' }));
     // Every field kept: one apply; the Update entry stays, co-owning.
     methods.length = 0;
     const kept = await ssa.apply(configMap('read', { a: '1', b: '3' }), {
@@ -108,7 +112,7 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
   });
 
   it('what another manager set survives; what only we set goes', async () => {
-    await ssa.createOrApply(configMap('shared', { a: '1' }));
+    await createOrApply(configMap('shared', { a: '1' }));
     await client.request({
       method: 'PATCH',
       path: `/api/v1/namespaces/${ns}/configmaps/shared`,
@@ -140,9 +144,9 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
           },
         },
       );
-    await ssa.createOrApply(owned('11111111-1111-1111-1111-111111111111'));
+    await createOrApply(owned('11111111-1111-1111-1111-111111111111'));
     methods.length = 0;
-    const taken = await ssa.createOrApply(owned('22222222-2222-2222-2222-222222222222'));
+    const taken = await createOrApply(owned('22222222-2222-2222-2222-222222222222'));
     // The create is answered 409, the apply 422 (two controller references): ownership is
     // handed over and the apply tried again.
     expect(methods).toEqual(['POST', 'PATCH', 'GET', 'PATCH', 'PATCH']);
@@ -155,7 +159,7 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
   it('an object that exists already is applied over (the create is answered 409)', async () => {
     await ssa.apply(configMap('exists', { a: '1' }));
     methods.length = 0;
-    const out = await ssa.createOrApply(configMap('exists', { a: '2' }));
+    const out = await createOrApply(configMap('exists', { a: '2' }));
     expect(methods).toEqual(['POST', 'PATCH']);
     expect(out['data']).toEqual({ a: '2' });
     expect(owners(out)).toEqual(['planwright/Apply']);
@@ -163,9 +167,9 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
 
   it('a body the create refuses gets the apply’s own answer', async () => {
     methods.length = 0;
-    const err = await ssa
-      .createOrApply(configMap('unknown', { a: '1' }, { bogus: true }))
-      .catch((e: unknown) => e);
+    const err = await createOrApply(configMap('unknown', { a: '1' }, { bogus: true })).catch(
+      (e: unknown) => e,
+    );
     expect(methods).toEqual(['POST', 'PATCH']);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).message).toMatch(/bogus: field not declared in schema/);
@@ -174,7 +178,7 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
 
   it('objects a create would store differently are applied: nulls, other kinds', async () => {
     methods.length = 0;
-    const withNull = await ssa.createOrApply({
+    const withNull = await createOrApply({
       ...configMap('nulls', { a: '1' }),
       binaryData: null,
     });
@@ -182,7 +186,7 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
     expect(owners(withNull)).toEqual(['planwright/Apply']);
 
     methods.length = 0;
-    const service = await ssa.createOrApply({
+    const service = await createOrApply({
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: 'svc', namespace: ns },
@@ -194,13 +198,13 @@ describe('ServerSideApply.createOrApply (real apiserver)', () => {
 
   it('a Secret with data is created; with stringData it is applied', async () => {
     methods.length = 0;
-    await ssa.createOrApply({
+    await createOrApply({
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: 'plain', namespace: ns },
       data: { k: Buffer.from('v').toString('base64') },
     });
-    await ssa.createOrApply({
+    await createOrApply({
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: 'string', namespace: ns },

@@ -1,0 +1,299 @@
+/**
+ * One place for applying and deleting sets of objects, in the manner of fluxcd/pkg/ssa's
+ * ResourceManager: objects are applied in stages (CustomResourceDefinitions and Namespaces
+ * before what may be of their kind or live in them, webhook configurations after what they
+ * call), each apply says what it did (a change set: created, configured, unchanged), and
+ * deletions say whether the object is gone, still finalizing, abandoned or left alone.
+ *
+ * Behind {@link ResourceManager.apply}: the unchanged check (a current copy that already holds
+ * what we would send is not written), the create-vs-apply choice (a create where it stores what
+ * an apply would, being cheaper for the API server) and the ownership handover between a
+ * create's Update entry and the apply's Apply entry (inside {@link ServerSideApply.apply}).
+ * Which objects belong to a set — an inventory — is the caller's: this layer knows no owner.
+ *
+ * The client is the caller's too: a manager is built over one {@link ServerSideApply} (or its
+ * options), so a caller that must act as someone else builds one over that client.
+ */
+import {
+  ServerSideApply,
+  createsAsApplied,
+  describeObject,
+  isUnchanged,
+  stripForApply,
+  type ApplyObject,
+  type ServerSideApplyOptions,
+} from './apply.ts';
+import { UnknownKindError } from './errors.ts';
+import { collectionPath, objectPath, type ResourceMapper } from './gvk.ts';
+import type { KubeClient } from './client.ts';
+
+/** What an apply or a deletion did to one object. */
+export type ChangeAction =
+  | 'created'
+  | 'configured'
+  | 'unchanged'
+  | 'deleted'
+  | 'deleting'
+  | 'abandoned'
+  | 'skipped'
+  | 'absent';
+
+export interface ChangeSetEntry {
+  /** `Kind namespace/name`, for messages and logs. */
+  readonly subject: string;
+  readonly action: ChangeAction;
+  /**
+   * Applied: the object as stored (or the live copy that was already as wanted). Deleting
+   * without a DELETE of ours: the live object. Otherwise the object as it was asked for.
+   */
+  readonly object: ApplyObject;
+}
+
+/** What a set of applies or deletions did, one entry per object, in the order given. */
+export class ChangeSet {
+  readonly entries: ChangeSetEntry[] = [];
+
+  add(entry: ChangeSetEntry): void {
+    this.entries.push(entry);
+  }
+
+  /** The entries of the given actions. */
+  having(...actions: ChangeAction[]): ChangeSetEntry[] {
+    return this.entries.filter((e) => actions.includes(e.action));
+  }
+
+  /** `created: 2, unchanged: 1`, in the order first seen. */
+  summary(): string {
+    const counts = new Map<ChangeAction, number>();
+    for (const e of this.entries) counts.set(e.action, (counts.get(e.action) ?? 0) + 1);
+    return [...counts].map(([a, n]) => `${a}: ${n}`).join(', ');
+  }
+}
+
+/** One object to apply, with what the caller knows about it. */
+export interface ApplyRequest {
+  readonly desired: ApplyObject;
+  /**
+   * Whether it may exist already (the caller applied it before). An object not known is
+   * made without looking first: a create where that stores what an apply would.
+   */
+  readonly known: boolean;
+  /** Created when absent, never written once it exists (its live copy is the result). */
+  readonly createOnly?: boolean;
+  /**
+   * A current copy of the live object the caller holds (a watch cache), or undefined when it
+   * cannot vouch for one. Used only when it already holds what we want; a copy that differs
+   * may predate our last write and is never written over blindly (a GET decides).
+   */
+  readonly cached?: () => Promise<ApplyObject | undefined>;
+  /**
+   * Called with an object found to exist that the caller did not know (`known` false), before
+   * it is written; throwing leaves it unwritten.
+   */
+  readonly existing?: (live: ApplyObject) => void | Promise<void>;
+}
+
+/** One object to delete. */
+export interface DeleteRequest {
+  readonly object: ApplyObject;
+  /**
+   * Left alone when the live object answers a reason: it is someone else's. The entry says
+   * `skipped`.
+   */
+  readonly skip?: (live: ApplyObject) => boolean;
+  /**
+   * Abandoned instead of deleted: the owner reference with this uid is removed (so no garbage
+   * collector deletes it with its owner), the object stays. The entry says `abandoned`.
+   */
+  readonly abandonOwner?: string;
+}
+
+/** The stage an object is applied in: 0 before, 2 after everything else (1). */
+export function applyStage(obj: ApplyObject): 0 | 1 | 2 {
+  const kind = obj.kind ?? '';
+  if (kind === 'CustomResourceDefinition' || kind === 'Namespace') return 0;
+  if (kind === 'MutatingWebhookConfiguration' || kind === 'ValidatingWebhookConfiguration')
+    return 2;
+  return 1;
+}
+
+/** `items` grouped by the stage of their object, in stage order; empty stages left out. */
+export function applyStages<T>(items: readonly T[], objectOf: (item: T) => ApplyObject): T[][] {
+  const stages: T[][] = [[], [], []];
+  for (const item of items) stages[applyStage(objectOf(item))]?.push(item);
+  return stages.filter((s) => s.length > 0);
+}
+
+export class ResourceManager {
+  readonly ssa: ServerSideApply;
+
+  /** Over an existing {@link ServerSideApply}, or one built from its options (client included). */
+  constructor(over: ServerSideApply | ServerSideApplyOptions) {
+    this.ssa = over instanceof ServerSideApply ? over : new ServerSideApply(over);
+  }
+
+  get mapper(): ResourceMapper {
+    return this.ssa.mapper;
+  }
+
+  get client(): KubeClient {
+    return this.ssa.client;
+  }
+
+  /** The live object, or undefined when it does not exist. */
+  get(obj: ApplyObject, signal?: AbortSignal): Promise<ApplyObject | undefined> {
+    return this.ssa.get(obj, signal);
+  }
+
+  /**
+   * Applies one object unless it already is what we want. Known objects: a cached copy that
+   * holds what we want is taken as is, else a GET decides (unchanged, or applied with the live
+   * copy so the field ownership is handed over first). Objects not known: made at once
+   * ({@link createOrApply}). `createOnly`: a GET first whatever is known; written only when
+   * absent.
+   */
+  async apply(request: ApplyRequest, signal?: AbortSignal): Promise<ChangeSetEntry> {
+    const { desired, known, createOnly = false } = request;
+    const subject = describeObject(desired);
+    if (known && !createOnly && request.cached) {
+      const cached = await request.cached();
+      if (cached && isUnchanged(desired, cached))
+        return { subject, action: 'unchanged', object: cached };
+    }
+    const live = known || createOnly ? await this.ssa.get(desired, signal) : undefined;
+    if (live && (createOnly || isUnchanged(desired, live)))
+      return { subject, action: 'unchanged', object: live };
+    if (live) {
+      const object = await this.ssa.apply(desired, { ...(signal ? { signal } : {}), live });
+      return { subject, action: 'configured', object };
+    }
+    return this.createOrApply(desired, {
+      ...(signal ? { signal } : {}),
+      ...(request.existing ? { existing: request.existing } : {}),
+    });
+  }
+
+  /** Applies each request (all at once: they do not depend on each other) into one change set. */
+  async applyAll(requests: readonly ApplyRequest[], signal?: AbortSignal): Promise<ChangeSet> {
+    const set = new ChangeSet();
+    for (const e of await Promise.all(requests.map((r) => this.apply(r, signal)))) set.add(e);
+    return set;
+  }
+
+  /**
+   * Makes an object believed absent: a create (POST with the field manager and strict field
+   * validation) when the object is one whose create stores what an apply would
+   * ({@link createsAsApplied}), else — or when the create fails for any reason (it exists
+   * already, or the server refuses the body: the apply then answers as it always did) — a
+   * server-side apply. The create is cheaper for kube-apiserver and etcd than the apply of a
+   * new object (bench/apiserver-cost.ts). Its fields are owned by the manager's Update entry;
+   * {@link ServerSideApply.apply} hands them to the Apply entry when it has to. With
+   * `existing`, an object that exists is shown to it before anything is written.
+   */
+  async createOrApply(
+    obj: ApplyObject,
+    options: {
+      readonly signal?: AbortSignal;
+      readonly existing?: (live: ApplyObject) => void | Promise<void>;
+    } = {},
+  ): Promise<ChangeSetEntry> {
+    const { existing, signal } = options;
+    const subject = describeObject(obj);
+    const on = signal ? { signal } : {};
+    if (createsAsApplied(obj)) {
+      const created = await this.create(obj, signal);
+      if (created) return { subject, action: 'created', object: created };
+    }
+    if (existing) {
+      // Only an object that exists may be someone else's: the caller judges it before it is
+      // written over.
+      const live = await this.ssa.get(obj, signal);
+      if (live) {
+        await existing(live);
+        return {
+          subject,
+          action: 'configured',
+          object: await this.ssa.apply(obj, { ...on, live }),
+        };
+      }
+    }
+    // Without a look first an apply cannot tell a create from an update: "created" is what it
+    // was asked for (an object believed absent).
+    return { subject, action: 'created', object: await this.ssa.apply(obj, on) };
+  }
+
+  /** A create (POST); undefined when the server refused it for any reason but an abort. */
+  private async create(obj: ApplyObject, signal?: AbortSignal): Promise<ApplyObject | undefined> {
+    const mapping = await this.ssa.mapping(obj, signal);
+    const ns = mapping.namespaced ? obj.metadata?.namespace : undefined;
+    try {
+      return await this.client.request<ApplyObject>({
+        method: 'POST',
+        path: collectionPath(mapping, ns),
+        query: { fieldManager: this.ssa.fieldManager, fieldValidation: 'Strict' },
+        body: stripForApply(obj),
+        signal,
+        timeoutMs: this.ssa.timeoutMs,
+      });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return undefined;
+    }
+  }
+
+  /**
+   * Deletes one object (background propagation), or lets go of it (`abandonOwner`), or leaves
+   * it (`skip`). `absent` when it does not exist or its kind is no longer served (then neither
+   * can it); `deleting` while finalizers still hold it.
+   */
+  async delete(request: DeleteRequest, signal?: AbortSignal): Promise<ChangeSetEntry> {
+    const { object } = request;
+    const subject = describeObject(object);
+    const entry = (action: ChangeAction): ChangeSetEntry => ({ subject, action, object });
+    try {
+      const live = await this.ssa.get(object, signal);
+      if (!live) return entry('absent');
+      if (request.skip?.(live)) return entry('skipped');
+      if (request.abandonOwner !== undefined) {
+        await this.abandon(live, request.abandonOwner, signal);
+        return entry('abandoned');
+      }
+      // Already going: another DELETE would only say so again.
+      if (live.metadata?.['deletionTimestamp'])
+        return { subject, action: 'deleting', object: live };
+      return entry((await this.ssa.remove(object, signal)) === 'gone' ? 'deleted' : 'deleting');
+    } catch (err) {
+      if (err instanceof UnknownKindError) return entry('absent');
+      throw err;
+    }
+  }
+
+  /**
+   * Removes the owner reference with uid `ownerUid` from a live object (so no garbage collector
+   * deletes it with that owner). Guarded by the resourceVersion: a conflict throws and the
+   * caller retries. Nothing is written when there is no such reference.
+   */
+  async abandon(live: ApplyObject, ownerUid: string, signal?: AbortSignal): Promise<void> {
+    const refs = live.metadata?.['ownerReferences'];
+    if (!Array.isArray(refs)) return;
+    const rest = (refs as Array<{ uid?: string }>).filter((r) => r.uid !== ownerUid);
+    if (rest.length === refs.length) return;
+    const mapping = await this.ssa.mapping(live, signal);
+    await this.client.request({
+      method: 'PATCH',
+      path: objectPath(
+        mapping,
+        live.metadata?.name ?? '',
+        mapping.namespaced ? live.metadata?.namespace : undefined,
+      ),
+      contentType: 'application/merge-patch+json',
+      body: {
+        metadata: {
+          ownerReferences: rest.length > 0 ? rest : null,
+          resourceVersion: live.metadata?.['resourceVersion'],
+        },
+      },
+      signal,
+    });
+  }
+}

@@ -1,0 +1,215 @@
+// The resource manager on the real apiserver: each apply says what it did (created,
+// configured, unchanged) and writes only what differs; `createOnly` objects are never written
+// once they exist; deletions say deleted, absent, skipped or abandoned, and an abandoned
+// object keeps everything but its owner reference.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  ApiError,
+  KubeClient,
+  ResourceManager,
+  ResourceMapper,
+  applyStages,
+  type ApplyObject,
+  type RequestOptions,
+} from '../../../src/kube/index.ts';
+import { createTestNamespace, kubeConfig } from '../../support/cluster.ts';
+
+/** A client that records the method of every request it passes on. */
+function recording(client: KubeClient, methods: string[]): KubeClient {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
+      return (options: RequestOptions): Promise<unknown> => {
+        methods.push(options.method ?? 'GET');
+        return target.request(options);
+      };
+    },
+  });
+}
+
+describe('ResourceManager (real apiserver)', () => {
+  const client = new KubeClient(kubeConfig());
+  const methods: string[] = [];
+  const resources = new ResourceManager({
+    client: recording(client, methods),
+    mapper: new ResourceMapper(client),
+    fieldManager: 'planwright',
+  });
+  let ns = '';
+
+  beforeAll(async () => {
+    ns = await createTestNamespace('resource-manager');
+  });
+  afterAll(() => client.close());
+
+  const configMap = (name: string, data: Record<string, string>, meta = {}): ApplyObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns, ...meta },
+    data,
+  });
+  const live = (name: string): Promise<ApplyObject> =>
+    client.request<ApplyObject>({ path: `/api/v1/namespaces/${ns}/configmaps/${name}` });
+
+  it('says created, unchanged, configured; writes only what differs', async () => {
+    methods.length = 0;
+    const set = await resources.applyAll([
+      { desired: configMap('a', { k: '1' }), known: false },
+      { desired: configMap('b', { k: '1' }), known: false },
+    ]);
+    expect(set.entries.map((e) => [e.subject, e.action])).toEqual([
+      [`ConfigMap ${ns}/a`, 'created'],
+      [`ConfigMap ${ns}/b`, 'created'],
+    ]);
+    expect(methods).toEqual(['POST', 'POST']);
+
+    methods.length = 0;
+    const again = await resources.applyAll([
+      { desired: configMap('a', { k: '1' }), known: true },
+      { desired: configMap('b', { k: '2' }), known: true },
+    ]);
+    expect(again.entries.map((e) => e.action)).toEqual(['unchanged', 'configured']);
+    expect(again.summary()).toBe('unchanged: 1, configured: 1');
+    // A GET each; one apply, for the object that differs.
+    expect([...methods].sort()).toEqual(['GET', 'GET', 'PATCH']);
+    expect((await live('b'))['data']).toEqual({ k: '2' });
+  });
+
+  it('a cached copy that holds what we want saves the GET; one that differs does not count', async () => {
+    await resources.apply({ desired: configMap('c', { k: '1' }), known: false });
+    const current = await live('c');
+    methods.length = 0;
+    const same = await resources.apply({
+      desired: configMap('c', { k: '1' }),
+      known: true,
+      cached: () => Promise.resolve(current),
+    });
+    expect(same.action).toBe('unchanged');
+    expect(methods).toEqual([]);
+
+    // A stale copy (it says k=0): the GET decides, and the live object already holds k=1.
+    const stale = { ...current, data: { k: '0' } };
+    const decided = await resources.apply({
+      desired: configMap('c', { k: '1' }),
+      known: true,
+      cached: () => Promise.resolve(stale),
+    });
+    expect(decided.action).toBe('unchanged');
+    expect(methods).toEqual(['GET']);
+  });
+
+  it('a createOnly object is made when absent and never written again', async () => {
+    const first = await resources.apply({
+      desired: configMap('once', { k: '1' }),
+      known: false,
+      createOnly: true,
+    });
+    expect(first.action).toBe('created');
+    methods.length = 0;
+    const second = await resources.apply({
+      desired: configMap('once', { k: '2' }),
+      known: true,
+      createOnly: true,
+    });
+    expect(second.action).toBe('unchanged');
+    expect(methods).toEqual(['GET']);
+    expect((await live('once'))['data']).toEqual({ k: '1' });
+  });
+
+  it('an object not known that exists is shown to `existing` first; a refusal leaves it unwritten', async () => {
+    await client.request({
+      method: 'POST',
+      path: `/api/v1/namespaces/${ns}/configmaps`,
+      query: { fieldManager: 'someone' },
+      body: configMap('theirs', { k: 'theirs' }),
+    });
+    // A Service is not made by a create: the look comes before any write.
+    const seen: string[] = [];
+    const refused = await resources
+      .apply({
+        desired: { ...configMap('theirs', { k: 'ours' }), binaryData: null },
+        known: false,
+        existing: (found) => {
+          seen.push(String(found.metadata?.name));
+          throw new Error('not ours');
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(refused).toEqual(new Error('not ours'));
+    expect(seen).toEqual(['theirs']);
+    expect((await live('theirs'))['data']).toEqual({ k: 'theirs' });
+
+    const taken = await resources.apply({
+      desired: { ...configMap('theirs', { k: 'ours' }), binaryData: null },
+      known: false,
+      existing: () => undefined,
+    });
+    expect(taken.action).toBe('configured');
+    expect((await live('theirs'))['data']).toEqual({ k: 'ours' });
+  });
+
+  it('deletes, reports absent, skips what `skip` claims, abandons by owner uid', async () => {
+    await resources.apply({ desired: configMap('gone', { k: '1' }), known: false });
+    const deleted = await resources.delete({ object: configMap('gone', {}) });
+    expect(deleted.action).toBe('deleted');
+    await expect(live('gone')).rejects.toMatchObject({ statusCode: 404 });
+    expect((await resources.delete({ object: configMap('gone', {}) })).action).toBe('absent');
+
+    await resources.apply({ desired: configMap('kept', { k: '1' }), known: false });
+    const skipped = await resources.delete({ object: configMap('kept', {}), skip: () => true });
+    expect(skipped.action).toBe('skipped');
+    expect((await live('kept'))['data']).toEqual({ k: '1' });
+
+    // The owner reference names the namespace's own ConfigMap "owner" (a real object, so the
+    // garbage collector has nothing to do), by uid.
+    const owner = await resources.apply({ desired: configMap('owner', {}), known: false });
+    const uid = String(owner.object.metadata?.['uid']);
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid };
+    await resources.apply({
+      desired: configMap('abandoned', { k: '1' }, { ownerReferences: [ref] }),
+      known: false,
+    });
+    const abandoned = await resources.delete({
+      object: configMap('abandoned', {}),
+      abandonOwner: uid,
+    });
+    expect(abandoned.action).toBe('abandoned');
+    const after = await live('abandoned');
+    expect(after['data']).toEqual({ k: '1' });
+    expect(after.metadata?.['ownerReferences']).toBeUndefined();
+  });
+
+  it('a kind nothing serves is absent to a deletion; the apply gets the mapper’s error', async () => {
+    const ghost = {
+      apiVersion: 'example.com/v1',
+      kind: 'Ghost',
+      metadata: { name: 'g', namespace: ns },
+    };
+    expect((await resources.delete({ object: ghost })).action).toBe('absent');
+    const err = await resources.apply({ desired: ghost, known: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(ApiError);
+  });
+});
+
+describe('applyStages', () => {
+  it('CRDs and Namespaces first, webhook configurations last, order kept within a stage', () => {
+    const o = (kind: string, name: string): ApplyObject => ({ kind, metadata: { name } });
+    const stages = applyStages(
+      [
+        o('ConfigMap', 'c1'),
+        o('ValidatingWebhookConfiguration', 'w'),
+        o('Namespace', 'n'),
+        o('Deployment', 'd'),
+        o('CustomResourceDefinition', 'crd'),
+      ],
+      (x) => x,
+    );
+    expect(stages.map((s) => s.map((x) => x.metadata?.name))).toEqual([
+      ['n', 'crd'],
+      ['c1', 'd'],
+      ['w'],
+    ]);
+    expect(applyStages([o('ConfigMap', 'only')], (x) => x)).toHaveLength(1);
+  });
+});
