@@ -7,10 +7,11 @@
 // lists, or differ only as a `cluster` row of its "Deliberate differences from KUDO" table
 // allows. The table of steps is printed; each `cluster` row must be used by some step.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
 import { KubeClient } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
@@ -71,10 +72,13 @@ describe('kubectl kudo against KUDO 0.19 kubectl-kudo on a cluster', () => {
   let planwright: StartedPlanwright | undefined;
   let client: KubeClient;
   const outcomes: Outcome[] = [];
+  let kudoBinary: string;
+  let ourNs: string;
+  let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     const kubeconfig = testCluster().kubeconfigPath;
-    const [kudoBinary] = await Promise.all([
+    [kudoBinary] = await Promise.all([
       ensureKudoCli({ onProgress: (line) => process.stderr.write(`${line}\n`) }),
       ensureBuiltCli(),
       installKudoCrds(),
@@ -82,7 +86,7 @@ describe('kubectl kudo against KUDO 0.19 kubectl-kudo on a cluster', () => {
     client = new KubeClient(kubeConfig());
     // Both names have the same length, so nothing printed is aligned differently.
     const kudoNs = await createTestNamespace('vsk');
-    const ourNs = await createTestNamespace('vsp');
+    ourNs = await createTestNamespace('vsp');
     planwright = await startPlanwrightCli({
       kubeconfig,
       watchNamespaces: [kudoNs, ourNs, `${kudoNs}-new`, `${ourNs}-new`].join(','),
@@ -92,7 +96,7 @@ describe('kubectl kudo against KUDO 0.19 kubectl-kudo on a cluster', () => {
     preparePackages(pkgs);
     prepareClusterPackages(pkgs);
     mkdirSync(join(work, 'home'));
-    const env: NodeJS.ProcessEnv = {
+    env = {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
       HOME: join(work, 'home'),
     };
@@ -175,6 +179,54 @@ describe('kubectl kudo against KUDO 0.19 kubectl-kudo on a cluster', () => {
       (a) => !outcomes.some((o) => o.allowed && o.command === a.command),
     );
     expect(unused.map((a) => a.command)).toEqual([]);
+  });
+
+  it("diagnostics collect writes KUDO's bundle (its files, the same objects) plus Planwright's own files", async () => {
+    const kubeconfig = testCluster().kubeconfigPath;
+    const out = { kudo: join(work, 'diag-kudo'), ours: join(work, 'diag-ours') };
+    // Both collect the same Instance: the scenario's hello, in Planwright's namespace.
+    const args = (dir: string): string[] =>
+      ['diagnostics', 'collect', '--instance', 'hello', '--namespace', ourNs].concat([
+        '--kubeconfig',
+        kubeconfig,
+        '-O',
+        dir,
+      ]);
+    const [kudo, ours] = await Promise.all([
+      run(kudoBinary, args(out.kudo), work, env),
+      run(process.execPath, [KUBECTL_KUDO, ...args(out.ours)], work, env),
+    ]);
+    // KUDO's CLI fails once the bundle is written when no KUDO manager runs (the case here).
+    expect(kudo).toMatchObject({ code: 255, stderr: 'Error: kudo system namespace not found\n' });
+    expect(ours).toMatchObject({ code: 0, stderr: '' });
+    const files = (root: string): string[] =>
+      (readdirSync(root, { recursive: true }) as string[])
+        .filter((f) => statSync(join(root, f)).isFile())
+        .sort();
+    const kudoFiles = files(out.kudo);
+    const ourFiles = files(out.ours);
+    expect(kudoFiles).toContain('operator_hello-config/instance_hello/servicelist.yaml');
+    expect(kudoFiles.filter((f) => !ourFiles.includes(f))).toEqual([]);
+    expect(ourFiles.filter((f) => !kudoFiles.includes(f))).toEqual([
+      'operator_hello-config/instance_hello/events.yaml',
+      'operator_hello-config/instance_hello/inventory.yaml',
+      'operator_hello-config/instance_hello/objects/configmap_hello-greeting.yaml',
+      'operator_hello-config/instance_hello/objects/service_hello.yaml',
+      'operator_hello-config/instance_hello/plan-status.txt',
+      'operator_hello-config/instance_hello/plans.yaml',
+      'planwright/deployment.yaml',
+    ]);
+    // The same objects in each of KUDO's files.
+    const names = (root: string, file: string): unknown => {
+      const doc = parse(readFileSync(join(root, file), 'utf8')) as {
+        metadata?: { name?: string };
+        items?: Array<{ metadata?: { name?: string } }>;
+      };
+      return doc.items ? doc.items.map((i) => i.metadata?.name).sort() : doc.metadata?.name;
+    };
+    for (const file of kudoFiles.filter((f) => f.startsWith('operator_'))) {
+      expect([file, names(out.ours, file)]).toEqual([file, names(out.kudo, file)]);
+    }
   });
 
   it('ran the whole scenario, most of it identical to KUDO', () => {
