@@ -6,7 +6,6 @@
 // stdout, stderr and the exit code must be identical after the normalisations docs/cli.md
 // lists, or differ only as a `cluster` row of its "Deliberate differences from KUDO" table
 // allows. The table of steps is printed; each `cluster` row must be used by some step.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +19,12 @@ import { ensureKudoCli } from '../../support/kudo-cli.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
 import { waitFor } from '../../support/wait.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, type CliResult } from './built-cli.ts';
-import { preparePackages, readAllowedDifferences, type Stream } from './vs-kudo-cli/cases.ts';
+import {
+  preparePackages,
+  readAllowedDifferences,
+  runCli as run,
+  type Stream,
+} from './vs-kudo-cli/cases.ts';
 import {
   CLUSTER_STEPS,
   normaliseClusterOutput,
@@ -38,23 +42,6 @@ interface Outcome {
   readonly allowed: boolean;
   readonly kudo: CliResult;
   readonly ours: CliResult;
-}
-
-function run(
-  file: string,
-  args: readonly string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /** Whether the plan the webhook scheduled for the Instance (spec.planExecution) is over. */
