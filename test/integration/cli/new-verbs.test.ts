@@ -126,7 +126,7 @@ describe('kubectl kudo package new / package add / test', () => {
       expect.objectContaining({ name: 'replicas', default: '3' }),
     ]);
     expect(ov.spec?.tasks?.map((t) => t.name)).toEqual(['deploy', 'config']);
-  });
+  }, 300_000);
 
   it('diagnostics collect writes the bundle, with inventory state and no secret in clear', async () => {
     const secretValue = 'hunter2-do-not-leak';
