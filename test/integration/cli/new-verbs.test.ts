@@ -83,7 +83,7 @@ describe('kubectl kudo package new / package add / test', () => {
     );
     const again = await kudo(['package', 'new', 'demo']);
     expect(again).toMatchObject({ code: 255, stderr: 'Error: folder "operator" already exists\n' });
-  });
+  }, 300_000);
 
   it('package add builds a package that installs into the cluster', async () => {
     for (const args of [
@@ -237,8 +237,10 @@ describe('kubectl kudo package new / package add / test', () => {
     expect(parse(await read('pod_diag-pod/diag-pod.yaml'))).toMatchObject({
       metadata: { name: 'diag-pod' },
     });
-    // No node runs the pod: its log cannot be read, and the bundle says why.
-    expect(await read('pod_diag-pod/main.log.err')).not.toBe('');
+    // Its container's log in KUDO's name: gzip'ed, or the reason it could not be read.
+    expect(
+      ['main.log.gz', 'main.log.err'].some((f) => existsSync(join(instDir, 'pod_diag-pod', f))),
+    ).toBe(true);
     expect(
       (
         parse(await read('servicelist.yaml')) as { items: Array<{ metadata: { name: string } }> }
