@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ApplyObject } from '../kube/index.ts';
 import { MANIFESTS_DIR } from './install.ts';
 import { renderKustomization } from './kustomize.ts';
+import { watchCondition } from './watch-namespaces.ts';
 
 /** The namespace manifests/ installs into. */
 export const MANIFEST_NAMESPACE = 'planwright-system';
@@ -19,6 +20,12 @@ export interface InstallationOptions {
   readonly namespace?: string;
   /** Container image of the Deployment (manifests/ say `planwright:dev`). */
   readonly image?: string;
+  /**
+   * A namespaced installation: the manager serves these namespaces only (`start
+   * --watch-namespaces`) and is granted its roles there by RoleBindings instead of
+   * ClusterRoleBindings (docs/namespaced-installation.md).
+   */
+  readonly watchNamespaces?: readonly string[];
   readonly dir?: string;
 }
 
@@ -97,7 +104,58 @@ export async function installationObjects(
       return copy;
     });
   }
+  if (options.watchNamespaces) out = namespaced(out, options.watchNamespaces);
   return out;
+}
+
+/**
+ * ClusterRoles whose grants a namespaced installation gives by a RoleBinding in each served
+ * namespace: everything the manager reads, watches and writes there. The others stay bound
+ * cluster-wide because what they grant is cluster-scoped: TokenReviews and
+ * SubjectAccessReviews (/metrics) and the caBundle of its own two webhook configurations.
+ */
+export const NAMESPACED_ROLES: readonly string[] = ['planwright', 'planwright-package-objects'];
+
+/** The installation rewritten for a manager serving `namespaces` only. */
+function namespaced(objects: ApplyObject[], namespaces: readonly string[]): ApplyObject[] {
+  const out: ApplyObject[] = [];
+  for (const o of objects) {
+    const roleRef = o['roleRef'] as { kind?: string; name?: string } | undefined;
+    if (o.kind === 'ClusterRoleBinding' && NAMESPACED_ROLES.includes(roleRef?.name ?? '')) {
+      for (const namespace of namespaces) {
+        out.push({
+          ...structuredClone(o),
+          kind: 'RoleBinding',
+          metadata: { ...structuredClone(o.metadata), namespace },
+        });
+      }
+      continue;
+    }
+    if (o.kind === 'Deployment') {
+      const copy = structuredClone(o);
+      const spec = copy['spec'] as
+        | { template?: { spec?: { containers?: Array<{ name?: string; args?: string[] }> } } }
+        | undefined;
+      for (const c of spec?.template?.spec?.containers ?? []) {
+        if (c.name === 'planwright')
+          c.args = [...(c.args ?? []), '--watch-namespaces', namespaces.join(',')];
+      }
+      out.push(copy);
+      continue;
+    }
+    if (o.kind === 'MutatingWebhookConfiguration' || o.kind === 'ValidatingWebhookConfiguration') {
+      const copy = structuredClone(o);
+      const condition = watchCondition({ names: namespaces, prefixes: [] });
+      for (const webhook of (copy['webhooks'] ?? []) as Array<Record<string, unknown>>) {
+        webhook['matchConditions'] = [condition];
+      }
+      out.push(copy);
+      continue;
+    }
+    out.push(o);
+  }
+  // RoleBindings come after the Roles' kinds in the apply order, as before.
+  return out.sort((a, b) => rank(a) - rank(b));
 }
 
 /** `kind/name` (plus namespace) the way kubectl names what it applied. */

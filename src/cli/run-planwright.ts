@@ -111,6 +111,9 @@ export async function runPlanwright(
     registry,
     manager: {
       leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
+      // Namespaces named exactly are watched one by one: the manager then needs list/watch
+      // there only (docs/namespaced-installation.md). A prefix needs the cluster-wide watch.
+      ...(watch && watch.prefixes.length === 0 ? { namespaces: watch.names } : {}),
     },
     webhook: {
       port: options.webhookPort,

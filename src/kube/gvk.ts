@@ -63,7 +63,8 @@ interface APIResourceList {
 export class ResourceMapper {
   private readonly known = new Map<string, Promise<ResourceMapping>>();
 
-  constructor(private readonly client: KubeClient) {}
+  /** `client` also reads CustomResourceDefinitions for resolveKind (the engine's own reads). */
+  constructor(readonly client: KubeClient) {}
 
   /** The mapping for a kind, from discovery of its group/version (cached; failures are not). */
   resolve(gvk: GroupVersionKind, signal?: AbortSignal): Promise<ResourceMapping> {

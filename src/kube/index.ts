@@ -48,6 +48,7 @@ export {
   MAX_TARGET_KUBECONFIG_BYTES,
   type TargetKubeconfigOptions,
 } from './target-kubeconfig.ts';
+export { impersonatingKubeConfig, serviceAccountUser } from './impersonation.ts';
 export {
   ClusterGate,
   ClusterUnavailableError,

@@ -25,6 +25,10 @@ export function etcdArgs(input: EtcdArgsInput): string[] {
   ];
 }
 
+/** The Services' ClusterIP range; the apiserver's own Service (`kubernetes`) takes its first address. */
+export const SERVICE_CIDR = '10.0.0.0/24';
+export const KUBERNETES_SERVICE_IP = '10.0.0.1';
+
 export interface ApiServerArgsInput {
   readonly mode: ClusterMode;
   readonly etcdEndpoint: string;
@@ -54,7 +58,7 @@ export function apiServerArgs(input: ApiServerArgsInput): string[] {
     '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1',
     '--endpoint-reconciler-type=none',
-    '--service-cluster-ip-range=10.0.0.0/24',
+    `--service-cluster-ip-range=${SERVICE_CIDR}`,
     '--allow-privileged=true',
     '--authorization-mode=RBAC',
     `--client-ca-file=${files.clientCa}`,

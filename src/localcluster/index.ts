@@ -23,7 +23,11 @@ export {
 } from './binaries.ts';
 export { isNodeKind, NODE_KINDS, realNodesUnavailable, type NodeKind } from './nodes/node-kind.ts';
 export { findLeftovers, type Leftovers, type NodeTraces } from './nodes/leftovers.ts';
-export { LOCAL_IMAGES, SANDBOX_IMAGE } from './nodes/images.ts';
+export { LOCAL_IMAGES, SANDBOX_IMAGE, ociImageOf, type ImageRunConfig } from './nodes/images.ts';
+export { folderEntries, tarLayer, type LayerEntry } from './nodes/layers.ts';
+export { hostNodeEntries, IMAGE_NODE_PATH } from './nodes/host-node-layer.ts';
+export { pushImage, type OciImage } from './nodes/registry-client.ts';
+export { parseImageRef, type ImageLocation } from './nodes/image-ref.ts';
 export { NODE_KIND_LABEL } from './nodes/real-node.ts';
 export { SIMULATED_NODE_TAINT } from './nodes/placement.ts';
 export { writeUserKubeconfig, type UserCredentials } from './kubeconfig.ts';

@@ -32,6 +32,11 @@ export interface CacheRegistryOptions {
   readonly maxDropGraceMs?: number;
   /** Watcher inactivity timeout for all caches (tests shorten it). */
   readonly inactivityMs?: number;
+  /**
+   * The home cluster's caches of namespaced kinds list and watch only these namespaces (one
+   * watch each): a manager granted Roles there, no cluster-wide list/watch. Default: all.
+   */
+  readonly namespaces?: readonly string[];
 }
 
 export interface CacheLease<T extends KubeObject> {
@@ -203,6 +208,9 @@ export class CacheRegistry {
       mapping,
       logger: this.options.logger.child({ cache: `${cluster}:${gvkKey(gvk)}` }),
       inactivityMs: this.options.inactivityMs,
+      ...(cluster === LOCAL_CLUSTER && this.options.namespaces
+        ? { namespaces: this.options.namespaces }
+        : {}),
       onWatchError: metrics
         ? () => metrics.watchErrors.inc({ cluster, gvk: gvkKey(gvk) })
         : undefined,

@@ -46,6 +46,11 @@ export interface CacheOptions {
   readonly logger: Logger;
   /** Restrict to one namespace; all namespaces by default. */
   readonly namespace?: string;
+  /**
+   * Restrict a namespaced kind to these namespaces: one list+watch per namespace, one store
+   * (a manager without cluster-wide list/watch rights). Ignored for cluster-scoped kinds.
+   */
+  readonly namespaces?: readonly string[];
   readonly onWatchError?: (error: unknown) => void;
   /** Extra watcher settings (tests shorten the inactivity timeout). */
   readonly inactivityMs?: number;
@@ -59,7 +64,10 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
     [OWNER_UID_INDEX, byOwnerUid],
   ]);
   private readonly handlers = new Set<CacheHandlers<T>>();
-  private readonly watcher: Watcher<T>;
+  /** One watcher per namespace watched (or one for all namespaces). */
+  private readonly watchers: ReadonlyArray<Watcher<T>>;
+  /** Watchers whose first list is in; synced when all are. */
+  private readonly listed = new Set<Watcher<T>>();
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private syncedFlag = false;
@@ -78,14 +86,21 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
     });
     // Nobody may await `synced` before stop; an unobserved rejection must not crash the process.
     this.synced.catch(() => undefined);
-    this.watcher = new Watcher<T>({
-      client: options.client,
-      path: collectionPath(options.mapping, options.namespace),
-      logger: options.logger,
-      onEvent: (event) => this.apply(event),
-      onError: options.onWatchError,
-      inactivityMs: options.inactivityMs,
-      pageSize: options.pageSize,
+    const scopes: ReadonlyArray<string | undefined> =
+      options.mapping.namespaced && options.namespaces !== undefined
+        ? [...new Set(options.namespaces)]
+        : [options.namespace];
+    this.watchers = scopes.map((scope) => {
+      const watcher: Watcher<T> = new Watcher<T>({
+        client: options.client,
+        path: collectionPath(options.mapping, scope),
+        logger: options.logger,
+        onEvent: (event) => this.apply(event, { watcher, scope }),
+        onError: options.onWatchError,
+        inactivityMs: options.inactivityMs,
+        pageSize: options.pageSize,
+      });
+      return watcher;
     });
   }
 
@@ -99,7 +114,7 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
 
   /** How many relists happened (the first list counts). */
   get relists(): number {
-    return this.watcher.relists;
+    return this.watchers.reduce((n, w) => n + w.relists, 0);
   }
 
   get size(): number {
@@ -108,17 +123,20 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
 
   /** How long the watch has shown no sign of life, ms (see {@link Watcher.stalledMs}). */
   stalledMs(now?: number): number {
-    return this.watcher.stalledMs(now);
+    return Math.max(...this.watchers.map((w) => w.stalledMs(now)));
   }
 
   /** Starts the watcher, stopped by `stop()` or by `parent` aborting. Idempotent. */
   start(parent?: AbortSignal): void {
     if (this.running) return;
     const signal = parent ? AbortSignal.any([parent, this.abort.signal]) : this.abort.signal;
-    this.running = this.watcher.run(signal).finally(() => {
-      if (!this.syncedFlag)
-        this.rejectSynced(new Error(`cache ${this.describe()} stopped before it synced`));
-    });
+    const runs = Promise.all(this.watchers.map((w) => w.run(signal)));
+    this.running = runs
+      .then(() => undefined)
+      .finally(() => {
+        if (!this.syncedFlag)
+          this.rejectSynced(new Error(`cache ${this.describe()} stopped before it synced`));
+      });
   }
 
   async stop(): Promise<void> {
@@ -182,7 +200,10 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
     return `${this.options.client.cluster}:${m.group || 'core'}/${m.version}/${m.kind}`;
   }
 
-  private apply(event: WatcherEvent<T>): void {
+  private apply(
+    event: WatcherEvent<T>,
+    from: { readonly watcher: Watcher<T>; readonly scope: string | undefined },
+  ): void {
     switch (event.type) {
       case 'upsert': {
         stripManagedFields(event.object);
@@ -200,7 +221,16 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
       case 'relisted': {
         for (const item of event.items) stripManagedFields(item);
         const previous = this.store;
-        const next = Store.from(event.items, this.indexers);
+        // A namespace's relist replaces that namespace only: the others' objects stay as
+        // they are (same objects, so the comparison below reports nothing for them).
+        const kept =
+          this.watchers.length > 1
+            ? [...previous.values()].filter((o) => o.metadata?.namespace !== from.scope)
+            : [];
+        const next = Store.from(
+          kept.length > 0 ? [...kept, ...event.items] : event.items,
+          this.indexers,
+        );
         this.store = next; // atomic: readers see the old or the new store, never a half-built one
         for (const obj of next.values()) {
           const old = previous.get(objectKey(obj));
@@ -211,7 +241,8 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
         for (const [key, old] of entries(previous)) {
           if (next.get(key) === undefined) this.emit((h) => h.onDelete?.(old));
         }
-        if (!this.syncedFlag) {
+        this.listed.add(from.watcher);
+        if (!this.syncedFlag && this.listed.size === this.watchers.length) {
           this.syncedFlag = true;
           this.resolveSynced();
           this.logger.debug({ cache: this.describe(), objects: next.size }, 'cache synced');

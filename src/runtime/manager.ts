@@ -49,6 +49,8 @@ export interface ManagerOptions {
   readonly watchStallMs?: number;
   /** `/healthz` fails when a callback queued by the probe waits this long to run. Default 30 s. */
   readonly eventLoopStallMs?: number;
+  /** Watch namespaced kinds of the home cluster in these namespaces only (CacheRegistryOptions). */
+  readonly namespaces?: readonly string[];
 }
 
 /** Exit codes `start()` resolves with. */
@@ -85,6 +87,7 @@ export class Manager {
       signal: this.root.signal,
       metrics: this.metrics,
       inactivityMs,
+      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
     });
     this.events = new EventRecorder({
       client: this.client,

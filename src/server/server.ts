@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
@@ -68,7 +69,12 @@ export interface WebhookServerOptions {
    * not retried).
    */
   readonly keepAliveTimeoutMs?: number;
-  /** How long stop waits for in-flight requests before cutting connections. Default 5 s. */
+  /**
+   * How long stop drains before cutting connections. Default 5 s. While draining, no new
+   * connection is accepted, every answer carries `Connection: close` (the client closes the
+   * connection after reading it, so no request is ever sent on a connection we are closing),
+   * idle connections are closed half-way, and whatever is left at the end is cut.
+   */
   readonly shutdownGraceMs?: number;
 }
 
@@ -98,9 +104,13 @@ export class WebhookServer {
   };
   private readonly metrics: ServerMetrics;
   private readonly stopController = new AbortController();
+  /** Aborts the handlers' work at the end of the drain, not at its start (see close). */
+  private readonly handlerStop = new AbortController();
   private server: https.Server | undefined;
   private listened: Promise<{ port: number }> | undefined;
   private stopped: Promise<void> | undefined;
+  /** Stopping: answers close their connections (see close). */
+  private draining = false;
 
   constructor(options: WebhookServerOptions) {
     const positive = (setting: keyof WebhookServerOptions, value: number): number => {
@@ -253,12 +263,28 @@ export class WebhookServer {
   private async close(): Promise<void> {
     this.stopController.abort(new Error('webhook server stopping'));
     const server = this.server;
-    if (!server) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const grace = setTimeout(() => server.closeAllConnections(), this.options.shutdownGraceMs);
+    if (!server) {
+      this.handlerStop.abort(new Error('webhook server stopped'));
+      return;
+    }
+    this.draining = true;
+    // net.Server's close stops the listener only. http.Server's own close also closes every
+    // idle kept-alive connection at once, and the apiserver may be writing a POST on one at
+    // that moment: a POST is not retried, so that admission request would fail. The apiserver
+    // pools connections by the Service's name, not by endpoint, so it keeps using connections
+    // to a pod that has left the endpoints.
+    const closed = new Promise<void>((resolve) => {
+      net.Server.prototype.close.call(server, () => resolve());
+    });
+    const idle = setTimeout(() => server.closeIdleConnections(), this.options.shutdownGraceMs / 2);
+    const grace = setTimeout(() => {
+      this.handlerStop.abort(new Error('webhook server stopped'));
+      server.closeAllConnections();
+    }, this.options.shutdownGraceMs);
     await closed;
+    clearTimeout(idle);
     clearTimeout(grace);
+    this.handlerStop.abort(new Error('webhook server stopped'));
   }
 
   private register(type: WebhookType, name: string, handler: AdmissionHandler): void {
@@ -287,7 +313,7 @@ export class WebhookServer {
       logger: this.options.logger,
       bodyLimitBytes: this.options.bodyLimitBytes,
       handlerTimeoutMs: this.options.handlerTimeoutMs,
-      signal: this.stopController.signal,
+      signal: this.handlerStop.signal,
     };
     const mutate = admissionRoute({
       ...common,
@@ -301,6 +327,7 @@ export class WebhookServer {
     });
     const app = this.app();
     return (req, res) => {
+      if (this.draining) res.setHeader('Connection', 'close');
       const url = req.url ?? '';
       if (req.method === 'POST') {
         const route = url.startsWith('/validate/')

@@ -11,14 +11,18 @@
  *   `npm prune --omit=dev`, the context files it copies — with its ENV, WORKDIR and
  *   ENTRYPOINT, so tests start exactly what the image would run.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import { promisify } from 'node:util';
+import { basename, join } from 'node:path';
 import { Copy, DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate, ValidationSeverity, type ValidatorSettings } from 'dockerfile-utils';
+import {
+  PLANWRIGHT_IMAGE,
+  prunedNodeModules,
+  type ImageCopy,
+  type ImageStage,
+} from '../../src/cli/image.ts';
 import { repositoryRoot } from '../../src/localcluster/paths.ts';
 import { DIST, ensureBuiltCli } from '../integration/cli/built-cli.ts';
 
@@ -28,20 +32,7 @@ export const DOCKERFILE = join(ROOT, 'Dockerfile');
 /** The build stage's RUN lines that imageRoot reproduces; anything else must be taught to it. */
 const BUILD_RUNS = ['npm ci --no-audit --no-fund', 'npm run build && npm prune --omit=dev'];
 
-export interface ImageCopy {
-  readonly from?: string;
-  readonly sources: readonly string[];
-  readonly target: string;
-}
-
-export interface FinalStage {
-  readonly workdir: string;
-  readonly env: Readonly<Record<string, string>>;
-  readonly copies: readonly ImageCopy[];
-  readonly user: string;
-  readonly entrypoint: readonly string[];
-  readonly expose: readonly string[];
-}
+export type FinalStage = ImageStage;
 
 export interface DeploymentFacts {
   readonly runAsUser: number;
@@ -258,33 +249,6 @@ export interface ImageRoot {
 }
 
 /**
- * node_modules as the build stage leaves it, moved to `dest`: the repository's, copied (not
- * hard-linked: npm rewrites files such as node_modules/.package-lock.json in place) and pruned
- * with `npm prune --omit=dev` next to a copy of package.json and the lockfile.
- */
-async function prunedNodeModules(dest: string): Promise<void> {
-  const build = await mkdtemp(join(tmpdir(), 'pw-image-build-'));
-  try {
-    for (const file of ['package.json', 'package-lock.json']) {
-      await cp(join(ROOT, file), join(build, file));
-    }
-    await cp(join(ROOT, 'node_modules'), join(build, 'node_modules'), {
-      recursive: true,
-      verbatimSymlinks: true,
-    });
-    await promisify(execFile)(
-      'npm',
-      ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund'],
-      { cwd: build, maxBuffer: 16 * 1024 * 1024 },
-    );
-    await mkdir(dirname(dest), { recursive: true });
-    await rename(join(build, 'node_modules'), dest);
-  } finally {
-    await rm(build, { recursive: true, force: true });
-  }
-}
-
-/**
  * The final stage's WORKDIR as the build would fill it, in a temporary folder: what it copies
  * from the build stage (dist/ as `npm run build` makes it; node_modules pruned with
  * `npm prune --omit=dev`) and from the context.
@@ -326,4 +290,31 @@ export async function imageRoot(): Promise<ImageRoot> {
     env: stage.env,
     remove: () => rm(workdir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * How the daemonless build (src/cli/image.ts, `npm run image:build`) differs from the
+ * Dockerfile's final stage; empty when they agree.
+ */
+export function imageDrift(text: string, built: ImageStage = PLANWRIGHT_IMAGE): string[] {
+  const stage = finalStage(text);
+  const drift: string[] = [];
+  const same = (what: string, dockerfile: unknown, build: unknown): void => {
+    if (JSON.stringify(dockerfile) !== JSON.stringify(build)) {
+      drift.push(
+        `${what}: the Dockerfile has ${JSON.stringify(dockerfile)}, src/cli/image.ts builds ${JSON.stringify(build)} — change both together`,
+      );
+    }
+  };
+  same('WORKDIR', stage.workdir, built.workdir);
+  same('USER', stage.user, built.user);
+  same('ENTRYPOINT', stage.entrypoint, built.entrypoint);
+  same('EXPOSE', stage.expose, built.expose);
+  const sorted = (env: Readonly<Record<string, string>>): Array<[string, string]> =>
+    Object.entries(env).sort(([a], [b]) => a.localeCompare(b));
+  same('ENV', sorted(stage.env), sorted(built.env));
+  const copies = (list: readonly ImageCopy[]): string[] =>
+    list.map((c) => `${c.from ? `--from=${c.from} ` : ''}${c.sources.join(' ')} ${c.target}`);
+  same('COPY', copies(stage.copies), copies(built.copies));
+  return drift;
 }

@@ -11,6 +11,8 @@ export interface HttpsResult {
 
 /** One HTTPS request trusting `ca`; never throws on status. */
 export function httpsRequest(options: {
+  /** Default 127.0.0.1. */
+  host?: string;
   port: number;
   path: string;
   ca: string;
@@ -23,7 +25,7 @@ export function httpsRequest(options: {
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
-        host: '127.0.0.1',
+        host: options.host ?? '127.0.0.1',
         port: options.port,
         path: options.path,
         method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),

@@ -23,6 +23,8 @@ export interface StartedPlanwright {
   log(): string;
   /** The last `n` lines of the log. */
   tail(n: number): string;
+  /** The webhook server's port (from its "listening" line). */
+  readonly port: number;
   /** SIGTERM, wait for the exit, and remove the registrations it made; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -33,6 +35,11 @@ export interface StartOptions {
   readonly watchNamespaces: string;
   /** More `start` flags. */
   readonly args?: readonly string[];
+  /**
+   * Default true. False: no `--install` (a manager without the rights to install CRDs or
+   * register webhooks; the test registers them, as `planwright init` would).
+   */
+  readonly install?: boolean;
 }
 
 /** Takes the cross-process lock at `dir`; resolves with its release. */
@@ -78,7 +85,7 @@ async function spawnPlanwright(
       'start',
       '--kubeconfig',
       options.kubeconfig,
-      '--install',
+      ...(options.install === false ? [] : ['--install']),
       '--webhook-port',
       '0',
       '--watch-namespaces',
@@ -110,8 +117,10 @@ async function spawnPlanwright(
     proc.kill('SIGTERM');
     throw new Error(`planwright start: the API server does not call its webhooks:\n${log}`);
   }
+  const port = Number(/Webhook server listening on https:\/\/[^:]+:(\d+)/.exec(log)?.[1] ?? 0);
   return {
     proc,
+    port,
     log: () => log,
     tail: (n) => log.split('\n').slice(-n).join('\n'),
     stop: async () => {

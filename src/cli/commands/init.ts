@@ -12,6 +12,7 @@ import { KUDO_CRDS } from '../crd-check.ts';
 import { applyWebhookConfiguration } from '../install.ts';
 import { apiMessage } from '../kudo-api.ts';
 import { waitForWebhooks } from '../webhook-probe.ts';
+import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
 import { MANIFEST_NAMESPACE, installationObjects, objectLabel } from '../manifests.ts';
 import { formatObject, outputFormat } from '../output/objects.ts';
 import { addWaitOptions, globals, type WaitFlags } from '../options.ts';
@@ -26,9 +27,21 @@ interface InitFlags extends WaitFlags {
   readonly dryRun?: boolean;
   readonly output?: string;
   readonly image?: string;
+  readonly watchNamespaces?: WatchNamespaces;
 }
 
 const FIELD_MANAGER = 'planwright-cli';
+
+/** `init --watch-namespaces`: names only — a RoleBinding needs a namespace, not a prefix. */
+function exactNamespaces(value: string): WatchNamespaces {
+  const watch = parseWatchNamespaces(value);
+  if (watch.prefixes.length > 0) {
+    throw new CliError(
+      `init --watch-namespaces ${JSON.stringify(value)}: prefixes (ending in *) cannot be granted by RoleBindings; name each namespace, e.g. --watch-namespaces team-a,team-b`,
+    );
+  }
+  return watch;
+}
 const CERT_MANAGER_CRDS = ['certificates.cert-manager.io', 'issuers.cert-manager.io'];
 
 export function initCommand(ctx: CliContext): Command {
@@ -57,7 +70,14 @@ export function initCommand(ctx: CliContext): Command {
         false,
       )
       .option('-o, --output <format>', 'with --dry-run: print the objects (yaml|json)')
-      .addOption(new Option('--image <image>', 'container image of the Planwright Deployment')),
+      .addOption(new Option('--image <image>', 'container image of the Planwright Deployment'))
+      .addOption(
+        new Option(
+          '--watch-namespaces <a,b>',
+          'a namespaced installation: Planwright serves these namespaces only and gets its ' +
+            'roles there by RoleBindings, not cluster-wide (docs/namespaced-installation.md)',
+        ).argParser(exactNamespaces),
+      ),
     // The webhook answers only from the Deployment's pods running Planwright's image: on a
     // cluster whose nodes run no containers (kwok, like the local workloads cluster) --wait
     // can only time out; say so where the user reads it.
@@ -79,6 +99,7 @@ export function initCommand(ctx: CliContext): Command {
       crdOnly: flags.crdOnly ?? false,
       namespace,
       ...(flags.image ? { image: flags.image } : {}),
+      ...(flags.watchNamespaces ? { watchNamespaces: flags.watchNamespaces.names } : {}),
     });
     if (flags.dryRun) {
       if (format === 'json')

@@ -34,6 +34,8 @@ export interface StartFlags {
   readonly allowNamespace?: readonly NamespaceGrant[];
   readonly allowClusterScoped?: readonly string[];
   readonly allowOperatorVersion?: readonly NamespaceGrant[];
+  readonly defaultServiceAccount?: string;
+  readonly allowServiceAccount?: readonly NamespaceGrant[];
 }
 
 /** `a,b` of --watch-namespaces: namespace names, at least one. */
@@ -61,6 +63,19 @@ function seconds(value: string): number {
     throw new CliError('--step-timeout needs a whole number of seconds, e.g. --step-timeout 600');
   }
   return n;
+}
+
+/** A ServiceAccount name (a DNS label here: what `FROM=NAME` of the allow flag takes too). */
+function parseServiceAccount(flag: string, value: string): string {
+  try {
+    const name = parseNamespace(flag, value);
+    if (name !== '*') return name;
+  } catch (err) {
+    if (!(err instanceof TenancyFlagError)) throw err;
+  }
+  throw new CliError(
+    `${flag} ${JSON.stringify(value)}: needs a ServiceAccount name, e.g. ${flag} planwright-deployer`,
+  );
 }
 
 /** A repeatable flag's parser: each value parsed by `parse`, collected in order. */
@@ -101,6 +116,16 @@ export function tenancyOptions(): Option[] {
       'multi-tenant: Instances of namespace FROM (* for all) may use OperatorVersions of ' +
         'namespace TO (repeatable)',
     ).argParser(repeated('--allow-operator-version', parseGrant)),
+    new Option(
+      '--default-service-account <name>',
+      "plans write with the rights of this ServiceAccount of each Instance's namespace " +
+        "(impersonated) instead of the manager's own (docs/security.md)",
+    ).argParser((value: string) => parseServiceAccount('--default-service-account', value)),
+    new Option(
+      '--allow-service-account <from=name>',
+      'Instances of namespace FROM (* for all) may choose ServiceAccount NAME of their namespace ' +
+        'with the planwright.dev/service-account annotation (repeatable)',
+    ).argParser(repeated('--allow-service-account', parseGrant)),
   ];
 }
 
@@ -111,7 +136,9 @@ export function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
     posture === 'kudo' &&
     !flags.allowNamespace?.length &&
     !flags.allowClusterScoped?.length &&
-    !flags.allowOperatorVersion?.length
+    !flags.allowOperatorVersion?.length &&
+    flags.defaultServiceAccount === undefined &&
+    !flags.allowServiceAccount?.length
   ) {
     return undefined;
   }
@@ -120,6 +147,16 @@ export function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
     ...(flags.allowNamespace ? { namespaces: flags.allowNamespace } : {}),
     ...(flags.allowClusterScoped ? { clusterScoped: flags.allowClusterScoped } : {}),
     ...(flags.allowOperatorVersion ? { operatorVersions: flags.allowOperatorVersion } : {}),
+    ...(flags.defaultServiceAccount !== undefined || flags.allowServiceAccount
+      ? {
+          serviceAccounts: {
+            ...(flags.defaultServiceAccount !== undefined
+              ? { default: flags.defaultServiceAccount }
+              : {}),
+            ...(flags.allowServiceAccount ? { allowed: flags.allowServiceAccount } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -129,8 +166,9 @@ export function startCommand(ctx: CliContext): Command {
   command.addOption(
     new Option(
       '--watch-namespaces <a,b>',
-      'reconcile only Instances of these namespaces, an entry ending in * being a prefix (the ' +
-        'watch caches stay cluster-wide); with --install the webhooks are called only for them',
+      'reconcile only Instances of these namespaces, an entry ending in * being a prefix; named ' +
+        'namespaces only: the watch caches list and watch just those (a prefix keeps them ' +
+        'cluster-wide); with --install the webhooks are called only for them',
     ).argParser(parseWatchNamespaces),
   );
   return command

@@ -29,6 +29,7 @@ import {
   ANNOTATION_DRIFT,
   ANNOTATION_SKIP_TARGET_CLEANUP,
   DriftKeeper,
+  Identities,
   INSTANCE_EVENTS_COMPONENT,
   InstanceReconciler,
   InstanceWatches,
@@ -40,6 +41,7 @@ import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
 import { CachedObjects } from '../engine/cached-objects.ts';
 import { READINESS_KINDS } from '../health/readiness.ts';
 import { HERITAGE_KUDO, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
+import { ANNOTATION_SERVICE_ACCOUNT } from '../tasks/index.ts';
 
 export { INSTANCE_GVK };
 
@@ -69,6 +71,7 @@ export const instanceChanged: EventFilter<Instance> = (event) => {
     a?.generation !== b?.generation ||
     a?.deletionTimestamp !== b?.deletionTimestamp ||
     a?.annotations?.[ANNOTATION_DRIFT] !== b?.annotations?.[ANNOTATION_DRIFT] ||
+    a?.annotations?.[ANNOTATION_SERVICE_ACCOUNT] !== b?.annotations?.[ANNOTATION_SERVICE_ACCOUNT] ||
     a?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] !==
       b?.annotations?.[ANNOTATION_SKIP_TARGET_CLEANUP] ||
     JSON.stringify(a?.finalizers ?? []) !== JSON.stringify(b?.finalizers ?? []) ||
@@ -232,8 +235,15 @@ export function registerInstanceController(
       },
     });
   }
+  // Plans write as a ServiceAccount of the Instance's namespace where the policy says so.
+  const identities = tuning.tenancy?.serviceAccounts
+    ? new Identities({ home: ssa, fieldManager: FIELD_MANAGER, policy: tuning.tenancy, logger })
+    : undefined;
+  if (identities)
+    manager.signal.addEventListener('abort', () => identities.close(), { once: true });
   const reconcilerOptions: InstanceReconcilerOptions = {
     ...tuning,
+    ...(identities ? { identities } : {}),
     targets,
     watches,
     drift,

@@ -97,7 +97,7 @@ function leaveTargetObjectsIfAsked(pass: Pass): void {
 /** Where an inventory entry's object lives, or why it cannot be reached now. */
 function ssaFor(pass: Pass, entry: InventoryEntry): ServerSideApply | Error {
   const { engine, target } = pass;
-  if (entry.cluster === undefined) return engine.ssa;
+  if (entry.cluster === undefined) return pass.home;
   // The Secret decides, also on deletion: credentials cached from before are not used once
   // it is gone or broken (the way out is the skip annotation).
   if (target instanceof Error) return target;

@@ -15,6 +15,7 @@ export {
   planStartedMessage,
 } from './plan-events.ts';
 export { OperatorVersionMissingError } from './errors.ts';
+export { Identities, IdentityRefusedError, type HomeWriter } from './acting-as.ts';
 export { ANNOTATION_SKIP_TARGET_CLEANUP } from './finalize.ts';
 export {
   TargetClusters,

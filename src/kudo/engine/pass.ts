@@ -18,6 +18,7 @@ import type { Instance, InstanceStatus, OperatorVersion } from '../api/types.ts'
 import type { Renderer } from '../render/index.ts';
 import type { PodExec, TenancyPolicy } from '../tasks/index.ts';
 import type { ObjectReader } from '../tasks/types.ts';
+import type { Identities } from './acting-as.ts';
 import type { DriftKeeper } from './drift.ts';
 import type { InstanceWriter } from './instance-api.ts';
 import type { InstanceWatches } from './instance-watches.ts';
@@ -81,6 +82,8 @@ export interface Engine {
   readonly watches?: InstanceWatches;
   /** Drift baselines and checks (planwright.dev/drift). */
   readonly drift?: DriftKeeper;
+  /** Whose rights Instances write with at home (acting-as.ts); absent: the manager's. */
+  readonly identities?: Identities;
 }
 
 export interface Pass {
@@ -91,6 +94,11 @@ export interface Pass {
   readonly session: StatusSession;
   /** Where the Instance applies, or why it cannot be reached now. */
   readonly target: Target | Error;
+  /**
+   * Who writes the Instance's objects in the home cluster (the manager, or the ServiceAccount
+   * it acts as), or why its choice of identity is refused (then nothing is written there).
+   */
+  readonly home: ServerSideApply | Error;
   /** The status as the pass read it, before anything changed it. */
   readonly read: InstanceStatus;
   /** The Instance as last stored (see the module comment). */

@@ -21,6 +21,8 @@ const REMEMBERED = 4096;
 
 /** The run whose COMPLETE Pipe steps' pods go. */
 export interface PipeSweep {
+  /** Who deletes the pods (the Instance's identity in the home cluster). */
+  readonly ssa: ServerSideApply;
   readonly instance: Instance;
   readonly ov: OperatorVersion;
   readonly planName: string;
@@ -33,13 +35,10 @@ export class PipePodSweeper {
   /** Pods already deleted (Instance uid, run uid, pod name); oldest forgotten first. */
   private readonly deleted = new BoundedMap<string, true>(REMEMBERED);
 
-  constructor(
-    private readonly ssa: ServerSideApply,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly logger: Logger) {}
 
   async sweep(run: PipeSweep): Promise<void> {
-    const { instance, ov, planName, plan, status, signal } = run;
+    const { ssa, instance, ov, planName, plan, status, signal } = run;
     if (!plan) return;
     const tasks = new Map((ov.spec?.tasks ?? []).map((t) => [t.name, t]));
     const pods: string[] = [];
@@ -71,14 +70,14 @@ export class PipePodSweeper {
         metadata: { name, namespace: instance.metadata.namespace ?? '' },
       };
       try {
-        const live = await this.ssa.get(pod, signal);
+        const live = await ssa.get(pod, signal);
         const annotations = (live?.metadata?.['annotations'] ?? {}) as Record<string, unknown>;
         if (
           live &&
           !live.metadata?.['deletionTimestamp'] &&
           annotations[PIPE_POD_ANNOTATION] === 'true'
         ) {
-          await this.ssa.remove(pod, signal);
+          await ssa.remove(pod, signal);
         }
       } catch (err) {
         if (signal.aborted) throw err;

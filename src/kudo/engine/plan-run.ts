@@ -117,6 +117,7 @@ function stepRunner(pass: Pass, run: PlanRun, pipes: Record<string, string>): St
         pipes,
         ssa: target.ssa,
         ...(target.cluster !== undefined ? { cluster: target.cluster } : {}),
+        ...(target.actingAs !== undefined ? { actingAs: target.actingAs } : {}),
         // The watch caches are the home cluster's: a target cluster's objects are GET.
         ...(target.cluster === undefined && engine.objects ? { objects: engine.objects } : {}),
         // Baselines only for Instances with drift on (they cost memory per object).
@@ -160,7 +161,10 @@ export function stepDeadline(pass: Pass, ps: PlanStatus): ReconcileResult | unde
 export function sweepPipePods(pass: Pass, run: PlanRun, ps: PlanStatus): Promise<void> {
   const plans = run.ov.spec?.plans ?? {};
   const plan = Object.hasOwn(plans, run.planName) ? plans[run.planName] : undefined;
+  // Pipe pods are the plan's objects: deleted with the identity that created them.
+  if (pass.home instanceof Error) return Promise.resolve();
   return pass.engine.pipePods.sweep({
+    ssa: pass.home,
     instance: pass.instance,
     ov: run.ov,
     planName: run.planName,

@@ -25,6 +25,8 @@ import { openPass, type Engine, type Pass } from './pass.ts';
 import { PipePodSweeper } from './pipe-pods.ts';
 import { StatusSession } from './session.ts';
 import type { Target } from './targets.ts';
+import type { HomeWriter } from './acting-as.ts';
+import type { ServerSideApply } from '../../kube/index.ts';
 import { LiveWorkloadSource, type WorkloadSource } from './workloads.ts';
 
 /** Given once; each term's reconciler builds its own services and memory from them. */
@@ -44,6 +46,7 @@ export interface InstanceReconcilerOptions extends Pick<
   | 'targets'
   | 'watches'
   | 'drift'
+  | 'identities'
 > {
   /** Default: inline (this thread). */
   readonly templates?: Renderer;
@@ -73,7 +76,7 @@ export class InstanceReconciler {
       writer: new InstanceWriter(o.client),
       templates: o.templates ?? new InlineRenderer(),
       workloads: o.workloads ?? new LiveWorkloadSource(o.client, o.ssa.mapper),
-      pipePods: new PipePodSweeper(o.ssa, o.logger),
+      pipePods: new PipePodSweeper(o.logger),
       memory: new TermMemory({ minMs: o.waitMinMs ?? 1_000, maxMs: o.waitMaxMs ?? 60_000 }),
       now: o.now ?? ((): Date => new Date()),
       objects: o.objects,
@@ -85,6 +88,7 @@ export class InstanceReconciler {
       targets: o.targets,
       watches: o.watches,
       drift: o.drift,
+      identities: o.identities,
     };
   }
 
@@ -137,14 +141,21 @@ export class InstanceReconciler {
     }
     const deleting = instance.metadata.deletionTimestamp !== undefined;
     if (deleting && !hasCleanupFinalizer(instance)) return;
-    const target = await this.target(instance, signal);
+    const home = engine.identities?.writerFor(instance) ?? { ssa: engine.ssa };
+    const target = await this.target(instance, home, signal);
     // A target cluster gets a bounded share of the workers: a slow one cannot take them all.
     const leave = engine.targets
       ? engine.targets.tryEnter(target instanceof Error ? undefined : target.cluster)
       : (): void => undefined;
     if (!leave) return { requeueAfter: 250 + Math.floor(Math.random() * 500) };
     try {
-      const pass = this.openPass({ key, signal, target, instance });
+      const pass = this.openPass({
+        key,
+        signal,
+        target,
+        home: home instanceof Error ? home : home.ssa,
+        instance,
+      });
       // A status part of the wrong shape was left out: write the status back in its shape.
       // (Known from the read above, not by comparing with the cache, which may hold a newer
       // object now.)
@@ -159,16 +170,29 @@ export class InstanceReconciler {
     }
   }
 
-  /** The Instance's target, or why it cannot be used (shown in the step that would apply). */
-  private async target(instance: Instance, signal: AbortSignal): Promise<Target | Error> {
-    const { targets, ssa } = this.engine;
-    if (!targets) return { cluster: undefined, ssa };
+  /**
+   * The Instance's target, or why it cannot be used (shown in the step that would apply). The
+   * home cluster is written with the Instance's identity (`home`); a target cluster with the
+   * credentials of its kubeconfig, which are already the tenant's.
+   */
+  private async target(
+    instance: Instance,
+    home: HomeWriter | Error,
+    signal: AbortSignal,
+  ): Promise<Target | Error> {
+    const { targets } = this.engine;
+    let target: Target;
     try {
-      return await targets.resolve(instance, signal);
+      target = targets
+        ? await targets.resolve(instance, signal)
+        : { cluster: undefined, ssa: this.engine.ssa };
     } catch (err) {
       if (signal.aborted) throw err;
       return err instanceof Error ? err : new Error(String(err));
     }
+    if (target.cluster !== undefined) return target;
+    if (home instanceof Error) return home;
+    return { ...target, ssa: home.ssa, ...(home.actingAs ? { actingAs: home.actingAs } : {}) };
   }
 
   /**
@@ -186,6 +210,7 @@ export class InstanceReconciler {
     key: string;
     signal: AbortSignal;
     target: Target | Error;
+    home: ServerSideApply | Error;
     instance: Instance;
   }): Pass {
     const { engine } = this;
@@ -197,6 +222,7 @@ export class InstanceReconciler {
       key: start.key,
       signal: start.signal,
       target: start.target,
+      home: start.home,
       session,
     });
   }

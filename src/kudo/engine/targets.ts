@@ -29,6 +29,8 @@ export interface Target {
   readonly cluster: string | undefined;
   readonly ssa: ServerSideApply;
   readonly gate?: ClusterGate;
+  /** The home cluster's identity the plan writes with, for messages (acting-as.ts). */
+  readonly actingAs?: string;
 }
 
 /** The Instance's target cannot be used; the message says why and what to do. */

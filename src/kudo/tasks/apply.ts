@@ -150,7 +150,7 @@ async function applyOne(
     }
     if (!once) ctx.onApplied?.({ entry, desired, live: current });
   } catch (err) {
-    throw classify(task, desired, err);
+    throw classify(task, desired, err, ctx.actingAs);
   }
   const health = checkHealth(current);
   if (health.state === 'healthy') return undefined;

@@ -57,7 +57,7 @@ export async function deleteObjects(
         }`,
       );
     } catch (err) {
-      throw classify(task, obj, err);
+      throw classify(task, obj, err, ctx.actingAs);
     }
   }
   return waiting.length === 0 ? { done: true } : { done: false, message: waiting.join('; ') };

@@ -18,13 +18,17 @@ export {
 } from './types.ts';
 export {
   ANNOTATION_ADOPT,
+  ANNOTATION_SERVICE_ACCOUNT,
   KUDO_TENANCY,
   TENANCY_POSTURES,
   TenancyFlagError,
   operatorVersionProblem,
   parseGrant,
+  identityOf,
   parseNamespace,
+  type Identity,
   type NamespaceGrant,
+  type ServiceAccountPolicy,
   type TenancyPolicy,
   type TenancyPosture,
 } from './tenancy.ts';

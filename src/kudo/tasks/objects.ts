@@ -195,7 +195,8 @@ export async function decorateAll(
     }
     const resolution: KindResolution = await resolveKind(
       ctx.ssa.mapper,
-      ctx.ssa.client,
+      // Discovery's client: CRDs are read with the manager's rights, whoever the plan acts as.
+      ctx.ssa.mapper.client,
       apiVersion,
       kind,
       ctx.signal,

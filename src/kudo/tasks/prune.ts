@@ -83,7 +83,7 @@ export async function pruneTask(
           forget.push(entry); // its kind is gone, so is the object
           continue;
         }
-        throw classify(task, obj, err);
+        throw classify(task, obj, err, ctx.actingAs);
       }
     }
   } finally {

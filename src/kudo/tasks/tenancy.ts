@@ -46,10 +46,26 @@ export interface TenancyPolicy {
   readonly clusterScoped?: readonly string[];
   /** Whose OperatorVersions Instances may use, multi-tenant (--allow-operator-version). */
   readonly operatorVersions?: readonly NamespaceGrant[];
+  /** Whose rights plans write with (--default-service-account, --allow-service-account). */
+  readonly serviceAccounts?: ServiceAccountPolicy;
+}
+
+/**
+ * Plans that act as a ServiceAccount of the Instance's namespace instead of the manager (as
+ * Flux's `--default-service-account` and `spec.serviceAccountName`). Both postures.
+ */
+export interface ServiceAccountPolicy {
+  /** Every Instance without the annotation acts as this ServiceAccount of its namespace. */
+  readonly default?: string;
+  /** ServiceAccount names (`to`) Instances of namespace `from` may choose by annotation. */
+  readonly allowed?: readonly NamespaceGrant[];
 }
 
 /** The posture without allowances: KUDO's behaviour. */
 export const KUDO_TENANCY: TenancyPolicy = { posture: 'kudo' };
+
+/** On an Instance: the ServiceAccount of its namespace whose rights its plans write with. */
+export const ANNOTATION_SERVICE_ACCOUNT = 'planwright.dev/service-account';
 
 /** Set by the owner of an existing object: `<namespace>/<instance>` may take it over. */
 export const ANNOTATION_ADOPT = 'planwright.dev/adopt';
@@ -240,4 +256,59 @@ export function operatorVersionProblem(
   if (policy.posture === 'kudo' || ovNamespace === home) return undefined;
   if (granted(policy.operatorVersions, home, ovNamespace)) return undefined;
   return `Instance ${namespacedName(instance.metadata)} uses an OperatorVersion of namespace ${ovNamespace}; the multi-tenant posture lets Instances use OperatorVersions of their own namespace only. Install the operator in ${home}, or have an administrator allow it with \`planwright start --allow-operator-version ${home}=${ovNamespace}\``;
+}
+
+/** Whose rights an Instance's plans write with, or why the one it asks for is refused. */
+export type Identity =
+  | { readonly kind: 'manager' }
+  | {
+      readonly kind: 'serviceAccount';
+      readonly namespace: string;
+      readonly name: string;
+      /** Where the choice came from, for messages. */
+      readonly source: string;
+    }
+  | { readonly kind: 'refuse'; readonly message: string };
+
+/** A DNS-1123 subdomain: what a ServiceAccount may be named. */
+const SERVICE_ACCOUNT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * The identity of `instance` under `policy`: its annotation's ServiceAccount if the policy
+ * lets its namespace choose that name (the default's name always may be chosen), else the
+ * default ServiceAccount, else the manager itself.
+ */
+export function identityOf(policy: TenancyPolicy, instance: Instance): Identity {
+  const home = instance.metadata.namespace ?? '';
+  const accounts = policy.serviceAccounts ?? {};
+  const asked = instance.metadata.annotations?.[ANNOTATION_SERVICE_ACCOUNT];
+  if (asked === undefined) {
+    return accounts.default === undefined
+      ? { kind: 'manager' }
+      : {
+          kind: 'serviceAccount',
+          namespace: home,
+          name: accounts.default,
+          source: '`planwright start --default-service-account`',
+        };
+  }
+  const who = `Instance ${namespacedName(instance.metadata)}`;
+  if (asked.length > 253 || !SERVICE_ACCOUNT_NAME.test(asked)) {
+    return {
+      kind: 'refuse',
+      message: `${who}: annotation ${ANNOTATION_SERVICE_ACCOUNT}: ${JSON.stringify(asked.slice(0, 100))} is not a ServiceAccount name (lower-case letters, digits, '-' and '.'); name a ServiceAccount of namespace ${home}`,
+    };
+  }
+  if (asked === accounts.default || granted(accounts.allowed, home, asked)) {
+    return {
+      kind: 'serviceAccount',
+      namespace: home,
+      name: asked,
+      source: `annotation ${ANNOTATION_SERVICE_ACCOUNT}`,
+    };
+  }
+  return {
+    kind: 'refuse',
+    message: `${who} asks to act as ServiceAccount ${home}/${asked} (annotation ${ANNOTATION_SERVICE_ACCOUNT}), which the administrator has not allowed for namespace ${home}. Remove the annotation${accounts.default === undefined ? '' : ` (the Instance then acts as ServiceAccount ${home}/${accounts.default})`}, or have an administrator allow it with \`planwright start --allow-service-account ${home}=${asked}\``,
+  };
 }

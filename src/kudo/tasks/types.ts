@@ -76,6 +76,11 @@ export interface TaskContext {
   readonly ssa: ServerSideApply;
   /** The target cluster's key; undefined for the home cluster. */
   readonly cluster?: string;
+  /**
+   * The ServiceAccount `ssa` impersonates (`ServiceAccount <ns>/<name> (<why>)`); undefined:
+   * the manager's own rights. A refusal (403) then names it and is FATAL_ERROR.
+   */
+  readonly actingAs?: string;
   /** Told about every object applied or found unchanged (drift baselines). */
   readonly onApplied?: (applied: AppliedObject) => void;
   /** Watch-cache reads of applied objects (home cluster); absent: every look is a GET. */

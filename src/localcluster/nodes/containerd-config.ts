@@ -117,11 +117,14 @@ export interface CniConfigInput {
   readonly gateway: string;
   /** host-local's allocation records. */
   readonly ipamDataDir: string;
+  /** The Services' range: pods route it through the bridge (see service-route.ts). */
+  readonly serviceCidr?: string;
 }
 
 /**
  * The pod network: one bridge of this node, no masquerading and no default route out of the
- * pod, so a pod reaches the bridge's other pods and the node's address, nothing beyond.
+ * pod, so a pod reaches the bridge's other pods, the node's address and the service range
+ * (where only the apiserver's ClusterIP leads somewhere), nothing beyond.
  */
 export function cniConfigList(input: CniConfigInput): string {
   return JSON.stringify(
@@ -140,6 +143,7 @@ export function cniConfigList(input: CniConfigInput): string {
             type: 'host-local',
             dataDir: input.ipamDataDir,
             ranges: [[{ subnet: input.subnet, gateway: input.gateway }]],
+            ...(input.serviceCidr ? { routes: [{ dst: input.serviceCidr }] } : {}),
           },
         },
         { type: 'loopback' },

@@ -6,12 +6,13 @@
 // Debian security.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withDirectoryLock } from '../lock.ts';
 import { cacheRoot } from '../paths.ts';
 import { NodeSetupError } from './errors.ts';
+import type { NftTool } from './service-route.ts';
 
 /** The Debian packages real nodes take their runtime from. */
 export const HOST_PACKAGES: readonly string[] = [
@@ -19,6 +20,17 @@ export const HOST_PACKAGES: readonly string[] = [
   'runc',
   'containernetworking-plugins',
   'busybox-static',
+  // nft and its libraries: the route from the pods to the apiserver (service-route.ts).
+  'nftables',
+  'libnftables1',
+  'libnftnl11',
+  'libmnl0',
+  'libjansson4',
+  'libxtables12',
+  'libedit2',
+  'libgmp10',
+  'libbsd0',
+  'libmd0',
 ];
 
 /** Absolute paths inside the unpacked packages. */
@@ -29,6 +41,16 @@ export interface HostPackagePaths {
   readonly runc: string;
   readonly cniBinDir: string;
   readonly busybox: string;
+  readonly nft: NftTool;
+}
+
+/** The multiarch library folder the packages unpack into (usr/lib/x86_64-linux-gnu, …). */
+function libDirUnder(root: string): string {
+  const lib = join(root, 'usr/lib');
+  const multiarch = existsSync(lib)
+    ? readdirSync(lib).find((d) => d.endsWith('-linux-gnu'))
+    : undefined;
+  return join(lib, multiarch ?? 'x86_64-linux-gnu');
 }
 
 function pathsUnder(root: string): HostPackagePaths {
@@ -38,6 +60,7 @@ function pathsUnder(root: string): HostPackagePaths {
     runc: join(root, 'usr/sbin/runc'),
     cniBinDir: join(root, 'usr/lib/cni'),
     busybox: join(root, 'bin/busybox'),
+    nft: { binary: join(root, 'usr/sbin/nft'), libDir: libDirUnder(root) },
   };
 }
 
@@ -112,8 +135,8 @@ export async function ensureHostPackages(options: {
   const hash = createHash('sha256').update(label).digest('hex').slice(0, 12);
   const dir = join(cacheRoot(), 'nodes', `debian-${hash}`);
   const root = join(dir, 'root');
-  const paths = pathsUnder(root);
-  if (existsSync(paths.containerd) && existsSync(paths.busybox)) return paths;
+  if (existsSync(join(root, 'usr/bin/containerd')) && existsSync(join(root, 'bin/busybox')))
+    return pathsUnder(root);
   await mkdir(dir, { recursive: true });
   await withDirectoryLock(
     join(dir, '.lock'),
@@ -143,5 +166,5 @@ export async function ensureHostPackages(options: {
       progress(`unpacked ${label} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
     },
   );
-  return paths;
+  return pathsUnder(root);
 }

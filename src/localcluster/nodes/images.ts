@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { pack, type Header } from 'tar-stream';
+import { LAYER_EPOCH, tarLayer, type LayerEntry } from './layers.ts';
 import { pushImage, type OciImage } from './registry-client.ts';
 
 /** One image of the local registry: its repository path and the tags it answers to. */
@@ -50,8 +50,6 @@ export const LOCAL_IMAGES: readonly LocalImage[] = [
 ];
 
 const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-/** Every entry gets this time: the same busybox gives the same layer digest on every machine. */
-const EPOCH = new Date(0);
 
 /** The uncompressed layer: busybox, one link per applet, /etc basics and the extra files. */
 export async function busyboxLayer(
@@ -60,42 +58,30 @@ export async function busyboxLayer(
 ): Promise<Buffer> {
   const applets = listApplets(busyboxPath);
   const binary = await readFile(busyboxPath);
-  const tar = pack();
-  const chunks: Buffer[] = [];
-  tar.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-  const done = new Promise<void>((resolve, reject) => {
-    tar.on('end', resolve);
-    tar.on('error', reject);
-  });
-  const entry = (
-    header: Partial<Header> & Pick<Header, 'name'>,
-    body: Buffer | string = '',
-  ): void => {
-    tar.entry({ uid: 0, gid: 0, mtime: EPOCH, ...header }, body);
-  };
-  const dirs = new Set<string>(['bin', 'sbin', 'usr', 'usr/bin', 'usr/sbin', 'etc', 'root']);
-  for (const path of Object.keys(files)) {
-    const parts = path.replace(/^\//, '').split('/').slice(0, -1);
-    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  const entries: LayerEntry[] = [];
+  for (const dir of ['bin', 'sbin', 'usr', 'usr/bin', 'usr/sbin', 'etc', 'root']) {
+    entries.push({ kind: 'dir', path: dir, mode: 0o755 });
   }
-  for (const dir of [...dirs].sort()) entry({ name: `${dir}/`, type: 'directory', mode: 0o755 });
-  entry({ name: 'tmp/', type: 'directory', mode: 0o1777 });
-  entry({ name: 'bin/busybox', mode: 0o755, size: binary.length }, binary);
+  entries.push({ kind: 'dir', path: 'tmp', mode: 0o1777 });
+  entries.push({ kind: 'file', path: 'bin/busybox', mode: 0o755, content: binary });
   for (const applet of applets) {
-    if (applet === 'bin/busybox') continue;
-    entry({ name: applet, type: 'symlink', linkname: '/bin/busybox', mode: 0o777 });
+    if (applet !== 'bin/busybox')
+      entries.push({ kind: 'symlink', path: applet, target: '/bin/busybox' });
   }
-  entry(
-    { name: 'etc/passwd', mode: 0o644 },
-    'root:x:0:0:root:/root:/bin/sh\n' + 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n',
+  entries.push(
+    {
+      kind: 'file',
+      path: 'etc/passwd',
+      mode: 0o644,
+      content:
+        'root:x:0:0:root:/root:/bin/sh\n' + 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n',
+    },
+    { kind: 'file', path: 'etc/group', mode: 0o644, content: 'root:x:0:\nnogroup:x:65534:\n' },
   );
-  entry({ name: 'etc/group', mode: 0o644 }, 'root:x:0:\nnogroup:x:65534:\n');
-  for (const [path, content] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
-    entry({ name: path.replace(/^\//, ''), mode: 0o644 }, content);
+  for (const [path, content] of Object.entries(files)) {
+    entries.push({ kind: 'file', path, mode: 0o644, content });
   }
-  tar.finalize();
-  await done;
-  return Buffer.concat(chunks);
+  return tarLayer(entries);
 }
 
 /** The applets the binary provides, as paths relative to `/` (`bin/sh`, `usr/bin/tar`, …). */
@@ -107,25 +93,46 @@ function listApplets(busyboxPath: string): string[] {
   return [...new Set(res.stdout.split('\n').filter((l) => /^[a-z/]+[^/\s]$/.test(l)))].sort();
 }
 
-/** The OCI image (config + one layer) for a LocalImage. */
-export function ociImage(image: LocalImage, layer: Buffer): OciImage {
-  const diffId = `sha256:${createHash('sha256').update(layer).digest('hex')}`;
+/** What an image runs and as whom (the OCI config's `config` part). */
+export interface ImageRunConfig {
+  readonly entrypoint?: readonly string[] | undefined;
+  readonly cmd?: readonly string[] | undefined;
+  /** `NAME=value`; PATH is set first unless given. */
+  readonly env?: readonly string[] | undefined;
+  readonly workdir?: string | undefined;
+  /** `uid:gid`, as USER. */
+  readonly user?: string | undefined;
+  readonly exposedPorts?: readonly number[] | undefined;
+}
+
+/** An OCI image of uncompressed layers (bottom first) and its config. */
+export function ociImageOf(run: ImageRunConfig, layers: readonly Buffer[]): OciImage {
+  const env = run.env ?? [];
   const config = {
     architecture: 'amd64',
     os: 'linux',
-    created: EPOCH.toISOString(),
+    created: LAYER_EPOCH.toISOString(),
     config: {
-      Env: [PATH_ENV],
-      ...(image.entrypoint ? { Entrypoint: [...image.entrypoint] } : {}),
-      ...(image.cmd ? { Cmd: [...image.cmd] } : {}),
-      ...(image.exposedPorts
-        ? { ExposedPorts: Object.fromEntries(image.exposedPorts.map((p) => [`${p}/tcp`, {}])) }
+      Env: env.some((e) => e.startsWith('PATH=')) ? [...env] : [PATH_ENV, ...env],
+      ...(run.entrypoint ? { Entrypoint: [...run.entrypoint] } : {}),
+      ...(run.cmd ? { Cmd: [...run.cmd] } : {}),
+      ...(run.exposedPorts
+        ? { ExposedPorts: Object.fromEntries(run.exposedPorts.map((p) => [`${p}/tcp`, {}])) }
         : {}),
-      WorkingDir: '/',
+      ...(run.user ? { User: run.user } : {}),
+      WorkingDir: run.workdir ?? '/',
     },
-    rootfs: { type: 'layers', diff_ids: [diffId] },
+    rootfs: {
+      type: 'layers',
+      diff_ids: layers.map((l) => `sha256:${createHash('sha256').update(l).digest('hex')}`),
+    },
   };
-  return { config: Buffer.from(JSON.stringify(config)), layers: [layer] };
+  return { config: Buffer.from(JSON.stringify(config)), layers };
+}
+
+/** The OCI image (config + one layer) for a LocalImage. */
+export function ociImage(image: LocalImage, layer: Buffer): OciImage {
+  return ociImageOf(image, [layer]);
 }
 
 /** Builds every local image and pushes it under all its tags. */

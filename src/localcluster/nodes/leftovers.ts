@@ -7,12 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deleteBridge, interfaceExists } from './network.ts';
+import { removeServiceRoute, serviceRouteExists, type NftTool } from './service-route.ts';
 
 export interface NodeTraces {
   /** The node's folder: every process, mount and namespace of the node refers to it. */
   readonly nodeDir: string;
   readonly runcRoot: string;
   readonly bridge: string;
+  /** The nft of the node's route to the apiserver (absent: the node installed none). */
+  readonly nft?: NftTool;
 }
 
 export interface Leftovers {
@@ -21,7 +24,18 @@ export interface Leftovers {
   readonly processes: readonly { pid: number; command: string }[];
   readonly mounts: readonly string[];
   readonly bridge: boolean;
+  /** The nftables table of the node's route to the apiserver. */
+  readonly serviceRoute: boolean;
 }
+
+/** Nothing left. */
+export const NO_LEFTOVERS: Leftovers = {
+  containers: [],
+  processes: [],
+  mounts: [],
+  bridge: false,
+  serviceRoute: false,
+};
 
 /** Processes whose command line names the folder (containerd, kubelet, shims). */
 function processesUnder(dir: string): { pid: number; command: string }[] {
@@ -58,6 +72,7 @@ export function findLeftovers(traces: NodeTraces): Leftovers {
     processes: processesUnder(traces.nodeDir),
     mounts: mountsUnder(traces.nodeDir),
     bridge: interfaceExists(traces.bridge),
+    serviceRoute: traces.nft ? serviceRouteExists(traces.nft, traces.bridge) : false,
   };
 }
 
@@ -103,5 +118,6 @@ export function removeLeftovers(traces: NodeTraces & { readonly runc: string }):
     for (const point of mounts) spawnSync('umount', ['--lazy', point], { stdio: 'ignore' });
   }
   deleteBridge(traces.bridge);
+  if (traces.nft) removeServiceRoute(traces.nft, traces.bridge);
   return findLeftovers(traces);
 }

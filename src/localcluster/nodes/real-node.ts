@@ -20,7 +20,15 @@ import {
 } from './containerd-config.ts';
 import type { HostPackagePaths } from './host-packages.ts';
 import { kubeletArgs, kubeletConfigYaml } from './kubelet-config.ts';
-import { findLeftovers, removeLeftovers, type Leftovers, type NodeTraces } from './leftovers.ts';
+import {
+  findLeftovers,
+  NO_LEFTOVERS,
+  removeLeftovers,
+  type Leftovers,
+  type NodeTraces,
+} from './leftovers.ts';
+import { installServiceRoute } from './service-route.ts';
+import { KUBERNETES_SERVICE_IP, SERVICE_CIDR } from '../args.ts';
 import { createPodNetwork, type PodNetwork } from './network.ts';
 
 /** Label of every node, saying whether containers really run on it. */
@@ -70,8 +78,8 @@ export function nodeFolders(nodeDir: string, host: HostPackagePaths): NodeFolder
 }
 
 /** The node's traces, also written to `<nodeDir>/traces.json` for a later clean-up. */
-export function nodeTraces(nodeDir: string, bridge: string): NodeTraces {
-  return { nodeDir, runcRoot: join(nodeDir, 'runc'), bridge };
+export function nodeTraces(nodeDir: string, bridge: string, host: HostPackagePaths): NodeTraces {
+  return { nodeDir, runcRoot: join(nodeDir, 'runc'), bridge, nft: host.nft };
 }
 
 const NODE_RBAC = {
@@ -89,7 +97,7 @@ const NODE_RBAC = {
 export async function startRealNode(input: RealNodeInput): Promise<RealNode> {
   const nodeDir = join(input.workDir, `node-${input.name}`);
   const folders = nodeFolders(nodeDir, input.host);
-  const traces = nodeTraces(nodeDir, input.bridge);
+  const traces = nodeTraces(nodeDir, input.bridge, input.host);
   for (const dir of [nodeDir, folders.runcRoot, folders.cniConfDir, join(nodeDir, 'static-pods')]) {
     await mkdir(dir, { recursive: true });
   }
@@ -101,6 +109,13 @@ export async function startRealNode(input: RealNodeInput): Promise<RealNode> {
   };
   try {
     const network = await createPodNetwork(input.bridge, input.signal);
+    installServiceRoute({
+      nft: input.host.nft,
+      bridge: network.bridge,
+      serviceIp: KUBERNETES_SERVICE_IP,
+      servicePort: 443,
+      apiServerPort: Number(new URL(input.server).port),
+    });
     await writeFile(
       join(folders.cniConfDir, '10-planwright.conflist'),
       cniConfigList({
@@ -108,6 +123,7 @@ export async function startRealNode(input: RealNodeInput): Promise<RealNode> {
         subnet: network.subnet,
         gateway: network.gateway,
         ipamDataDir: join(nodeDir, 'cni-ipam'),
+        serviceCidr: SERVICE_CIDR,
       }),
     );
     for (const name of MIRRORED_REGISTRIES) {
@@ -195,5 +211,5 @@ export async function startRealNode(input: RealNodeInput): Promise<RealNode> {
 export function removeOrphanedNode(traces: NodeTraces, runc: string): Leftovers {
   return existsSync(traces.nodeDir) || findLeftovers(traces).bridge
     ? removeLeftovers({ ...traces, runc })
-    : { containers: [], processes: [], mounts: [], bridge: false };
+    : NO_LEFTOVERS;
 }

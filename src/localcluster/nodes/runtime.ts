@@ -7,7 +7,7 @@ import type { ClusterPki } from '../pki.ts';
 import { waitUntilReady } from '../wait.ts';
 import { NodeSetupError } from './errors.ts';
 import { ensureHostPackages, type HostPackagePaths } from './host-packages.ts';
-import type { Leftovers } from './leftovers.ts';
+import { NO_LEFTOVERS, type Leftovers } from './leftovers.ts';
 import { realNodesUnavailable, type NodeKind } from './node-kind.ts';
 import { startPlacementWebhook, type PlacementWebhook } from './placement.ts';
 import { startRealNode, type RealNode } from './real-node.ts';
@@ -92,9 +92,7 @@ export async function startNodeRuntime(input: NodeRuntimeInput): Promise<NodeRun
         .catch(() => undefined);
       await placement.close();
     }
-    const left = node
-      ? await node.stop()
-      : { containers: [], processes: [], mounts: [], bridge: false };
+    const left = node ? await node.stop() : NO_LEFTOVERS;
     await registryProcess?.stop();
     return left;
   };

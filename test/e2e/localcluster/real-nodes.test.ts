@@ -179,6 +179,7 @@ describe('real and kwok nodes in one cluster (mixed)', () => {
           processes: [],
           mounts: [],
           bridge: false,
+          serviceRoute: false,
         });
       }
       expect(existsSync(workDir)).toBe(false);

@@ -1,119 +1,149 @@
-// The default installation, applied as shipped and run as its ServiceAccount, on a dedicated
-// workloads cluster (it registers webhooks for every namespace and reconciles every
-// Instance, so it cannot share the e2e cluster):
-// - `kubectl apply --server-side -k manifests/` succeeds, and the Deployment's two pods are
-//   scheduled and run (kwok);
-// - kwok runs no containers, so the two replicas run as local processes with the Deployment's
-//   args and the ServiceAccount's TokenRequest token in the in-cluster files (see
-//   replicas.ts); the webhook Service reaches them through EndpointSlices;
-// - the self-managed TLS makes one CA and injects it into both webhook configurations;
-// - a KUDO package (zookeeper) runs its deploy plan, a parameter change runs it again, and
-//   the Instance is uninstalled — all under the ServiceAccount's RBAC, which is therefore
-//   sufficient; webhooks answer on both replicas, one of them leads;
+// Planwright in the cluster for real, on a dedicated cluster with mixed nodes (it registers
+// webhooks for every namespace and reconciles every Instance, so it cannot share the e2e
+// cluster):
+// - its image is built here without a daemon (`npm run image:build`'s code) and pushed to
+//   the cluster's registry; `planwright init --image … --wait` installs manifests/ and
+//   returns once the API server calls the webhooks through the Service;
+// - the Deployment's two pods run that image on the real node as the ServiceAccount (its
+//   token mounted, the apiserver reached at the `kubernetes` Service's ClusterIP), their
+//   probes answered to the kubelet; the self-managed TLS injects one CA into both webhook
+//   configurations;
+// - a KUDO package (zookeeper, whose pods the registry cannot hold: simulated by kwok) runs
+//   its deploy plan, a parameter change runs it again, a change that cannot schedule while a
+//   plan runs is refused to `kubectl edit` with the way out, and the Instance is uninstalled —
+//   all under the ServiceAccount's RBAC, which is therefore sufficient; webhooks answer on
+//   both replicas, one of them leads;
 // - the RBAC is least privilege: what the ServiceAccount must not do, asked of the real
 //   authorizer (SubjectAccessReview) and tried with its token.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { MANIFESTS_DIR } from '../../../src/cli/install.ts';
+import { DEFAULT_IMAGE, pushPlanwrightImage } from '../../../src/cli/image.ts';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import { ApiError } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
 import { loadPackage } from '../../../src/kudo/package/index.ts';
 import type { LocalCluster } from '../../../src/localcluster/index.ts';
+import { ensureBuiltCli, PLANWRIGHT, runBuilt } from '../../integration/cli/built-cli.ts';
+import { scriptedEditor } from '../../support/kubectl-edit.ts';
 import { KUDO_PACKAGES } from '../../support/kudo.ts';
-import { imageRoot, type ImageRoot } from '../../support/dockerfile.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   metrics,
   scraperToken,
-  readDeployment,
   sampleSum,
-  type DeploymentSpec,
-  type Replica,
   secretData,
   startDedicatedCluster,
-  runDeploymentLocally,
   tokenClient,
   type DedicatedCluster,
   type KubectlOutcome,
 } from './replicas.ts';
+import { containerPid, planwrightPods, podLogs, type PlanwrightPod } from './pods.ts';
+import { startAdmissionStream, type AdmissionStream } from './admission-stream.ts';
 
 const NS = 'planwright-system';
 const SA = `system:serviceaccount:${NS}:planwright`;
 const PLAN_TIMEOUT_MS = 300_000;
 
-describe('manifests/ applied and run as the ServiceAccount', () => {
+describe('planwright init onto real nodes: the image run as two replicas', () => {
   let dedicated: DedicatedCluster;
   let cluster: LocalCluster;
   let admin: KubeClient;
-  let deployment: DeploymentSpec;
-  let token = '';
-  const replicas: Replica[] = [];
-  let image: ImageRoot | undefined;
-  const kubectl = (args: string[]): Promise<KubectlOutcome> => dedicated.kubectl(args);
+  let pods: PlanwrightPod[] = [];
+  const kubectl = (args: string[], env?: NodeJS.ProcessEnv): Promise<KubectlOutcome> =>
+    dedicated.kubectl(args, env);
   const caPem = async (): Promise<string> =>
     (await secretData(admin, NS, 'planwright-webhook-tls'))['ca.crt'] ?? '';
-
-  // The image's files, made once for both replicas (a copy of node_modules, pruned).
-  const runnableImage = async (): Promise<ImageRoot> => (image ??= await imageRoot());
+  const replicaLogs = async (): Promise<string> =>
+    (
+      await Promise.all(pods.map(async (p) => `--- ${p.name}\n${await podLogs(dedicated, p.name)}`))
+    ).join('\n');
 
   beforeAll(async () => {
-    dedicated = await startDedicatedCluster();
+    dedicated = await startDedicatedCluster({ nodeKind: 'mixed' });
     ({ cluster, admin } = dedicated);
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
-    for (const r of replicas) await r.stop();
     await dedicated?.stop();
-    await image?.remove();
   }, 120_000);
 
-  it('applies server-side with kubectl -k, and the Deployment runs its pods', async () => {
-    const res = await kubectl(['apply', '--server-side', '-k', MANIFESTS_DIR]);
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
+  it('builds the image without a daemon, and init --wait brings it up as two replicas on the real node', async () => {
+    expect(cluster.nodeKind).toBe('mixed');
+    await ensureBuiltCli();
+    const registry = cluster.imageRegistry ?? '';
+    const pushed = await pushPlanwrightImage({ registry });
+    expect(pushed.reference).toBe(DEFAULT_IMAGE);
+
+    const init = await runBuilt(
+      PLANWRIGHT,
+      [
+        'init',
+        '--kubeconfig',
+        cluster.kubeconfigPath,
+        '--image',
+        DEFAULT_IMAGE,
+        '--wait',
+        '--wait-time',
+        '240',
+      ],
+      { timeoutMs: 280_000, env: { KUDO_HOME: join(cluster.workDir, 'kudo-home') } },
+    );
+    expect([init.code, init.stderr]).toEqual([0, '']);
     for (const line of [
-      'customresourcedefinition.apiextensions.k8s.io/instances.kudo.dev serverside-applied',
-      'deployment.apps/planwright serverside-applied',
-      'mutatingwebhookconfiguration.admissionregistration.k8s.io/planwright-instances serverside-applied',
-      'validatingwebhookconfiguration.admissionregistration.k8s.io/planwright-validation serverside-applied',
-      'clusterrole.rbac.authorization.k8s.io/planwright-package-objects serverside-applied',
+      'applied deployment.apps/planwright -n planwright-system',
+      'applied service/planwright-webhook -n planwright-system',
+      'applied poddisruptionbudget.policy/planwright -n planwright-system',
+      'applied mutatingwebhookconfiguration.admissionregistration.k8s.io/planwright-instances',
+      'applied validatingwebhookconfiguration.admissionregistration.k8s.io/planwright-validation',
+      'applied clusterrolebinding.rbac.authorization.k8s.io/planwright',
+      'Planwright webhook answers',
     ]) {
-      expect(res.stdout).toContain(line);
+      expect(init.stdout).toContain(line);
     }
-    deployment = await readDeployment(admin, NS, 'planwright');
-    expect(deployment.replicas).toBe(2);
+
+    // The webhooks answered through the Service, so its endpoints are the pods; both become
+    // Ready by the kubelet's probes of /readyz.
     await waitFor(
-      'the Deployment available with 2 replicas (pods on kwok)',
+      'the Deployment available with 2 replicas on the real node',
       async () => {
-        const d = await admin.request<{ status?: { availableReplicas?: number } }>({
-          path: `/apis/apps/v1/namespaces/${NS}/deployments/planwright`,
-        });
-        return d.status?.availableReplicas === 2;
+        pods = await planwrightPods(admin, NS);
+        return pods.length === 2 && pods.every((p) => p.ready && p.node === 'node-1');
       },
       { timeoutMs: 120_000, intervalMs: 500 },
-    );
-  }, 180_000);
-
-  it('runs two replicas as the ServiceAccount: one CA injected into both configurations, webhooks served through the Service', async () => {
-    // kwok runs no containers: the replicas run here instead (see replicas.ts).
-    token = await runDeploymentLocally({
-      cluster,
-      admin,
-      namespace: NS,
-      deployment,
-      image: await runnableImage(),
-      caPem,
-      replicas,
+    ).catch(async (err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${await replicaLogs()}`);
     });
-    // They run from the image's files: production dependencies only, no sources.
-    const workdir = (await runnableImage()).workdir;
-    for (const absent of ['node_modules/typescript', 'node_modules/jest', 'src', 'test']) {
-      expect([absent, existsSync(join(workdir, absent))]).toEqual([absent, false]);
+    for (const p of pods) {
+      expect(p.image).toBe(DEFAULT_IMAGE);
+      expect(p.serviceAccount).toBe('planwright');
+      expect(p.restarts).toBe(0);
     }
-    expect(existsSync(join(workdir, 'node_modules', '@kubernetes', 'client-node'))).toBe(true);
+    // The kubelet mounted the ServiceAccount token and the replicas used it: one holds the
+    // Lease, under its pod's name.
+    await waitFor('a replica holding the Lease', async () => {
+      const lease = await admin.request<{ spec: { holderIdentity?: string } }>({
+        path: `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/planwright-leader`,
+      });
+      const holder = lease.spec.holderIdentity ?? '';
+      return pods.some((p) => holder.startsWith(`${p.name}_`));
+    });
+    // The Service's endpoints are the pods' addresses on the pod bridge.
+    const slices = await admin.request<{
+      items: Array<{
+        endpoints?: Array<{ addresses: string[]; conditions?: { ready?: boolean } }>;
+      }>;
+    }>({
+      path: `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`,
+      query: { labelSelector: 'kubernetes.io/service-name=planwright-webhook' },
+    });
+    expect(
+      slices.items
+        .flatMap((s) => s.endpoints ?? [])
+        .filter((e) => e.conditions?.ready === true)
+        .flatMap((e) => e.addresses)
+        .sort(),
+    ).toEqual(pods.map((p) => p.ip).sort());
 
     // Compared as certificates: the Secret's PEM and the injected bundle may differ in line
     // endings.
@@ -132,10 +162,10 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
         ),
       ).toEqual(config.webhooks.map(() => ca));
     }
-  }, 240_000);
+  }, 900_000);
 
   it(
-    'completes a package’s plans under its RBAC: deploy, a parameter change, uninstall',
+    'completes a package’s plans under its RBAC: deploy, a parameter change, a refused kubectl edit, uninstall',
     async () => {
       const ns = 'zk';
       await admin.request({
@@ -175,10 +205,8 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
             return ps?.uid === uid && ps.status === 'COMPLETE';
           },
           { timeoutMs: PLAN_TIMEOUT_MS, intervalMs: 1000 },
-        ).catch((err: unknown) => {
-          throw new Error(
-            `${(err as Error).message}\n${replicas.map((r) => `--- replica ${r.index}\n${r.logs().slice(-6000)}`).join('\n')}`,
-          );
+        ).catch(async (err: unknown) => {
+          throw new Error(`${(err as Error).message}\n${await replicaLogs()}`);
         });
       };
       const first = (await instance()).spec?.planExecution?.uid ?? '';
@@ -205,6 +233,32 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
         path: `/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-zookeeper`,
       });
       expect(sts.spec.template.spec.containers[0]?.resources.requests.memory).toBe('512Mi');
+
+      // A deploy that cannot finish (no node has 1000 CPUs: the new pod stays Pending), then a
+      // change whose trigger is another plan, made in kubectl edit: refused by the replicas'
+      // Instance webhook, the editor reopened with the reason and the way out.
+      await admin.request({
+        method: 'PATCH',
+        path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances/${name}`,
+        body: { spec: { parameters: { CPUS: '1000', CPUS_LIMIT: '1000' } } },
+        contentType: 'application/merge-patch+json',
+      });
+      const editor = await scriptedEditor(
+        'sed -i -e "s/^  parameters:$/  parameters:\\n    DISK_SIZE: 10Gi/" "$1"',
+      );
+      const edit = await kubectl(['edit', '-n', ns, `instance/${name}`], editor.env);
+      expect(await editor.calls()).toBe(2);
+      const reopened = await editor.reopened();
+      expect(reopened).toContain(`# instances.kudo.dev "${name}" was not valid:`);
+      expect(reopened).toContain(
+        '# * spec.parameters.DISK_SIZE: this change would schedule plan "not-allowed" while plan "deploy" (',
+      );
+      expect(reopened).toContain(
+        `Wait until plan "deploy" is finished (watch it: kubectl get instance ${name} -n ${ns} -w) and make the change again, or abort the plan first: kubectl patch instance ${name} -n ${ns} --type merge -p '{"spec":{"planExecution":{"abort":true}}}'`,
+      );
+      expect(reopened).toMatch(/^ {4}DISK_SIZE: 10Gi$/m);
+      expect(edit.stderr).toContain(`error: instances.kudo.dev "${name}" is invalid`);
+      expect((await instance()).spec?.parameters?.['DISK_SIZE']).toBeUndefined();
 
       await admin.request({
         method: 'DELETE',
@@ -254,8 +308,11 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
           ),
         );
         const served = await Promise.all(
-          replicas.map(async (r) =>
-            sampleSum(await metrics(r, ca, token), 'planwright_webhook_requests_total'),
+          pods.map(async (p) =>
+            sampleSum(
+              await metrics({ host: p.ip, port: 9443 }, ca, token),
+              'planwright_webhook_requests_total',
+            ),
           ),
         );
         return served.every((n) => n > 0);
@@ -263,8 +320,11 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
       { timeoutMs: 60_000, intervalMs: 50 },
     );
     const leaders = await Promise.all(
-      replicas.map(async (r) =>
-        sampleSum(await metrics(r, ca, token), 'leader_election_master_status'),
+      pods.map(async (p) =>
+        sampleSum(
+          await metrics({ host: p.ip, port: 9443 }, ca, token),
+          'leader_election_master_status',
+        ),
       ),
     );
     expect(leaders.sort()).toEqual([0, 1]);
@@ -273,6 +333,100 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
     });
     expect(lease.spec.holderIdentity).toBeTruthy();
   }, 120_000);
+
+  describe('availability under a steady stream of Instance writes', () => {
+    const leaseHolder = async (): Promise<string> =>
+      (
+        await admin.request<{ spec: { holderIdentity?: string } }>({
+          path: `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/planwright-leader`,
+        })
+      ).spec.holderIdentity ?? '';
+    const podOf = (holder: string): PlanwrightPod | undefined =>
+      pods.find((p) => holder.startsWith(`${p.name}_`));
+    const twoReady = async (what: string, extra: (ps: PlanwrightPod[]) => boolean = () => true) =>
+      waitFor(
+        what,
+        async () => {
+          pods = (await planwrightPods(admin, NS)).filter((p) => !p.deleting);
+          return pods.length === 2 && pods.every((p) => p.ready) && extra(pods);
+        },
+        { timeoutMs: 240_000, intervalMs: 500 },
+      );
+    const stream = (): AdmissionStream => startAdmissionStream({ client: admin, namespace: 'zk' });
+
+    it('deleting the leader pod: the other replica takes the Lease, no admission request fails', async () => {
+      await twoReady('two ready replicas');
+      const leader = podOf(await leaseHolder());
+      const other = pods.find((p) => p !== leader);
+      if (!leader || !other)
+        throw new Error(`no leader among ${pods.map((p) => p.name).join(', ')}`);
+      const writes = stream();
+      await admin.request({
+        method: 'DELETE',
+        path: `/api/v1/namespaces/${NS}/pods/${leader.name}`,
+      });
+      await waitFor(
+        `replica ${other.name} holding the Lease`,
+        async () => (await leaseHolder()).startsWith(`${other.name}_`),
+        { timeoutMs: 120_000, intervalMs: 200 },
+      );
+      await twoReady('a new replica ready in place of the deleted one', (ps) =>
+        ps.every((p) => p.name !== leader.name),
+      );
+      const result = await writes.stop();
+      expect(result.failed).toEqual([]);
+      expect(result.answered).toBeGreaterThan(0);
+    }, 400_000);
+
+    it('kubectl rollout restart: no admission request fails', async () => {
+      const before = pods.map((p) => p.name);
+      const writes = stream();
+      const restart = await kubectl(['rollout', 'restart', '-n', NS, 'deployment/planwright']);
+      expect(restart.code).toBe(0);
+      const status = await kubectl([
+        'rollout',
+        'status',
+        '-n',
+        NS,
+        'deployment/planwright',
+        '--timeout=300s',
+      ]);
+      expect(status.code).toBe(0);
+      await twoReady('two new replicas ready', (ps) => ps.every((p) => !before.includes(p.name)));
+      await waitFor(
+        'a new replica holding the Lease',
+        async () => podOf(await leaseHolder()) !== undefined,
+        {
+          timeoutMs: 120_000,
+          intervalMs: 200,
+        },
+      );
+      const result = await writes.stop();
+      expect(result.failed).toEqual([]);
+      expect(result.answered).toBeGreaterThan(0);
+    }, 600_000);
+
+    it('kill -9 of the leader’s container: the kubelet restarts it and it rejoins', async () => {
+      await twoReady('two ready replicas');
+      const leader = podOf(await leaseHolder());
+      if (!leader) throw new Error('no leader');
+      const pid = containerPid(leader.name);
+      process.kill(pid, 'SIGKILL');
+      await twoReady(`${leader.name} restarted by the kubelet and ready`, (ps) =>
+        ps.some((p) => p.name === leader.name && p.restarts === 1),
+      );
+      // Someone leads again (the Lease expired, or the restarted replica took it back).
+      await waitFor(
+        'a replica holding the Lease',
+        async () => podOf(await leaseHolder()) !== undefined,
+        {
+          timeoutMs: 120_000,
+          intervalMs: 200,
+        },
+      );
+      expect(containerPid(leader.name)).not.toBe(pid);
+    }, 400_000);
+  });
 
   it('grants the ServiceAccount no more than it needs', async () => {
     const can = async (attributes: Record<string, string>): Promise<boolean> => {
@@ -387,6 +541,13 @@ describe('manifests/ applied and run as the ServiceAccount', () => {
       expect([attributes, await can(attributes)]).toEqual([attributes, true]);
     }
     // And with its own token, for real: reading a Secret elsewhere is refused.
+    const token = (
+      await admin.request<{ status: { token: string } }>({
+        method: 'POST',
+        path: `/api/v1/namespaces/${NS}/serviceaccounts/planwright/token`,
+        body: { spec: { expirationSeconds: 600 } },
+      })
+    ).status.token;
     const asSa = tokenClient(cluster, token);
     try {
       const refused = await asSa.request({ path: '/api/v1/namespaces/kube-system/secrets' }).then(

@@ -21,7 +21,11 @@ import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { ApiError, KubeClient } from '../../../src/kube/index.ts';
 import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_ROOT_ENV } from '../../../src/kube/index.ts';
-import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
+import {
+  startLocalCluster,
+  type LocalCluster,
+  type NodeKind,
+} from '../../../src/localcluster/index.ts';
 import { testCluster, tokenKubeConfig } from '../../support/cluster.ts';
 import type { ImageRoot } from '../../support/dockerfile.ts';
 import { httpsRequest } from '../../support/https.ts';
@@ -219,8 +223,13 @@ export async function waitReady(replica: Replica, caPem: () => Promise<string>):
 }
 
 /** Metric samples `name{labels} value` of a replica's /metrics. */
-export async function metrics(replica: Replica, caPem: string, token: string): Promise<string> {
+export async function metrics(
+  replica: Pick<Replica, 'port'> & { readonly host?: string },
+  caPem: string,
+  token: string,
+): Promise<string> {
   const res = await httpsRequest({
+    ...(replica.host ? { host: replica.host } : {}),
     port: replica.port,
     path: '/metrics',
     ca: caPem,
@@ -433,13 +442,16 @@ export interface KubectlOutcome {
 export interface DedicatedCluster {
   readonly cluster: LocalCluster;
   readonly admin: KubeClient;
-  kubectl(args: readonly string[]): Promise<KubectlOutcome>;
+  kubectl(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<KubectlOutcome>;
   stop(): Promise<void>;
 }
 
-export async function startDedicatedCluster(): Promise<DedicatedCluster> {
+export async function startDedicatedCluster(
+  options: { readonly nodeKind?: NodeKind } = {},
+): Promise<DedicatedCluster> {
   const cluster = await startLocalCluster({
     mode: 'workloads',
+    ...(options.nodeKind ? { nodeKind: options.nodeKind } : {}),
     binaries: testCluster().binaries,
     nodes: 1,
   });
@@ -450,13 +462,13 @@ export async function startDedicatedCluster(): Promise<DedicatedCluster> {
   return {
     cluster,
     admin,
-    kubectl: async (args) => {
+    kubectl: async (args, env) => {
       try {
-        const { stdout, stderr } = await run(cluster.binaries.kubectl, [
-          '--kubeconfig',
-          cluster.kubeconfigPath,
-          ...args,
-        ]);
+        const { stdout, stderr } = await run(
+          cluster.binaries.kubectl,
+          ['--kubeconfig', cluster.kubeconfigPath, ...args],
+          env ? { env: { ...process.env, ...env } } : {},
+        );
         return { code: 0, stdout, stderr };
       } catch (err) {
         const e = err as { code?: number; stdout?: string; stderr?: string };

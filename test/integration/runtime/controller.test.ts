@@ -275,4 +275,53 @@ describe('controller on a real apiserver', () => {
     await sleep(1_200); // no second, late reconcile
     expect(calls).toEqual([target]);
   });
+
+  it('a cache of named namespaces holds theirs only and keeps each one apart on a relist', async () => {
+    const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
+    const [second, outside] = await Promise.all([
+      createTestNamespace('controller-b'),
+      createTestNamespace('controller-c'),
+    ]);
+    for (const ns of [namespace, second, outside]) {
+      await core.createNamespacedConfigMap({
+        namespace: ns,
+        body: { metadata: { name: 'scoped' }, data: { v: '1' } },
+      });
+    }
+    const cache = new Cache<ConfigMap>({
+      client,
+      mapping: { ...CONFIGMAP, plural: 'configmaps', namespaced: true },
+      logger,
+      namespaces: [namespace, second],
+    });
+    const deleted: string[] = [];
+    cache.subscribe({
+      onDelete: (o) => deleted.push(`${o.metadata?.namespace}/${o.metadata?.name}`),
+    });
+    cache.start(root.signal);
+    try {
+      await cache.waitForSync(root.signal);
+      // Both namespaces' first lists are in before the cache says it synced.
+      expect(cache.get(`${namespace}/scoped`)).toBeDefined();
+      expect(cache.get(`${second}/scoped`)).toBeDefined();
+      expect(cache.get(`${outside}/scoped`)).toBeUndefined();
+      expect(cache.relists).toBe(2);
+      await core.deleteNamespacedConfigMap({ namespace: second, name: 'scoped' });
+      await waitFor('the deletion', () => deleted.includes(`${second}/scoped`));
+      expect(cache.get(`${namespace}/scoped`)).toBeDefined();
+      await core.createNamespacedConfigMap({
+        namespace: outside,
+        body: { metadata: { name: 'later' }, data: { v: '1' } },
+      });
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name: 'later' }, data: { v: '1' } },
+      });
+      await waitFor('the watched create', () => cache.get(`${namespace}/later`) !== undefined);
+      expect(cache.get(`${outside}/later`)).toBeUndefined();
+      expect(deleted).toEqual([`${second}/scoped`]);
+    } finally {
+      await cache.stop();
+    }
+  });
 });

@@ -55,6 +55,35 @@ describe('tenancy flags', () => {
     });
   });
 
+  it('--default-service-account and --allow-service-account make the ServiceAccount policy', () => {
+    expect(
+      tenancyPolicy(
+        parse([
+          '--default-service-account',
+          'planwright-tenant',
+          '--allow-service-account',
+          'team-a=builder',
+          '--allow-service-account',
+          '*=viewer',
+        ]),
+      ),
+    ).toEqual({
+      posture: 'kudo',
+      serviceAccounts: {
+        default: 'planwright-tenant',
+        allowed: [
+          { from: 'team-a', to: 'builder' },
+          { from: '*', to: 'viewer' },
+        ],
+      },
+    });
+    expect(() => parse(['--default-service-account', 'Not/A-Name'])).toThrow(
+      /--default-service-account "Not\/A-Name": needs a ServiceAccount name/,
+    );
+    expect(() => parse(['--default-service-account', '*'])).toThrow(/needs a ServiceAccount name/);
+    expect(() => parse(['--allow-service-account', 'team-a'])).toThrow(/--allow-service-account/);
+  });
+
   it('refuses an unknown posture and a malformed allowance', () => {
     expect(() => parse(['--tenancy', 'open'])).toThrow(/Allowed choices are kudo, multi-tenant/);
     expect(() => parse(['--allow-namespace', 'team-a'])).toThrow(

@@ -10,6 +10,11 @@ import { parseImageRef, pulledLocally } from '../../../src/localcluster/nodes/im
 import { LOCAL_IMAGES, ociImage } from '../../../src/localcluster/nodes/images.ts';
 import { kubeletArgs, kubeletConfigYaml } from '../../../src/localcluster/nodes/kubelet-config.ts';
 import { sendToSimulatedNodes } from '../../../src/localcluster/nodes/placement.ts';
+import {
+  routeTableName,
+  serviceRouteRuleset,
+} from '../../../src/localcluster/nodes/service-route.ts';
+import { KUBERNETES_SERVICE_IP, SERVICE_CIDR } from '../../../src/localcluster/args.ts';
 
 describe('image references as containerd resolves them', () => {
   it.each([
@@ -108,6 +113,38 @@ describe('containerd and CNI configuration of a real node', () => {
       ipam: { type: 'host-local', dataDir: '/c/ipam' },
     });
     expect(JSON.stringify(conf)).not.toContain('0.0.0.0/0');
+  });
+
+  it('routes only the service range through the bridge, besides the pod subnet', () => {
+    const conf = JSON.parse(
+      cniConfigList({
+        bridge: 'pw-1',
+        subnet: '10.89.1.0/24',
+        gateway: '10.89.1.1',
+        ipamDataDir: '/c/ipam',
+        serviceCidr: SERVICE_CIDR,
+      }),
+    ) as { plugins: Array<{ ipam?: { routes?: unknown } }> };
+    expect(conf.plugins[0]?.ipam?.routes).toEqual([{ dst: '10.0.0.0/24' }]);
+  });
+});
+
+describe("a real node's route to the apiserver", () => {
+  it('rewrites only what enters from its own bridge for the kubernetes ClusterIP, in a table of its own', () => {
+    const rules = serviceRouteRuleset({
+      bridge: 'pw-ab12',
+      serviceIp: KUBERNETES_SERVICE_IP,
+      servicePort: 443,
+      apiServerPort: 40123,
+    });
+    expect(rules).toContain('table ip planwright-pw-ab12 {');
+    expect(rules).toContain('type nat hook prerouting priority dstnat; policy accept;');
+    expect(rules).toContain(
+      'iifname "pw-ab12" ip daddr 10.0.0.1 tcp dport 443 dnat to 127.0.0.1:40123',
+    );
+    // One rule: no other address, port or interface is touched.
+    expect(rules.match(/dnat/g)).toHaveLength(1);
+    expect(routeTableName('pw-ab12')).toBe('planwright-pw-ab12');
   });
 });
 

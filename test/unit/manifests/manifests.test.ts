@@ -213,6 +213,48 @@ describe('renderKustomization (the subset manifests/ uses)', () => {
   }
   const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n';
 
+  it('the Deployment spreads its replicas, drains before SIGTERM and keeps one replica through disruptions', async () => {
+    const objects = await renderKustomization(MANIFESTS_DIR);
+    const deployment = find(objects, 'Deployment', 'planwright') as unknown as {
+      spec: {
+        replicas: number;
+        selector: { matchLabels: Record<string, string> };
+        template: {
+          spec: {
+            terminationGracePeriodSeconds: number;
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: Array<{
+                  podAffinityTerm: {
+                    topologyKey: string;
+                    labelSelector: { matchLabels: Record<string, string> };
+                  };
+                }>;
+              };
+            };
+            containers: Array<{ lifecycle?: { preStop?: { sleep?: { seconds: number } } } }>;
+          };
+        };
+      };
+    };
+    const labels = deployment.spec.selector.matchLabels;
+    const pod = deployment.spec.template.spec;
+    expect(deployment.spec.replicas).toBe(2);
+    expect(
+      pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution.map(
+        (t) => t.podAffinityTerm,
+      ),
+    ).toEqual([{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: labels } }]);
+    const preStop = pod.containers[0]?.lifecycle?.preStop?.sleep?.seconds ?? 0;
+    expect(preStop).toBeGreaterThanOrEqual(5);
+    // The manager's own shutdown is bounded at 30 s (src/runtime/manager.ts).
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(preStop + 30);
+    const pdb = find(objects, 'PodDisruptionBudget', 'planwright') as unknown as {
+      spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } };
+    };
+    expect(pdb.spec).toEqual({ minAvailable: 1, selector: { matchLabels: labels } });
+  });
+
   it('refuses a field it does not implement, by name', async () => {
     const dir = await fixture({
       'kustomization.yaml': 'resources: [cm.yaml]\nnamePrefix: x-\n',

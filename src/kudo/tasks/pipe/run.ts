@@ -110,7 +110,7 @@ async function ensurePod(
     await ctx.inventory.record([entryOf(desired)]);
     return { pod: await ctx.ssa.apply(desired, { signal: ctx.signal }) };
   } catch (err) {
-    throw classify(task, desired, err);
+    throw classify(task, desired, err, ctx.actingAs);
   }
 }
 

@@ -7,6 +7,7 @@ import type { ApplyObject } from '../../../../src/kube/apply.ts';
 import type { Instance } from '../../../../src/kudo/api/types.ts';
 import {
   adoption,
+  identityOf,
   mayDelete,
   operatorVersionProblem,
   parseGrant,
@@ -193,5 +194,66 @@ describe('flags', () => {
     expect(() => parseGrant('--allow-namespace', value)).toThrow(
       'e.g. --allow-namespace team-a=shared',
     );
+  });
+});
+
+describe('identityOf', () => {
+  const annotated = (name: string): Instance => ({
+    ...instance,
+    metadata: { ...instance.metadata, annotations: { 'planwright.dev/service-account': name } },
+  });
+  const policy: TenancyPolicy = {
+    posture: 'multi-tenant',
+    serviceAccounts: { default: 'tenant', allowed: [{ from: 'team-a', to: 'builder' }] },
+  };
+
+  it('the manager itself without a default or an annotation', () => {
+    expect(identityOf(kudo, instance)).toEqual({ kind: 'manager' });
+  });
+
+  it("the default ServiceAccount of the Instance's namespace", () => {
+    expect(identityOf(policy, instance)).toMatchObject({
+      kind: 'serviceAccount',
+      namespace: 'team-a',
+      name: 'tenant',
+    });
+  });
+
+  it('an annotation naming the default or an allowed name', () => {
+    expect(identityOf(policy, annotated('tenant'))).toMatchObject({ name: 'tenant' });
+    expect(identityOf(policy, annotated('builder'))).toMatchObject({
+      kind: 'serviceAccount',
+      name: 'builder',
+      source: 'annotation planwright.dev/service-account',
+    });
+    const everywhere: TenancyPolicy = {
+      posture: 'kudo',
+      serviceAccounts: { allowed: [{ from: '*', to: 'builder' }] },
+    };
+    expect(identityOf(everywhere, annotated('builder'))).toMatchObject({ name: 'builder' });
+  });
+
+  it('refuses a name not allowed for the namespace, naming the flag that allows it', () => {
+    const refused = identityOf(policy, annotated('admin'));
+    expect(refused.kind).toBe('refuse');
+    expect(refused).toMatchObject({
+      message: expect.stringContaining('planwright start --allow-service-account team-a=admin'),
+    });
+    const elsewhere: TenancyPolicy = {
+      posture: 'kudo',
+      serviceAccounts: { allowed: [{ from: 'team-b', to: 'builder' }] },
+    };
+    expect(identityOf(elsewhere, annotated('builder')).kind).toBe('refuse');
+    // No default and no allowance: the annotation cannot make the plan act as anyone.
+    expect(identityOf(kudo, annotated('builder')).kind).toBe('refuse');
+  });
+
+  it('refuses what is not a ServiceAccount name', () => {
+    for (const bad of ['', 'Admin', 'a/b', 'x'.repeat(254)]) {
+      expect(identityOf(policy, annotated(bad))).toMatchObject({
+        kind: 'refuse',
+        message: expect.stringContaining('is not a ServiceAccount name'),
+      });
+    }
   });
 });

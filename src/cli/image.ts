@@ -1,0 +1,176 @@
+// Planwright's image, built on this machine without a docker daemon: the Dockerfile's final
+// stage, declared here as data (test/unit/cli/image.test.ts fails when the two drift apart),
+// on a base layer holding this machine's Node runtime (no outside registry is reachable).
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, posix } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  folderEntries,
+  hostNodeEntries,
+  ociImageOf,
+  parseImageRef,
+  pushImage,
+  repositoryRoot,
+  tarLayer,
+  type ImageRunConfig,
+  type LayerEntry,
+  type OciImage,
+} from '../localcluster/index.ts';
+
+/** One COPY of the final stage: from the build stage (`from: 'build'`) or the context. */
+export interface ImageCopy {
+  readonly from?: string;
+  readonly sources: readonly string[];
+  readonly target: string;
+}
+
+/** The Dockerfile's final stage as data. */
+export interface ImageStage {
+  readonly workdir: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly copies: readonly ImageCopy[];
+  readonly user: string;
+  readonly entrypoint: readonly string[];
+  readonly expose: readonly string[];
+}
+
+/** What the Dockerfile's final stage does, in its order. */
+export const PLANWRIGHT_IMAGE: ImageStage = {
+  workdir: '/app',
+  env: { NODE_ENV: 'production' },
+  copies: [
+    { from: 'build', sources: ['/src/node_modules'], target: './node_modules' },
+    { from: 'build', sources: ['/src/dist'], target: './dist' },
+    { sources: ['package.json'], target: './' },
+    { sources: ['manifests'], target: './manifests' },
+  ],
+  user: '65532:65532',
+  expose: ['9443'],
+  entrypoint: ['node', '--optimize-for-size', '--no-memory-reducer', 'dist/main.js', 'start'],
+};
+
+/** The name the manifests' Deployment runs (`planwright init` without --image). */
+export const DEFAULT_IMAGE = 'planwright:dev';
+
+/** The image cannot be built from this checkout. */
+export class ImageBuildError extends Error {
+  override readonly name = 'ImageBuildError';
+}
+
+/**
+ * node_modules as the build stage leaves it (`npm ci` then `npm prune --omit=dev`), in `dest`:
+ * the checkout's, copied (not hard-linked: npm rewrites files such as
+ * node_modules/.package-lock.json in place) and pruned next to a copy of package.json and the
+ * lockfile, offline.
+ */
+export async function prunedNodeModules(dest: string, root = repositoryRoot()): Promise<void> {
+  const build = await mkdtemp(join(tmpdir(), 'pw-image-build-'));
+  try {
+    for (const file of ['package.json', 'package-lock.json']) {
+      await cp(join(root, file), join(build, file));
+    }
+    await cp(join(root, 'node_modules'), join(build, 'node_modules'), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
+    await promisify(execFile)(
+      'npm',
+      ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund'],
+      { cwd: build, maxBuffer: 16 * 1024 * 1024 },
+    );
+    await mkdir(dirname(dest), { recursive: true });
+    await rename(join(build, 'node_modules'), dest);
+  } finally {
+    await rm(build, { recursive: true, force: true });
+  }
+}
+
+/** Where a COPY puts a source, Docker's rule: a target ending in / is a folder to go into. */
+export function copyDestination(stage: ImageStage, copy: ImageCopy, source: string): string {
+  const target = posix.resolve(stage.workdir, copy.target);
+  return copy.target.endsWith('/') ? posix.join(target, basename(source)) : target;
+}
+
+/**
+ * The files of the final stage above the base: the WORKDIR and each COPY, its build-stage
+ * sources taken from this checkout's `npm run build` output and pruned node_modules.
+ */
+export async function applicationEntries(input: {
+  readonly stage?: ImageStage;
+  readonly root?: string;
+}): Promise<LayerEntry[]> {
+  const stage = input.stage ?? PLANWRIGHT_IMAGE;
+  const root = input.root ?? repositoryRoot();
+  const entries: LayerEntry[] = [{ kind: 'dir', path: stage.workdir, mode: 0o755 }];
+  const scratch = await mkdtemp(join(tmpdir(), 'pw-image-'));
+  try {
+    for (const copy of stage.copies) {
+      for (const source of copy.sources) {
+        const dest = copyDestination(stage, copy, source);
+        let host: string;
+        if (copy.from === undefined) host = join(root, source);
+        else if (copy.from === 'build' && source === '/src/dist') host = join(root, 'dist');
+        else if (copy.from === 'build' && source === '/src/node_modules') {
+          host = join(scratch, 'node_modules');
+          await prunedNodeModules(host, root);
+        } else {
+          throw new ImageBuildError(
+            `COPY --from=${copy.from} ${source}: src/cli/image.ts does not know what the build stage puts there`,
+          );
+        }
+        if (!existsSync(host)) {
+          throw new ImageBuildError(
+            `COPY ${source}: ${host} does not exist; run \`npm run build\` first`,
+          );
+        }
+        entries.push(...(await folderEntries(host, dest)));
+      }
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return entries;
+}
+
+/** The image: this machine's Node runtime, then the final stage's files, and its config. */
+export async function buildPlanwrightImage(
+  input: { readonly root?: string; readonly nodeExecutable?: string } = {},
+): Promise<OciImage> {
+  const stage = PLANWRIGHT_IMAGE;
+  const base = await tarLayer(await hostNodeEntries(input.nodeExecutable));
+  const app = await tarLayer(
+    await applicationEntries({ stage, ...(input.root ? { root: input.root } : {}) }),
+  );
+  return ociImageOf(runConfigOf(stage), [base, app]);
+}
+
+/** The OCI config of a stage: what it runs, as whom, where, with which environment. */
+export function runConfigOf(stage: ImageStage): ImageRunConfig {
+  return {
+    entrypoint: stage.entrypoint,
+    env: Object.entries(stage.env).map(([k, v]) => `${k}=${v}`),
+    workdir: stage.workdir,
+    user: stage.user,
+    exposedPorts: stage.expose.map(Number),
+  };
+}
+
+/** Builds the image and pushes it to a registry (the local cluster's) as `reference`. */
+export async function pushPlanwrightImage(input: {
+  readonly registry: string;
+  readonly reference?: string;
+  readonly root?: string;
+}): Promise<{ readonly reference: string; readonly bytes: number }> {
+  const reference = input.reference ?? DEFAULT_IMAGE;
+  const { repository, reference: tag } = parseImageRef(reference);
+  if (tag.startsWith('sha256:')) {
+    throw new ImageBuildError(`--tag ${reference}: give a tag, not a digest`);
+  }
+  const image = await buildPlanwrightImage(input.root ? { root: input.root } : {});
+  await pushImage({ registry: input.registry, repository, tags: [tag], image });
+  const bytes = image.layers.reduce((n, l) => n + l.length, image.config.length);
+  return { reference, bytes };
+}
