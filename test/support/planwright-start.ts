@@ -1,8 +1,13 @@
 // Planwright as users start it: the built CLI (`node dist/main.js start --install`) in a child
 // process, with every webhook configuration and default `planwright start` has. What a test
 // adds is `--watch-namespaces` (its own namespaces) and `--webhook-port 0` (a free port).
+// `start --install` registers cluster-wide webhook configurations under fixed names, as one
+// Planwright per cluster does: test files sharing a control plane take turns (a lock beside the
+// kubeconfig, held from start to stop) instead of overwriting each other's registrations.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import { withDirectoryLock } from '../../src/localcluster/lock.ts';
 import { ensureBuiltCli, PLANWRIGHT } from '../integration/cli/built-cli.ts';
 import { kubeConfig } from './cluster.ts';
 
@@ -37,9 +42,39 @@ export interface StartOptions {
   readonly install?: boolean;
 }
 
+/** Takes the cross-process lock at `dir`; resolves with its release. */
+async function holdLock(dir: string): Promise<() => Promise<void>> {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((r) => (release = r));
+  let acquired: () => void = () => undefined;
+  const taken = new Promise<void>((r) => (acquired = r));
+  const held = withDirectoryLock(dir, {}, async () => {
+    acquired();
+    await released;
+  });
+  await Promise.race([taken, held]);
+  return async () => {
+    release();
+    await held;
+  };
+}
+
 /** Starts `planwright start --install` and resolves once it says it runs (its probes answered). */
 export async function startPlanwrightCli(options: StartOptions): Promise<StartedPlanwright> {
   await ensureBuiltCli();
+  const unlock = await holdLock(join(dirname(options.kubeconfig), 'planwright-start.lock'));
+  try {
+    return await spawnPlanwright(options, unlock);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+}
+
+async function spawnPlanwright(
+  options: StartOptions,
+  unlock: () => Promise<void>,
+): Promise<StartedPlanwright> {
   const proc = spawn(
     process.execPath,
     [
@@ -99,6 +134,7 @@ export async function startPlanwrightCli(options: StartOptions): Promise<Started
       await api
         .deleteValidatingWebhookConfiguration({ name: START_CONFIGURATIONS.validating })
         .catch(() => undefined);
+      await unlock();
       return code;
     },
   };

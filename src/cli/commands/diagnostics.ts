@@ -1,11 +1,17 @@
 /**
- * `diagnostics collect --instance X`: KUDO's diagnostics bundle as a folder — the Instance, its
- * OperatorVersion and Operator, child Instances, the objects it applied (Planwright's inventory,
- * each with whether it still exists), pods' logs (`--log-since`), Events, plan status, and the
- * manager's own pods, logs and version. Secret values are never written: `data` and
- * `stringData` keep their keys with `<redacted: N bytes>`.
+ * `diagnostics collect --instance X`: KUDO's diagnostics bundle as a folder, in KUDO's layout
+ * (`operator_<op>/<op>.yaml`, `operator_<op>/operatorversion_<ov>/<ov>.yaml`,
+ * `operator_<op>/instance_<name>/<name>.yaml`, the operator's pods as `pod_<pod>/<pod>.yaml`
+ * with each container's log as `<container>.log.gz`, one `<kind>list.yaml` per kind KUDO
+ * listed, child Instances below `operator_<op>/operator_<child op>/`), plus Planwright's own
+ * files: the objects the Instance applied (its inventory, each with whether it still exists),
+ * Events, plan status, and the manager's pods and logs under `planwright/`. Secret values are
+ * never written: `data` and `stringData` keep their keys with `<redacted: N bytes>`.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { ApiError, objectPath, ResourceMapper, type KubeClient } from '../../kube/index.ts';
@@ -21,6 +27,24 @@ const KUDO = '/apis/kudo.dev/v1beta1';
 /** Where `planwright init` installs the manager (manifests/). */
 const MANAGER_NAMESPACE = 'planwright-system';
 const MANAGER_SELECTOR = 'app.kubernetes.io/name=planwright';
+const OPERATOR_LABEL = 'kudo.dev/operator';
+
+/** The lists KUDO's bundle holds for an operator's objects, as `<kind>list.yaml`. */
+const KUDO_LISTS: ReadonlyArray<{
+  readonly kind: string;
+  readonly path: string;
+  readonly namespaced: boolean;
+}> = [
+  { kind: 'service', path: '/api/v1', namespaced: true },
+  { kind: 'deployment', path: '/apis/apps/v1', namespaced: true },
+  { kind: 'statefulset', path: '/apis/apps/v1', namespaced: true },
+  { kind: 'replicaset', path: '/apis/apps/v1', namespaced: true },
+  { kind: 'serviceaccount', path: '/api/v1', namespaced: true },
+  { kind: 'clusterrolebinding', path: '/apis/rbac.authorization.k8s.io/v1', namespaced: false },
+  { kind: 'rolebinding', path: '/apis/rbac.authorization.k8s.io/v1', namespaced: true },
+  { kind: 'clusterrole', path: '/apis/rbac.authorization.k8s.io/v1', namespaced: false },
+  { kind: 'role', path: '/apis/rbac.authorization.k8s.io/v1', namespaced: true },
+];
 
 type Obj = Record<string, unknown> & {
   metadata?: { name?: string; uid?: string; annotations?: Record<string, string> };
@@ -80,6 +104,10 @@ export function diagnosticsCommand(ctx: CliContext): Command {
     )
     .action(async (flags: CollectFlags, cmd: Command) => {
       if (!flags.instance) throw new CliError('required flag(s) "instance" not set');
+      // A bundle is one collection: never mixed with the files of an earlier one.
+      if (existsSync(resolve(ctx.cwd, flags.outputDirectory))) {
+        throw new CliError(`target directory ${flags.outputDirectory} already exists`);
+      }
       const cluster = await ctx.cluster(globals(cmd));
       await collectBundle({
         client: cluster.client,
@@ -124,6 +152,18 @@ async function writeYaml(dir: string, file: string, value: unknown): Promise<voi
   await writeFile(join(dir, file), kudoYaml(value));
 }
 
+const gzipAsync = promisify(gzip);
+
+/** KUDO's `<kind>list.yaml` files: the operator's objects of each kind, empty lists left out. */
+async function kudoLists(c: Collection, operatorName: string, dir: string): Promise<void> {
+  const query = { labelSelector: `${OPERATOR_LABEL}=${operatorName}` };
+  for (const list of KUDO_LISTS) {
+    const where = list.namespaced ? `/namespaces/${c.namespace}` : '';
+    const found = await get<{ items?: Obj[] }>(c, `${list.path}${where}/${list.kind}s`, query);
+    if (found?.items?.length) await writeYaml(dir, `${list.kind}list.yaml`, found);
+  }
+}
+
 async function podLogs(c: Collection, namespace: string, pods: Obj[], dir: string): Promise<void> {
   for (const pod of pods) {
     const name = pod.metadata?.name ?? '';
@@ -136,20 +176,17 @@ async function podLogs(c: Collection, namespace: string, pods: Obj[], dir: strin
       const query: Record<string, string> = { container };
       if (c.logSinceSeconds !== undefined)
         query['sinceSeconds'] = String(Math.max(1, Math.round(c.logSinceSeconds)));
-      let log: string;
       try {
-        log = await c.client.request<string>({
+        const log = await c.client.request<string>({
           path: `/api/v1/namespaces/${namespace}/pods/${name}/log`,
           query,
           signal: c.signal,
         });
+        const text = typeof log === 'string' ? log : JSON.stringify(log);
+        await writeFile(join(podDir, `${container}.log.gz`), await gzipAsync(text));
       } catch (err) {
-        log = `logs unavailable: ${(err as Error).message}\n`;
+        await writeFile(join(podDir, `${container}.log.err`), `${(err as Error).message}\n`);
       }
-      await writeFile(
-        join(podDir, `${name}.${container}.log`),
-        typeof log === 'string' ? log : JSON.stringify(log),
-      );
     }
   }
 }
@@ -162,15 +199,6 @@ async function collectBundle(c: Collection): Promise<void> {
       `instance ${c.instance} in namespace ${ns} does not exist in the cluster; check --instance and --namespace`,
     );
   }
-  const ovRef = instance.spec?.operatorVersion;
-  const ovNamespace = ovRef?.namespace || ns;
-  const ov = await get<OperatorVersion>(
-    c,
-    `${KUDO}/namespaces/${ovNamespace}/operatorversions/${ovRef?.name ?? ''}`,
-  );
-  const operatorName =
-    ov?.spec?.operator?.name ?? instance.metadata.labels?.['kudo.dev/operator'] ?? 'unknown';
-  const operator = await get<Obj>(c, `${KUDO}/namespaces/${ovNamespace}/operators/${operatorName}`);
   const version = await get<Obj>(c, '/version');
   await writeYaml(c.dir, 'version.yaml', {
     cli: `Planwright ${cliVersion()}`,
@@ -181,26 +209,86 @@ async function collectBundle(c: Collection): Promise<void> {
     instance: c.instance,
     logSinceSeconds: c.logSinceSeconds ?? null,
   });
+  await collectInstance(c, c.dir, instance);
 
-  const opDir = join(c.dir, `operator_${operatorName}`);
+  const managerDir = join(c.dir, 'planwright');
+  const managerPods = await get<{ items: Obj[] }>(
+    c,
+    `/api/v1/namespaces/${MANAGER_NAMESPACE}/pods`,
+    { labelSelector: MANAGER_SELECTOR },
+  );
+  await writeYaml(
+    managerDir,
+    'deployment.yaml',
+    (await get<Obj>(c, `/apis/apps/v1/namespaces/${MANAGER_NAMESPACE}/deployments/planwright`)) ??
+      'not found (Planwright runs outside the cluster, or elsewhere)',
+  );
+  await podLogs(c, MANAGER_NAMESPACE, managerPods?.items ?? [], managerDir);
+}
+
+/**
+ * One Instance below `root`, as KUDO laid it out: its Operator, OperatorVersion and own folder
+ * under `operator_<op>/`, then its child Instances the same way below that folder.
+ */
+async function collectInstance(c: Collection, root: string, instance: Instance): Promise<void> {
+  const ns = c.namespace;
+  const name = instance.metadata.name ?? '';
+  const ovRef = instance.spec?.operatorVersion;
+  const ovNamespace = ovRef?.namespace || ns;
+  const ov = await get<OperatorVersion>(
+    c,
+    `${KUDO}/namespaces/${ovNamespace}/operatorversions/${ovRef?.name ?? ''}`,
+  );
+  const operatorName =
+    ov?.spec?.operator?.name ?? instance.metadata.labels?.[OPERATOR_LABEL] ?? 'unknown';
+  const operator = await get<Obj>(c, `${KUDO}/namespaces/${ovNamespace}/operators/${operatorName}`);
+
+  const opDir = join(root, `operator_${operatorName}`);
   await writeYaml(opDir, `${operatorName}.yaml`, operator ?? `operator ${operatorName} not found`);
   await writeYaml(
     join(opDir, `operatorversion_${ovRef?.name ?? ''}`),
     `${ovRef?.name ?? 'operatorversion'}.yaml`,
     ov ?? 'not found',
   );
-  const instDir = join(opDir, `instance_${c.instance}`);
-  await writeYaml(instDir, `${c.instance}.yaml`, instance);
+  const instDir = join(opDir, `instance_${name}`);
+  await writeYaml(instDir, `${name}.yaml`, instance);
   await writeYaml(instDir, 'plans.yaml', instance.status ?? {});
   if (ov) await writeFile(join(instDir, 'plan-status.txt'), renderPlanStatus(instance, ov, ns));
+
+  const inventory = await collectInventory(c, instance, instDir);
+  // KUDO's selection: the operator's pods and objects (its label), not only this Instance's.
+  const pods = await get<{ items: Obj[] }>(c, `/api/v1/namespaces/${ns}/pods`, {
+    labelSelector: `${OPERATOR_LABEL}=${operatorName}`,
+  });
+  await podLogs(c, ns, pods?.items ?? [], instDir);
+  await kudoLists(c, operatorName, instDir);
+  const events = await get<{ items: Obj[] }>(c, `/api/v1/namespaces/${ns}/events`);
+  const names = new Set([
+    name,
+    ...inventory.map((e) => e['name']),
+    ...(pods?.items ?? []).map((p) => p.metadata?.name),
+  ]);
+  await writeYaml(
+    instDir,
+    'events.yaml',
+    (events?.items ?? []).filter((e) =>
+      names.has((e['involvedObject'] as { name?: string } | undefined)?.name),
+    ),
+  );
 
   const instances = await get<{ items: Instance[] }>(c, `${KUDO}/namespaces/${ns}/instances`);
   const children = (instances?.items ?? []).filter((i) =>
     (i.metadata.ownerReferences ?? []).some((r) => r.uid === instance.metadata.uid),
   );
-  await writeYaml(instDir, 'child-instances.yaml', children);
+  for (const child of children) await collectInstance(c, opDir, child);
+}
 
-  // The inventory: every object the Instance applied, fetched again; missing ones are drift.
+/** The inventory: every object the Instance applied, fetched again; missing ones are drift. */
+async function collectInventory(
+  c: Collection,
+  instance: Instance,
+  instDir: string,
+): Promise<Array<Record<string, string>>> {
   const mapper = new ResourceMapper(c.client);
   const inventory =
     (instance.status as { inventory?: Array<Record<string, string>> } | undefined)?.inventory ?? [];
@@ -249,36 +337,5 @@ async function collectBundle(c: Collection): Promise<void> {
     }
   }
   await writeYaml(instDir, 'inventory.yaml', report);
-
-  const pods = await get<{ items: Obj[] }>(c, `/api/v1/namespaces/${ns}/pods`, {
-    labelSelector: `kudo.dev/instance=${c.instance}`,
-  });
-  await podLogs(c, ns, pods?.items ?? [], instDir);
-  const events = await get<{ items: Obj[] }>(c, `/api/v1/namespaces/${ns}/events`);
-  const names = new Set([
-    c.instance,
-    ...inventory.map((e) => e['name']),
-    ...(pods?.items ?? []).map((p) => p.metadata?.name),
-  ]);
-  await writeYaml(
-    instDir,
-    'events.yaml',
-    (events?.items ?? []).filter((e) =>
-      names.has((e['involvedObject'] as { name?: string } | undefined)?.name),
-    ),
-  );
-
-  const managerDir = join(c.dir, 'planwright');
-  const managerPods = await get<{ items: Obj[] }>(
-    c,
-    `/api/v1/namespaces/${MANAGER_NAMESPACE}/pods`,
-    { labelSelector: MANAGER_SELECTOR },
-  );
-  await writeYaml(
-    managerDir,
-    'deployment.yaml',
-    (await get<Obj>(c, `/apis/apps/v1/namespaces/${MANAGER_NAMESPACE}/deployments/planwright`)) ??
-      'not found (Planwright runs outside the cluster, or elsewhere)',
-  );
-  await podLogs(c, MANAGER_NAMESPACE, managerPods?.items ?? [], managerDir);
+  return inventory;
 }

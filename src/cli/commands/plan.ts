@@ -6,7 +6,8 @@ import type { CliContext } from '../context.ts';
 import { CliError, PlanFailedError } from '../errors.ts';
 import { requireInstance, requireOperatorVersion } from '../instances.ts';
 import { apiMessage } from '../kudo-api.ts';
-import { formatObject, outputFormat } from '../output/objects.ts';
+import { formatKudoStatus } from '../output/kudo-status.ts';
+import { outputFormat } from '../output/objects.ts';
 import { formatElapsed } from '../output/plan-progress.ts';
 import { Redraw } from '../output/redraw.ts';
 import {
@@ -49,7 +50,7 @@ function statusCommand(ctx: CliContext): Command {
       const instanceName = flags.instance;
       const read = async (): Promise<{ text: string; running: boolean; failed?: string }> => {
         const instance = await requireInstance(api, namespace, instanceName);
-        if (format) return { text: formatObject(instance.status ?? {}, format), running: false };
+        if (format) return { text: formatKudoStatus(instance.status, format), running: false };
         const ov = await requireOperatorVersion(api, instance);
         const active = lastExecutedPlan(instance);
         // A run the webhook scheduled but the controller has not reported yet is running too.

@@ -44,9 +44,7 @@ export function upgradeCommand(ctx: CliContext): Command {
       throw new CliError('expecting exactly one argument - name of the package or path to upgrade');
     }
     if (!flags.instance) {
-      throw new CliError(
-        '--instance flag has to be provided to indicate which instance you want to upgrade',
-      );
+      throw new CliError('please use --instance and specify instance name. It cannot be empty');
     }
     const global = globals(cmd);
     const { api, namespace } = await ctx.cluster(global);

@@ -33,3 +33,4 @@ export {
   type TenancyPolicy,
   type TenancyPosture,
 } from './tenancy.ts';
+export { goYamlMarshal, type GoYamlValue } from './dependencies-hash/index.ts';

@@ -3,6 +3,7 @@
 // installed into the real apiserver, and `test` running the real kuttl against it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -82,7 +83,7 @@ describe('kubectl kudo package new / package add / test', () => {
     );
     const again = await kudo(['package', 'new', 'demo']);
     expect(again).toMatchObject({ code: 255, stderr: 'Error: folder "operator" already exists\n' });
-  });
+  }, 300_000);
 
   it('package add builds a package that installs into the cluster', async () => {
     for (const args of [
@@ -125,7 +126,7 @@ describe('kubectl kudo package new / package add / test', () => {
       expect.objectContaining({ name: 'replicas', default: '3' }),
     ]);
     expect(ov.spec?.tasks?.map((t) => t.name)).toEqual(['deploy', 'config']);
-  });
+  }, 300_000);
 
   it('diagnostics collect writes the bundle, with inventory state and no secret in clear', async () => {
     const secretValue = 'hunter2-do-not-leak';
@@ -160,6 +161,21 @@ describe('kubectl kudo package new / package add / test', () => {
         message: 'deploy started for the diagnostics test',
         type: 'Normal',
       },
+    });
+    // The operator's objects KUDO's bundle lists (by the kudo.dev/operator label).
+    const labels = { 'kudo.dev/operator': 'demo' };
+    await client.request({
+      method: 'POST',
+      path: `${core}/pods`,
+      body: {
+        metadata: { name: 'diag-pod', labels },
+        spec: { containers: [{ name: 'main', image: 'registry.invalid/none:1' }] },
+      },
+    });
+    await client.request({
+      method: 'POST',
+      path: `${core}/services`,
+      body: { metadata: { name: 'diag-svc', labels }, spec: { ports: [{ port: 80 }] } },
     });
     const entry = (kind: string, name: string): Record<string, string> => ({
       group: '',
@@ -218,6 +234,19 @@ describe('kubectl kudo package new / package add / test', () => {
     ]);
     const secret = parse(await read('objects/secret_diag-secret.yaml')) as { data: unknown };
     expect(secret.data).toEqual({ password: `<redacted: ${secretValue.length} bytes>` });
+    expect(parse(await read('pod_diag-pod/diag-pod.yaml'))).toMatchObject({
+      metadata: { name: 'diag-pod' },
+    });
+    // Its container's log in KUDO's name: gzip'ed, or the reason it could not be read.
+    expect(
+      ['main.log.gz', 'main.log.err'].some((f) => existsSync(join(instDir, 'pod_diag-pod', f))),
+    ).toBe(true);
+    expect(
+      (
+        parse(await read('servicelist.yaml')) as { items: Array<{ metadata: { name: string } }> }
+      ).items.map((i) => i.metadata.name),
+    ).toEqual(['diag-svc']);
+    expect(existsSync(join(instDir, 'deploymentlist.yaml'))).toBe(false);
     expect(await read('events.yaml')).toContain('deploy started for the diagnostics test');
     expect(await read('plan-status.txt')).toContain('Plan deploy');
     // Nowhere in the bundle is the secret in clear, nor base64-encoded.
@@ -225,7 +254,9 @@ describe('kubectl kudo package new / package add / test', () => {
     for (const file of await readdir(out, { recursive: true })) {
       const path = join(out, file);
       if (!(await stat(path)).isFile()) continue;
-      const text = await readFile(path, 'utf8');
+      // Logs are gzip'ed as in KUDO's bundle: searched uncompressed.
+      const bytes = await readFile(path);
+      const text = (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
       if (
         text.includes(secretValue) ||
         text.includes(Buffer.from(secretValue).toString('base64'))
@@ -234,6 +265,12 @@ describe('kubectl kudo package new / package add / test', () => {
       }
     }
     expect(leaks).toEqual([]);
+
+    const again = await kudo(['diagnostics', 'collect', '--instance', 'diag', '-n', ns, '-O', out]);
+    expect(again).toMatchObject({
+      code: 255,
+      stderr: `Error: target directory ${out} already exists\n`,
+    });
 
     const missing = await kudo(['diagnostics', 'collect', '--namespace', ns, '-O', out]);
     expect(missing).toMatchObject({
