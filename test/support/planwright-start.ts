@@ -1,8 +1,18 @@
 // Planwright as users start it: the built CLI (`node dist/main.js start --install`) in a child
 // process, with every webhook configuration and default `planwright start` has. What a test
-// adds is `--watch-namespaces` (its own namespaces) and `--webhook-port 0` (a free port).
+// adds is `--watch-namespaces` (its own namespaces), `--webhook-port 0` (a free port), and
+// user-facing flags of the posture it is about (e.g. `--tenancy multi-tenant`).
+//
+// The registrations have fixed names and the leader Lease is one per cluster, so one child at
+// a time runs per cluster: a lock (a directory next to the cluster's kubeconfig) is held from
+// before the spawn until `stop()` has removed the registrations. Parallel jest workers of one
+// project wait for each other; the projects' clusters are different ones.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import https from 'node:https';
+import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import { withDirectoryLock } from '../../src/localcluster/lock.ts';
 import { ensureBuiltCli, PLANWRIGHT } from '../integration/cli/built-cli.ts';
 import { kubeConfig } from './cluster.ts';
 
@@ -14,6 +24,10 @@ export const START_CONFIGURATIONS = {
 
 export interface StartedPlanwright {
   readonly proc: ChildProcess;
+  /** The webhook server's port (it serves /metrics too). */
+  readonly port: number;
+  /** GET /metrics as a user scrapes it (local mode: the development certificate, no auth). */
+  metrics(): Promise<string>;
   /** stdout and stderr so far (bounded). */
   log(): string;
   /** The last `n` lines of the log. */
@@ -24,15 +38,67 @@ export interface StartedPlanwright {
 
 export interface StartOptions {
   readonly kubeconfig: string;
-  /** `--watch-namespaces` value, e.g. `kuttl-test-*`. */
-  readonly watchNamespaces: string;
+  /** `--watch-namespaces` value, e.g. `kuttl-test-*`, or the namespaces themselves. */
+  readonly watchNamespaces: string | readonly string[];
   /** More `start` flags. */
   readonly args?: readonly string[];
 }
 
-/** Starts `planwright start --install` and resolves once it says it runs (its probes answered). */
+/** One Planwright per cluster at a time: the lock's folder, next to the cluster's kubeconfig. */
+function lockDir(kubeconfig: string): string {
+  return join(dirname(kubeconfig), '.planwright-start.lock');
+}
+
+/**
+ * Starts `planwright start --install` and resolves once it says it runs (its probes answered).
+ * Waits first while another test file's Planwright runs on the same cluster.
+ */
 export async function startPlanwrightCli(options: StartOptions): Promise<StartedPlanwright> {
   await ensureBuiltCli();
+  let acquired!: () => void;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (acquired = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await mkdir(dirname(lockDir(options.kubeconfig)), { recursive: true });
+  const lock = withDirectoryLock(
+    lockDir(options.kubeconfig),
+    {
+      onWait: (pid) =>
+        void process.stderr.write(
+          `[planwright start] waiting for the Planwright of process ${pid} on this cluster to stop\n`,
+        ),
+    },
+    () => {
+      acquired();
+      return released;
+    },
+  );
+  await Promise.race([held, lock]);
+  try {
+    const started = await spawnStart(options);
+    return {
+      ...started,
+      stop: async () => {
+        try {
+          return await started.stop();
+        } finally {
+          release();
+          await lock;
+        }
+      },
+    };
+  } catch (err) {
+    release();
+    await lock;
+    throw err;
+  }
+}
+
+async function spawnStart(options: StartOptions): Promise<StartedPlanwright> {
+  const watch =
+    typeof options.watchNamespaces === 'string'
+      ? options.watchNamespaces
+      : options.watchNamespaces.join(',');
   const proc = spawn(
     process.execPath,
     [
@@ -47,7 +113,7 @@ export async function startPlanwrightCli(options: StartOptions): Promise<Started
       '--webhook-port',
       '0',
       '--watch-namespaces',
-      options.watchNamespaces,
+      watch,
       ...(options.args ?? []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
@@ -59,40 +125,88 @@ export async function startPlanwrightCli(options: StartOptions): Promise<Started
   proc.stdout?.on('data', collect);
   proc.stderr?.on('data', collect);
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  await new Promise<void>((resolve, reject) => {
-    const onData = (): void => {
-      if (log.includes('Planwright is running')) {
-        proc.stderr?.off('data', onData);
-        resolve();
-      }
-    };
-    proc.stderr?.on('data', onData);
-    void exited.then((code) =>
-      reject(new Error(`planwright start exited (${code}) before it ran:\n${log.slice(-4000)}`)),
-    );
-  });
-  if (log.includes('does not call this process')) {
+  const removeRegistrations = async (): Promise<void> => {
+    // The registrations point at a port nobody serves any more.
+    const api = kubeConfig(options.kubeconfig).makeApiClient(k8s.AdmissionregistrationV1Api);
+    await api
+      .deleteMutatingWebhookConfiguration({ name: START_CONFIGURATIONS.mutating })
+      .catch(() => undefined);
+    await api
+      .deleteValidatingWebhookConfiguration({ name: START_CONFIGURATIONS.validating })
+      .catch(() => undefined);
+  };
+  const stop = async (): Promise<number | null> => {
     proc.kill('SIGTERM');
-    throw new Error(`planwright start: the API server does not call its webhooks:\n${log}`);
+    const code = await exited;
+    await removeRegistrations();
+    return code;
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onData = (): void => {
+        if (log.includes('Planwright is running')) {
+          proc.stderr?.off('data', onData);
+          resolve();
+        }
+      };
+      proc.stderr?.on('data', onData);
+      void exited.then((code) =>
+        reject(new Error(`planwright start exited (${code}) before it ran:\n${log.slice(-4000)}`)),
+      );
+    });
+    if (log.includes('does not call this process')) {
+      throw new Error(`planwright start: the API server does not call its webhooks:\n${log}`);
+    }
+  } catch (err) {
+    if (proc.exitCode === null) await stop();
+    else await removeRegistrations();
+    throw err;
   }
+  const port = Number(/Webhook server listening on https:\/\/[^:]+:(\d+)/.exec(log)?.[1]);
   return {
     proc,
+    port,
+    metrics: () => scrape(port),
     log: () => log,
     tail: (n) => log.split('\n').slice(-n).join('\n'),
-    stop: async () => {
-      proc.kill('SIGTERM');
-      const code = await exited;
-      // The registrations point at a port nobody serves any more.
-      const api = kubeConfig(options.kubeconfig).makeApiClient(k8s.AdmissionregistrationV1Api);
-      await api
-        .deleteMutatingWebhookConfiguration({ name: START_CONFIGURATIONS.mutating })
-        .catch(() => undefined);
-      await api
-        .deleteValidatingWebhookConfiguration({ name: START_CONFIGURATIONS.validating })
-        .catch(() => undefined);
-      return code;
-    },
+    stop,
   };
+}
+
+/** `curl -k https://127.0.0.1:<port>/metrics`: the development certificate is not the test's to trust. */
+function scrape(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      { host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode === 200) resolve(text);
+          else reject(new Error(`GET /metrics: ${res.statusCode}: ${text.slice(0, 500)}`));
+        });
+      },
+    );
+    req.on('error', reject);
+  });
+}
+
+/** The sum of a metric's samples in Prometheus' text format (every label set, or those matching `labels`). */
+export function metricSum(
+  text: string,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const set = m[2] ?? '';
+    if (Object.entries(labels).every(([k, v]) => set.includes(`${k}=${JSON.stringify(v)}`)))
+      sum += Number(m[3]);
+  }
+  return sum;
 }
 
 /** What makes a webhook behave: everything but where it is served (URL, CA) and match conditions. */
