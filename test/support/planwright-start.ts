@@ -12,6 +12,8 @@ import { mkdir } from 'node:fs/promises';
 import https from 'node:https';
 import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import { webhookConfigurations } from '../../src/cli/install.ts';
+import { KubeClient } from '../../src/kube/index.ts';
 import { withDirectoryLock } from '../../src/localcluster/lock.ts';
 import { ensureBuiltCli, PLANWRIGHT } from '../integration/cli/built-cli.ts';
 import { kubeConfig } from './cluster.ts';
@@ -163,6 +165,12 @@ async function spawnStart(options: StartOptions): Promise<StartedPlanwright> {
     throw err;
   }
   const port = Number(/Webhook server listening on https:\/\/[^:]+:(\d+)/.exec(log)?.[1]);
+  try {
+    await expectStartConfigurations(options.kubeconfig);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   return {
     proc,
     port,
@@ -207,6 +215,71 @@ export function metricSum(
       sum += Number(m[3]);
   }
   return sum;
+}
+
+type Registration = Parameters<typeof webhookSettings>[0] & {
+  readonly metadata?: { readonly name?: string };
+};
+
+/** The two configurations as the API server holds them now. */
+export async function registeredConfigurations(
+  kubeconfig: string,
+): Promise<{ mutating: Registration; validating: Registration }> {
+  const client = new KubeClient(kubeConfig(kubeconfig));
+  const base = '/apis/admissionregistration.k8s.io/v1';
+  try {
+    return {
+      mutating: await client.request({
+        path: `${base}/mutatingwebhookconfigurations/${START_CONFIGURATIONS.mutating}`,
+      }),
+      validating: await client.request({
+        path: `${base}/validatingwebhookconfigurations/${START_CONFIGURATIONS.validating}`,
+      }),
+    };
+  } finally {
+    client.close();
+  }
+}
+
+/** The registrations differ from manifests/webhook/ in more than where they are served. */
+export class WebhookConfigurationDriftError extends Error {
+  override readonly name = 'WebhookConfigurationDriftError';
+}
+
+/**
+ * Every test that starts Planwright through this harness checks what it registered: each
+ * webhook's rules, failure policy, timeouts, selectors and review versions as manifests/webhook/
+ * writes them (only URL, CA and the namespace match condition differ), and nothing missing.
+ */
+export async function expectStartConfigurations(kubeconfig: string): Promise<void> {
+  const drift = configurationDrift(
+    await webhookConfigurations(),
+    await registeredConfigurations(kubeconfig),
+  );
+  if (drift !== undefined) throw new WebhookConfigurationDriftError(drift);
+}
+
+/** How the registrations differ from the manifests in behaviour; undefined when they do not. */
+export function configurationDrift(
+  manifests: ReadonlyArray<{ readonly kind?: string } & Registration>,
+  registered: { readonly mutating: Registration; readonly validating: Registration },
+): string | undefined {
+  const pairs: Array<[string, Registration]> = [
+    ['MutatingWebhookConfiguration', registered.mutating],
+    ['ValidatingWebhookConfiguration', registered.validating],
+  ];
+  const kinds = manifests.map((m) => m.kind ?? '').sort();
+  if (JSON.stringify(kinds) !== JSON.stringify(pairs.map(([k]) => k))) {
+    return `manifests/webhook/ has ${kinds.join(', ')}; planwright start registers a MutatingWebhookConfiguration and a ValidatingWebhookConfiguration`;
+  }
+  for (const [kind, live] of pairs) {
+    const got = JSON.stringify(webhookSettings(live));
+    const want = JSON.stringify(webhookSettings(manifests.find((m) => m.kind === kind) ?? {}));
+    if (got !== want) {
+      return `${kind} ${live.metadata?.name ?? '?'}: registered ${got}, manifests/webhook/ has ${want}`;
+    }
+  }
+  return undefined;
 }
 
 /** What makes a webhook behave: everything but where it is served (URL, CA) and match conditions. */
