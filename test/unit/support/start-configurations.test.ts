@@ -14,9 +14,14 @@ async function asRegistered(): Promise<{
 }> {
   const manifests = await webhookConfigurations();
   const at = (kind: string): Config =>
-    atUrl(manifests.find((m) => m.kind === kind)!, 'https://127.0.0.1:1234', 'ca', {
-      watch: { names: ['team-a'], prefixes: ['kuttl-test-'] },
-    }) as Config;
+    atUrl(
+      manifests.find((m) => m.kind === kind)!,
+      'https://127.0.0.1:1234',
+      'ca',
+      {
+        watch: { names: ['team-a'], prefixes: ['kuttl-test-'] },
+      },
+    );
   return {
     manifests,
     mutating: at('MutatingWebhookConfiguration'),
@@ -34,9 +39,9 @@ describe('configurationDrift', () => {
     const { manifests, mutating, validating } = await asRegistered();
     const changed = structuredClone(validating) as { webhooks: Array<Record<string, unknown>> };
     changed.webhooks[0]!['failurePolicy'] = 'Ignore';
-    expect(
-      configurationDrift(manifests as never, { mutating, validating: changed as Config }),
-    ).toMatch(/^ValidatingWebhookConfiguration planwright-validation: registered/);
+    expect(configurationDrift(manifests as never, { mutating, validating: changed })).toMatch(
+      /^ValidatingWebhookConfiguration planwright-validation: registered/,
+    );
   });
 
   it('names a registration missing a webhook (only the Instance one, as tests once had it)', async () => {
@@ -46,8 +51,8 @@ describe('configurationDrift', () => {
     expect(only.webhooks.length).toBeLessThan(
       (validating as { webhooks: unknown[] }).webhooks.length,
     );
-    expect(
-      configurationDrift(manifests as never, { mutating, validating: only as Config }),
-    ).toContain('ValidatingWebhookConfiguration');
+    expect(configurationDrift(manifests as never, { mutating, validating: only })).toContain(
+      'ValidatingWebhookConfiguration',
+    );
   });
 });
