@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import https from 'node:https';
 import { dirname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { webhookConfigurations } from '../../src/cli/install.ts';
 import { KubeClient } from '../../src/kube/index.ts';
@@ -273,10 +274,11 @@ export function configurationDrift(
     return `manifests/webhook/ has ${kinds.join(', ')}; planwright start registers a MutatingWebhookConfiguration and a ValidatingWebhookConfiguration`;
   }
   for (const [kind, live] of pairs) {
-    const got = JSON.stringify(webhookSettings(live));
-    const want = JSON.stringify(webhookSettings(manifests.find((m) => m.kind === kind) ?? {}));
-    if (got !== want) {
-      return `${kind} ${live.metadata?.name ?? '?'}: registered ${got}, manifests/webhook/ has ${want}`;
+    const got = webhookSettings(live);
+    const want = webhookSettings(manifests.find((m) => m.kind === kind) ?? {});
+    // Deep equality: the API server returns fields in an order of its own.
+    if (!isDeepStrictEqual(got, want)) {
+      return `${kind} ${live.metadata?.name ?? '?'}: registered ${JSON.stringify(got)}, manifests/webhook/ has ${JSON.stringify(want)}`;
     }
   }
   return undefined;

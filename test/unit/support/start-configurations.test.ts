@@ -35,6 +35,17 @@ describe('configurationDrift', () => {
     expect(configurationDrift(manifests as never, { mutating, validating })).toBeUndefined();
   });
 
+  it('ignores the order in which the API server returns fields', async () => {
+    const { manifests, mutating, validating } = await asRegistered();
+    const reordered = structuredClone(mutating) as { webhooks: Array<Record<string, unknown>> };
+    reordered.webhooks = reordered.webhooks.map((w) =>
+      Object.fromEntries(Object.entries(w).reverse()),
+    );
+    expect(
+      configurationDrift(manifests as never, { mutating: reordered, validating }),
+    ).toBeUndefined();
+  });
+
   it('names a webhook whose failure policy differs', async () => {
     const { manifests, mutating, validating } = await asRegistered();
     const changed = structuredClone(validating) as { webhooks: Array<Record<string, unknown>> };
