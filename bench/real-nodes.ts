@@ -1,8 +1,9 @@
 // Real nodes against kwok nodes, alternating in one run: start→ready of a workloads cluster,
 // a busybox pod to Running (real: pulled from the local registry and started by runc), stop,
-// and the RSS of every component (the registry, containerd and kubelet included).
+// and the RSS of every component (the registry, containerd, kubelet and the containerd shims
+// of the running pod included).
 // Run as root: node --import ./scripts/register-ts.mjs bench/real-nodes.ts [rounds=2]
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import {
   ensureControlPlaneBinaries,
@@ -20,6 +21,26 @@ function rssMiB(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** containerd's shims of this cluster (their command line names its socket): count and RSS. */
+function shims(workDir: string): { count: number; rss: number } {
+  let count = 0;
+  let rss = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (cmdline.includes('containerd-shim') && cmdline.includes(workDir)) {
+      count += 1;
+      rss += rssMiB(Number(entry));
+    }
+  }
+  return { count, rss };
 }
 
 async function podRunning(cluster: LocalCluster): Promise<number> {
@@ -61,9 +82,11 @@ async function sample(kind: NodeKind): Promise<Sample> {
     if (cluster.nodeKind !== kind)
       throw new Error(`asked for ${kind} nodes, got ${cluster.nodeKind ?? '?'}`);
     const pod = await podRunning(cluster);
-    const rss = Object.fromEntries(
-      Object.entries(cluster.pids).map(([name, pid]) => [name, rssMiB(pid)]),
-    );
+    const shim = shims(cluster.workDir);
+    const rss = {
+      ...Object.fromEntries(Object.entries(cluster.pids).map(([name, pid]) => [name, rssMiB(pid)])),
+      ...(shim.count > 0 ? { [`shims (${shim.count})`]: shim.rss } : {}),
+    };
     const stopStarted = performance.now();
     await cluster.stop();
     return { kind, ready, pod, stop: (performance.now() - stopStarted) / 1000, rss };

@@ -50,8 +50,9 @@ export function serializeClusterInfo(info: LocalClusterInfo): string {
     clientCa: info.clientCa,
     pids: info.pids,
     nodes: info.nodes,
+    ...(info.nodeKind ? { nodeKind: info.nodeKind } : {}),
+    ...(info.imageRegistry ? { imageRegistry: info.imageRegistry } : {}),
     ...(info.storageClassName ? { storageClassName: info.storageClassName } : {}),
-    ...(info.execBinDir ? { execBinDir: info.execBinDir } : {}),
   };
   return JSON.stringify(plain);
 }

@@ -7,6 +7,7 @@ import {
   startLocalCluster,
   type ClusterMode,
   type LocalCluster,
+  type NodeKind,
 } from '../../src/localcluster/index.ts';
 import { clusterStateEnv, serializeClusterInfo } from './cluster.ts';
 
@@ -22,11 +23,22 @@ function registry(): Map<ClusterMode, LocalCluster> {
 const log = (mode: ClusterMode, line: string): void =>
   void process.stderr.write(`[control plane: ${mode}] ${line}\n`);
 
-/** Starts the mode's cluster (built on first use) and publishes it to the test workers. */
-export async function startSharedCluster(mode: ClusterMode): Promise<void> {
+/**
+ * Starts the mode's cluster (built on first use) and publishes it to the test workers.
+ * `nodeKind`: the workloads mode's nodes (where real nodes are impossible the start says why
+ * and uses kwok; `testCluster().nodeKind` tells which it got).
+ */
+export async function startSharedCluster(
+  mode: ClusterMode,
+  options: { readonly nodeKind?: NodeKind } = {},
+): Promise<void> {
   if (registry().has(mode)) return;
   const started = Date.now();
-  const cluster = await startLocalCluster({ mode, onProgress: (line) => log(mode, line) });
+  const cluster = await startLocalCluster({
+    mode,
+    ...(options.nodeKind ? { nodeKind: options.nodeKind } : {}),
+    onProgress: (line) => log(mode, line),
+  });
   registry().set(mode, cluster);
   const stateFile = join(cluster.workDir, 'test-state.json');
   await writeFile(stateFile, serializeClusterInfo(cluster), { mode: 0o600 });
@@ -34,7 +46,7 @@ export async function startSharedCluster(mode: ClusterMode): Promise<void> {
   process.env[clusterStateEnv(mode)] = stateFile;
   log(
     mode,
-    `shared cluster up in ${((Date.now() - started) / 1000).toFixed(1)}s ` +
+    `shared cluster (${cluster.nodeKind ?? 'no'} nodes) up in ${((Date.now() - started) / 1000).toFixed(1)}s ` +
       `(pids ${JSON.stringify(cluster.pids)})`,
   );
 }

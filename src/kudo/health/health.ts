@@ -5,6 +5,7 @@
  */
 import type { ApplyObject } from '../../kube/index.ts';
 import { isTerminal } from '../api/read.ts';
+import { containerProblems } from './container-state.ts';
 import type { Instance } from '../api/types.ts';
 
 export type Health =
@@ -221,7 +222,11 @@ function pod(obj: ApplyObject): Health {
   if (!field(obj, 'spec', 'nodeName')) {
     return waiting('is not scheduled to a node yet (is a scheduler running, and does a node fit?)');
   }
-  return waiting(`is ${typeof phase === 'string' ? phase : 'Pending'} and not Ready`);
+  const containers = containerProblems(field(obj, 'status')).map((p) => p.detail);
+  return waiting(
+    `is ${typeof phase === 'string' ? phase : 'Pending'} and not Ready` +
+      (containers.length > 0 ? `: ${containers.join('; ')}` : ''),
+  );
 }
 
 function service(obj: ApplyObject): Health {

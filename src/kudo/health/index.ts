@@ -1,2 +1,3 @@
 /** Health of applied objects: when a task's objects count as done. */
 export { checkHealth, type Health } from './health.ts';
+export { containerProblems, type ContainerProblem } from './container-state.ts';

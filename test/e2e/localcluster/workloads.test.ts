@@ -1,12 +1,16 @@
 // The shared workloads cluster runs what the built-in controllers run: Deployments,
 // StatefulSets with volumes, DaemonSets and Jobs reach their real, controller-written status;
-// kwok's chaos stage makes a labelled pod fail and the Job controller reports it.
+// kwok's chaos stage makes a labelled pod fail and the Job controller reports it. The pods
+// here name an image that cannot exist (registry.example/app:1), so on the mixed cluster they
+// run on its kwok nodes: these tests are about the controllers and kwok's stages, for scale.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import {
+  NODE_KIND_LABEL,
   POD_FAIL_ANNOTATIONS,
   POD_FAIL_LABEL,
   POD_NOT_READY_LABEL,
+  SIMULATED_NODE_TAINT,
 } from '../../../src/localcluster/index.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -23,13 +27,14 @@ describe('a workloads cluster', () => {
     namespace = await createTestNamespace('workloads');
   });
 
-  it('is the cluster of the e2e project, with fake nodes and a default StorageClass', () => {
+  it('is the cluster of the e2e project, with kwok nodes (and a real one) and a default StorageClass', () => {
     const info = testCluster();
     expect(info.mode).toBe('workloads');
-    expect(info.nodes.length).toBeGreaterThanOrEqual(3);
+    expect(info.nodes.filter((n) => n.startsWith('kwok-node-')).length).toBeGreaterThanOrEqual(3);
     expect(info.storageClassName).toBe('standard');
+    const real = info.nodeKind === 'mixed' ? ['registry', 'containerd', 'kubelet'] : [];
     expect(Object.keys(info.pids).sort()).toEqual(
-      ['etcd', 'kubeApiServer', 'kubeControllerManager', 'kubeScheduler', 'kwok'].sort(),
+      ['etcd', 'kubeApiServer', 'kubeControllerManager', 'kubeScheduler', 'kwok', ...real].sort(),
     );
   });
 
@@ -95,16 +100,25 @@ describe('a workloads cluster', () => {
     }
   });
 
-  it('runs a DaemonSet pod on every node', async () => {
+  it('runs a DaemonSet pod on every kwok node', async () => {
     const labels = { app: 'agent' };
+    const template = podTemplate({ labels });
+    // The DaemonSet controller picks nodes from the template alone: it must name the kwok
+    // nodes (and tolerate their taint on a mixed cluster) for its pods to run there.
+    template.spec = {
+      ...template.spec,
+      containers: template.spec?.containers ?? [],
+      nodeSelector: { [NODE_KIND_LABEL]: 'kwok' },
+      tolerations: [{ ...SIMULATED_NODE_TAINT, operator: 'Equal' }],
+    };
     await apps.createNamespacedDaemonSet({
       namespace,
-      body: {
-        metadata: { name: 'agent' },
-        spec: { selector: { matchLabels: labels }, template: podTemplate({ labels }) },
-      },
+      body: { metadata: { name: 'agent' }, spec: { selector: { matchLabels: labels }, template } },
     });
-    const nodes = (await core.listNode()).items.map((n) => n.metadata?.name);
+    const nodes = (await core.listNode({ labelSelector: `${NODE_KIND_LABEL}=kwok` })).items.map(
+      (n) => n.metadata?.name,
+    );
+    expect(nodes.length).toBeGreaterThanOrEqual(3);
     await waitFor('DaemonSet agent ready on every node', async () => {
       const d = await apps.readNamespacedDaemonSet({ namespace, name: 'agent' });
       return (

@@ -194,6 +194,39 @@ describe('checkHealth', () => {
     ).toBe('healthy');
   });
 
+  it('a pod that is not ready says which container waits for what (the image it cannot pull)', () => {
+    expect(
+      checkHealth({
+        kind: 'Pod',
+        metadata: { name: 'p' },
+        spec: { nodeName: 'node-1' },
+        status: {
+          phase: 'Pending',
+          initContainerStatuses: [
+            { name: 'setup', state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+          ],
+          containerStatuses: [
+            { name: 'sidecar', ready: true, state: { running: {} } },
+            {
+              name: 'app',
+              ready: false,
+              state: {
+                waiting: {
+                  reason: 'ImagePullBackOff',
+                  message: 'Back-off pulling image "nowhere/app:1"',
+                },
+              },
+            },
+          ],
+        },
+      }),
+    ).toEqual({
+      state: 'waiting',
+      reason:
+        'is Pending and not Ready: container app is waiting: ImagePullBackOff: Back-off pulling image "nowhere/app:1"',
+    });
+  });
+
   it('child Instance: its scheduled run must be COMPLETE', () => {
     const child = (status: string, uid = 'u') => ({
       kind: 'Instance',

@@ -4,6 +4,7 @@
  * container's state and its last termination reason, the waiter's image pull.
  */
 import { describeObject, type ApplyObject } from '../../../kube/index.ts';
+import { containerProblems } from '../../health/index.ts';
 import { WAITER_CONTAINER } from './pod.ts';
 
 export type PipePodState =
@@ -33,34 +34,6 @@ function join(...parts: string[]): string {
   return parts.filter((p) => p !== '').join(': ');
 }
 
-function terminated(t: Json): string {
-  const code = typeof t['exitCode'] === 'number' ? `exit code ${t['exitCode']}` : '';
-  return [join(text(t['reason']), text(t['message'])), code].filter((p) => p !== '').join(', ');
-}
-
-/** One container's state in words, or '' when it is running (and ready, if `needReady`). */
-function containerState(kind: string, c: Json): string {
-  const name = text(c['name']);
-  const state = isObject(c['state']) ? c['state'] : {};
-  const last =
-    isObject(c['lastState']) && isObject(c['lastState']['terminated'])
-      ? ` (last run: ${terminated(c['lastState']['terminated'])})`
-      : '';
-  const restarts =
-    typeof c['restartCount'] === 'number' && c['restartCount'] > 0
-      ? `, ${c['restartCount']} restarts`
-      : '';
-  if (isObject(state['waiting'])) {
-    const w = state['waiting'];
-    return `${kind} ${name} is waiting: ${join(text(w['reason']), text(w['message'])) || 'no reason given'}${last}${restarts}`;
-  }
-  if (isObject(state['terminated'])) {
-    return `${kind} ${name} terminated: ${terminated(state['terminated'])}${restarts}`;
-  }
-  if (isObject(state['running'])) return `${kind} ${name} is running${last}${restarts}`;
-  return `${kind} ${name} has not started`;
-}
-
 export function pipePodState(pod: ApplyObject, waiterImageHint: string): PipePodState {
   const name = describeObject(pod);
   if (pod.metadata?.['deletionTimestamp']) {
@@ -85,20 +58,11 @@ export function pipePodState(pod: ApplyObject, waiterImageHint: string): PipePod
       message: `pipe pod ${name} is not scheduled: ${join(text(scheduled['reason']), text(scheduled['message'])) || 'no reason given'}`,
     };
   }
-  const details: string[] = [];
-  for (const c of list(status['initContainerStatuses'])) {
-    const state = isObject(c['state']) ? c['state'] : {};
-    const done = isObject(state['terminated']) && state['terminated']['exitCode'] === 0;
-    if (!done) details.push(containerState('init container', c));
-  }
-  for (const c of list(status['containerStatuses'])) {
-    if (c['ready'] === true) continue;
-    let detail = containerState('container', c);
-    if (text(c['name']) === WAITER_CONTAINER && /Image|ErrImage/.test(detail)) {
-      detail += ` (the waiter image is ${waiterImageHint}; set another with the manager's --pipe-waiter-image, e.g. a mirror)`;
-    }
-    details.push(detail);
-  }
+  const details = containerProblems(status).map(({ name: container, init, detail }) =>
+    !init && container === WAITER_CONTAINER && /Image|ErrImage/.test(detail)
+      ? `${detail} (the waiter image is ${waiterImageHint}; set another with the manager's --pipe-waiter-image, e.g. a mirror)`
+      : detail,
+  );
   return {
     state: 'waiting',
     message: `pipe pod ${name} is ${phase} and not Ready${details.length > 0 ? `: ${details.join('; ')}` : ''}`,

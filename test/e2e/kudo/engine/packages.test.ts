@@ -1,5 +1,7 @@
-// Real KUDO packages on a cluster where workloads run (kube-controller-manager, scheduler, kwok
-// nodes): every shared package but cowsay (its Pipe task needs simulated pod files: pipe.test.ts) installs and its deploy plan
+// Real KUDO packages on the shared mixed cluster (kube-controller-manager, scheduler, a real
+// node for the images the local registry holds, kwok nodes for application images that cannot
+// exist here): every shared package but cowsay (its Pipe pod downloads from the internet,
+// which no pod reaches here: pipe.test.ts) installs and its deploy plan
 // reaches COMPLETE on real controller-written status with the Instance Ready=True; a Job that
 // fails ends the plan in FATAL_ERROR with the Job's reason; a Deployment edited so that it
 // cannot become ready turns Ready False naming it; deleting an Instance's namespace finishes.
@@ -9,7 +11,6 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { Condition, PlanStatus } from '../../../../src/kudo/api/types.ts';
 import { loadPackage } from '../../../../src/kudo/package/index.ts';
-import { POD_FAIL_LABEL, POD_NOT_READY_LABEL } from '../../../../src/localcluster/index.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
 import { installKudoCrds, KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
@@ -20,7 +21,7 @@ import {
   serialPlan,
 } from '../../../support/kudo-objects.ts';
 
-// cowsay's pipe pod must be given the files its init container would write: pipe.test.ts.
+// cowsay's init container downloads its page: pipe.test.ts runs it, as shipped and offline.
 const PACKAGES = readdirSync(KUDO_PACKAGES)
   .filter((p) => p !== 'cowsay')
   .sort();
@@ -125,11 +126,15 @@ describe('real KUDO packages on a workloads cluster', () => {
     const namespace = namespaces.get('first-operator') ?? '';
     const instanceName = 'first-operator-instance';
     expect((await ready(namespace, instanceName))?.status).toBe('True');
+    // A readiness probe that always fails, run by the real node's kubelet.
+    const probe = { exec: { command: ['false'] }, periodSeconds: 1 };
     await apps.patchNamespacedDeployment(
       {
         namespace,
         name: 'nginx-deployment',
-        body: { spec: { template: { metadata: { labels: { [POD_NOT_READY_LABEL]: 'true' } } } } },
+        body: {
+          spec: { template: { spec: { containers: [{ name: 'nginx', readinessProbe: probe }] } } },
+        },
       },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
     );
@@ -152,13 +157,15 @@ describe('real KUDO packages on a workloads cluster', () => {
     expect(condition.message).toContain(
       `Deployment ${namespace}/nginx-deployment 2/2 replicas ready, 1 updated, 2 available, 2 replicas of an older revision remain`,
     );
-    expect(condition.message).toMatch(/Pod [^ ]+\/nginx-deployment-[^ ]+ is Running and not Ready/);
+    expect(condition.message).toMatch(
+      /Pod [^ ]+\/nginx-deployment-[^ ]+ is Running and not Ready: container nginx is running/,
+    );
     // The edit was not undone: no plan runs, and changes by others stay (kudo-compat.md).
     const deployment = await apps.readNamespacedDeployment({
       namespace,
       name: 'nginx-deployment',
     });
-    expect(deployment.spec?.template.metadata?.labels?.[POD_NOT_READY_LABEL]).toBe('true');
+    expect(deployment.spec?.template.spec?.containers[0]?.readinessProbe).toMatchObject(probe);
   }, 180_000);
 
   it(
@@ -179,8 +186,6 @@ describe('real KUDO packages on a workloads cluster', () => {
               'spec:',
               '  backoffLimit: 0',
               '  template:',
-              '    metadata:',
-              `      labels: {${POD_FAIL_LABEL}: "true"}`,
               '    spec:',
               '      restartPolicy: Never',
               '      containers: [{name: main, image: alpine, command: ["false"]}]',

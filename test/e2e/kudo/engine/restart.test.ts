@@ -1,8 +1,10 @@
 // Restart safety of Pipe and KudoOperator tasks: the manager (the real entry point, `src/main.ts
 // start --install`, webhooks included) runs as a child process on a dedicated workloads cluster
-// and is killed with SIGKILL at the two moments that matter, caught there on purpose:
-// * during a pipe copy — kwok's exec simulation (test/support/simulated-exec.ts) holds `tar`
-//   open while a marker file lies in the pod's simulated root;
+// with mixed nodes and is killed with SIGKILL at the two moments that matter, caught there on
+// purpose:
+// * during a pipe copy — the Pipe pod runs on the real node with a waiter image
+//   (test/support/holding-waiter.ts, passed by `--pipe-waiter-image`) whose `tar` waits while
+//   a hold file the init container wrote lies in the pipe volume;
 // * during a child Instance's creation — either while the CREATE is in flight (a validating
 //   webhook of this test holds it inside the apiserver and refuses it once the manager is dead;
 //   the apiserver drops a write whose client went away anyway), or the moment the child exists
@@ -10,8 +12,6 @@
 // After a restart each plan finishes once, with one artifact, one child, no second copy of a
 // COMPLETE step, and a further restart writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { Instance, PlanStatus } from '../../../../src/kudo/api/types.ts';
@@ -30,9 +30,10 @@ import {
   StaticCertificateSource,
   type AdmissionResult,
 } from '../../../../src/server/index.ts';
-import { kubeConfig, testCluster } from '../../../support/cluster.ts';
+import { kubeConfig, kubectl, testCluster } from '../../../support/cluster.ts';
 import { capturingLogger } from '../../../support/https.ts';
-import { KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
+import { holdFiles, pushHoldingWaiter } from '../../../support/holding-waiter.ts';
+import { kudoObjects } from '../../../support/kudo.ts';
 import {
   apiserverWriteCounts,
   startManagerProcess,
@@ -40,11 +41,14 @@ import {
   waitForManagerCaughtUp,
   type ManagerProcess,
 } from '../../../support/manager-process.ts';
-import { HOLD_TAR, simulatePodFiles, TAR_HELD, TAR_RUNS } from '../../../support/simulated-exec.ts';
+import { offlineCowsay, type OfflineCowsay } from '../../../support/offline-cowsay.ts';
+import { requireRealNode } from '../../../support/real-node.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { loopbackWebhookServer } from '../../../support/admission.ts';
 
-const PAGE = '<html><body><pre>moo, once</pre></body></html>\n';
+const PAGE = '<html><body><pre>moo, once</pre></body></html>';
+// cowsay's pipe volume is mounted at /tmp.
+const HOLD = holdFiles('/tmp');
 const FIXTURE_PACKAGES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
 const noRepository = (): Promise<never> => Promise.reject(new Error('no repository in tests'));
 
@@ -69,13 +73,18 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
   let custom: k8s.CustomObjectsApi;
   let objects: ReturnType<typeof kudoObjects>;
   let webhookPort: number;
+  let waiterImage = '';
+  let cowsay: OfflineCowsay | undefined;
 
   beforeAll(async () => {
     cluster = await startLocalCluster({
       mode: 'workloads',
+      nodeKind: 'mixed',
       binaries: testCluster().binaries,
       nodes: 1,
     });
+    requireRealNode('a pipe copy caught in the middle', cluster);
+    waiterImage = await pushHoldingWaiter(cluster.imageRegistry ?? '', HOLD);
     kc = kubeConfig(cluster.kubeconfigPath);
     core = kc.makeApiClient(k8s.CoreV1Api);
     custom = kc.makeApiClient(k8s.CustomObjectsApi);
@@ -138,6 +147,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     for (const m of managers) if (m.proc.exitCode === null) m.proc.kill('SIGKILL');
     stop.abort();
     await cluster?.stop();
+    await cowsay?.remove();
   });
 
   /**
@@ -146,7 +156,11 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
    * refused because the API server has not yet reloaded a registration naming a new port.
    */
   async function startManager(): Promise<ManagerProcess> {
-    const manager = startManagerProcess(cluster.kubeconfigPath, ['--install'], { webhookPort });
+    const manager = startManagerProcess(
+      cluster.kubeconfigPath,
+      ['--install', '--pipe-waiter-image', waiterImage],
+      { webhookPort },
+    );
     managers.push(manager);
     await waitForControllerStarted(manager, 90_000);
     // `--install` says it runs once the API server calls its webhooks.
@@ -208,29 +222,28 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     const ns = await namespace('pipe-restart');
     const pod = 'cowsayinstance.deploy.main.genfiles.genwww.pipepod';
     const artifact = 'cowsayinstance.deploy.main.genfiles.genwww.indexhtml';
-    // What cowsay's init container would have written; tar waits while HOLD_TAR lies there.
-    const root = await simulatePodFiles(
-      ns,
-      pod,
-      { '/tmp/index.html': PAGE, [`/${HOLD_TAR}`]: '' },
-      cluster,
-    );
-    const tarRuns = async (): Promise<number> =>
-      (await readFile(join(root, TAR_RUNS), 'utf8').catch(() => '')).split('\n').filter(Boolean)
-        .length;
+    // cowsay, its init command writing the page and the hold file instead of downloading.
+    cowsay = await offlineCowsay(`echo '${PAGE}' > /tmp/index.html && : > ${HOLD.hold}`);
+    const inPod = (...command: string[]) =>
+      kubectl(['exec', '-n', ns, pod, '-c', 'waiter', '--', ...command], {
+        kubeconfig: cluster.kubeconfigPath,
+      });
+    const tarRuns = async (): Promise<number> => {
+      const out = await inPod('cat', HOLD.runs);
+      return out.code === 0 ? out.stdout.split('\n').filter(Boolean).length : 0;
+    };
 
     const first = await startManager();
-    const pkg = await loadPackage(join(KUDO_PACKAGES, 'cowsay'), { namespace: ns });
+    const pkg = await loadPackage(cowsay.dir, { namespace: ns });
     await objects.create(ns, 'operators', pkg.operator);
     await objects.create(ns, 'operatorversions', pkg.operatorVersion);
     await objects.create(ns, 'instances', pkg.instance);
     await waitFor(
       'the copy under way (tar started in the pipe pod)',
-      () => existsSync(join(root, TAR_HELD)),
-      { timeoutMs: 120_000 },
+      async () => (await inPod('test', '-e', HOLD.held)).code === 0,
+      { timeoutMs: 120_000, intervalMs: 500 },
     );
     await kill9(first);
-    await rm(join(root, HOLD_TAR));
     expect(await tarRuns()).toBe(1);
     const none = await core.listNamespacedConfigMap({
       namespace: ns,
@@ -239,12 +252,16 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     expect(none.items).toEqual([]);
 
     const second = await startManager();
+    // The restarted manager copies again (held too), then the copy may finish.
+    await waitFor('the second copy started', async () => (await tarRuns()) === 2, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+    expect((await inPod('rm', HOLD.hold)).code).toBe(0);
     const ps = await terminal(ns, 'cowsay-instance');
     expect(`${ps.status} ${ps.message ?? ''}`).toBe('COMPLETE ');
     const cm = await core.readNamespacedConfigMap({ namespace: ns, name: artifact });
-    expect(cm.binaryData).toEqual({ 'index.html': Buffer.from(PAGE).toString('base64') });
-    // Copied twice in all: the interrupted run and the one after the restart.
-    expect(await tarRuns()).toBe(2);
+    expect(cm.binaryData).toEqual({ 'index.html': Buffer.from(`${PAGE}\n`).toString('base64') });
     const instance = await objects.getInstance(ns, 'cowsay-instance');
     const inventory = inventoryOf(instance);
     expect(new Set(inventory).size).toBe(inventory.length);
@@ -261,7 +278,8 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     // Restarted with everything COMPLETE: no pipe pod again, no copy, no write.
     second.proc.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-    // Pod status is kwok's to write; everything else on these kinds would be Planwright's.
+    // Pod status is the kubelet's to write; everything else on these kinds would be Planwright's
+    // (a pipe pod created again shows as a pod write).
     const writes = async (): Promise<Record<string, number>> =>
       Object.fromEntries(
         Object.entries(
@@ -281,7 +299,6 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
     third.proc.kill('SIGTERM');
     expect(await third.exited).toBe(0);
     expect(after).toEqual(before);
-    expect(await tarRuns()).toBe(2);
     expect(await planFinished(ns, 'cowsay-instance')).toBe(1);
   }, 400_000);
 
