@@ -23,6 +23,7 @@ import {
   type IndexFunc,
 } from './store.ts';
 import { objectKey, type KubeObject, type ObjectKey } from './types.ts';
+import { untilAborted } from './time.ts';
 import { Watcher, type WatcherEvent } from './watcher.ts';
 
 export interface CacheHandlers<T> {
@@ -147,12 +148,7 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
   /** Waits for the first list, or rejects when `signal` aborts first. */
   async waitForSync(signal: AbortSignal): Promise<void> {
     if (this.syncedFlag) return;
-    signal.throwIfAborted();
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason as Error);
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.synced.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    await untilAborted(this.synced, signal);
   }
 
   get(key: ObjectKey): T | undefined {

@@ -27,6 +27,7 @@ import type { RuntimeMetrics } from './metrics.ts';
 import type { Runnable } from './runnable.ts';
 import type { IndexFunc } from './store.ts';
 import type { KubeObject, ObjectKey } from './types.ts';
+import { untilAborted } from './time.ts';
 import { WorkQueue } from './workqueue.ts';
 
 export interface ReconcileResult {
@@ -172,13 +173,17 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
     return this.preparing;
   }
 
-  /** Waits until every source cache is synced. */
+  /**
+   * Waits until every source cache is synced. One abort listener for all of them: a controller
+   * of many kinds would otherwise hang one per cache on the manager's signal at once.
+   */
   async waitForSync(signal: AbortSignal): Promise<void> {
     await this.prepare();
-    await Promise.all([
-      this.primary.waitForSync(signal),
-      ...this.leases.map((l) => l.cache.waitForSync(signal)),
-    ]);
+    signal.throwIfAborted();
+    await untilAborted(
+      Promise.all([this.primary.synced, ...this.leases.map((l) => l.cache.synced)]),
+      signal,
+    );
   }
 
   /** Adds a key directly (e.g. from a timer elsewhere). */

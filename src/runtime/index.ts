@@ -12,7 +12,7 @@ export {
 } from './manager.ts';
 export { runnable, type Runnable } from './runnable.ts';
 export { Probes, type ProbeCheck, type ProbeKind, type ProbeResult } from './probes.ts';
-export { aborted, sleep, withDeadline, DeadlineError } from './time.ts';
+export { aborted, sleep, untilAborted, withDeadline, DeadlineError } from './time.ts';
 export { ControllerBuilder, generationChanged, type ControllerBuilderDeps } from './builder.ts';
 export {
   Controller,

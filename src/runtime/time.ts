@@ -62,6 +62,21 @@ export async function withDeadline<T>(work: Promise<T>, ms: number, what: string
   }
 }
 
+/**
+ * `work`'s outcome, or a rejection with `signal`'s reason when it aborts first. One listener
+ * per call, removed when either settles: waiting on many promises under one long-lived signal
+ * (a manager's stop) goes through one call over `Promise.all`, so the signal's listener count
+ * stays flat however many there are.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** Resolves when `signal` aborts (at once if it already has). */
 export function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();

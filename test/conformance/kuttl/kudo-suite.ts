@@ -12,14 +12,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { webhookConfigurations } from '../../../src/cli/install.ts';
-import { KubeClient } from '../../../src/kube/index.ts';
 import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
 import { kubeConfig, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { KUDO_CASES_DIR } from '../../support/shared.ts';
 import { ensureBuiltCli, KUBECTL_KUDO } from '../../integration/cli/built-cli.ts';
 import {
-  START_CONFIGURATIONS,
+  registeredConfigurations,
   startPlanwrightCli,
   webhookSettings,
   type StartedPlanwright,
@@ -96,17 +95,7 @@ export function describeKudoCases(
           ensureDefaultServiceAccount(kubeconfig),
         ]);
         planwright = await startPlanwrightCli({ kubeconfig, watchNamespaces: `${PREFIX}*` });
-        const raw = new KubeClient(kubeConfig(kubeconfig));
-        const base = '/apis/admissionregistration.k8s.io/v1';
-        registered = {
-          mutating: await raw.request({
-            path: `${base}/mutatingwebhookconfigurations/${START_CONFIGURATIONS.mutating}`,
-          }),
-          validating: await raw.request({
-            path: `${base}/validatingwebhookconfigurations/${START_CONFIGURATIONS.validating}`,
-          }),
-        };
-        raw.close();
+        registered = await registeredConfigurations(kubeconfig);
         run = await runKuttlSuite({
           kuttl,
           kubectl: testCluster().binaries.kubectl,

@@ -14,7 +14,7 @@ import type { Instance } from '../../../src/kudo/api/types.ts';
 import { repositoryRoot } from '../../../src/localcluster/paths.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../support/kudo.ts';
-import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 
 const FIXTURES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
@@ -23,7 +23,7 @@ describe('kubectl-kudo with a parent package and its child (KudoOperator)', () =
   const kc = kubeConfig();
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const { getInstance } = kudoObjects(kc.makeApiClient(k8s.CustomObjectsApi));
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   let fromFolder = '';
   let fromArchive = '';
   let home = '';
@@ -60,7 +60,10 @@ describe('kubectl-kudo with a parent package and its child (KudoOperator)', () =
     fromArchive = await createTestNamespace('cli-deps-tgz');
     home = await mkdtemp(join(tmpdir(), 'pw-kudo-home-'));
     work = await mkdtemp(join(tmpdir(), 'pw-cli-deps-'));
-    planwright = await startPlanwright({ kubeConfig: kc, namespaces: [fromFolder, fromArchive] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [fromFolder, fromArchive],
+    });
   }, 300_000);
 
   afterAll(async () => {

@@ -15,7 +15,7 @@ import { installKudoCrds } from '../../support/kudo.ts';
 import { KUDO_PACKAGES_DIR } from '../../support/shared.ts';
 import { waitFor } from '../../support/wait.ts';
 import { closedPort, serve } from '../../unit/kudo/package/helpers.ts';
-import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 
 const ROOT = repositoryRoot();
@@ -28,7 +28,7 @@ describe('kubectl kudo install / update / upgrade / package / repo', () => {
   let home: string;
   let work: string;
   let client: KubeClient;
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
 
   const kudo = (
     args: string[],
@@ -63,7 +63,10 @@ describe('kubectl kudo install / update / upgrade / package / repo', () => {
     home = await mkdtemp(join(tmpdir(), 'pw-kudo-home-'));
     work = await mkdtemp(join(tmpdir(), 'pw-cli-work-'));
     client = new KubeClient(kubeConfig());
-    planwright = await startPlanwright({ kubeConfig: kubeConfig(), namespaces: [ns, archives] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns, archives],
+    });
   }, 300_000);
 
   afterAll(async () => {

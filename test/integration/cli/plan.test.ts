@@ -9,14 +9,14 @@ import type { Instance } from '../../../src/kudo/api/types.ts';
 import { createTestNamespace, kubeConfig, mintUser, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
-import { startPlanwright, type RunningPlanwright } from '../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
 import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
 import { createDemo, createDemoInstance, DEMO_OV } from './fixtures.ts';
 
 describe('kubectl kudo plan / get / uninstall', () => {
   let ns: string;
   let client: KubeClient;
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
 
   const kudo = (args: string[], kubeconfig = testCluster().kubeconfigPath): Promise<CliResult> =>
     runBuilt(KUBECTL_KUDO, [...args, '--namespace', ns], { env: { KUBECONFIG: kubeconfig } });
@@ -31,7 +31,10 @@ describe('kubectl kudo plan / get / uninstall', () => {
     await Promise.all([installKudoCrds(), ensureBuiltCli()]);
     ns = await createTestNamespace('cli-plan');
     client = new KubeClient(kubeConfig());
-    planwright = await startPlanwright({ kubeConfig: kubeConfig(), namespaces: [ns] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns],
+    });
     await createDemo(client, ns);
   }, 300_000);
 

@@ -1,6 +1,7 @@
 // Controllers on the shared control plane: per-key exclusivity and coalescing, retry with
 // growing backoff, TerminalError, owner mapping, metrics.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -322,6 +323,44 @@ describe('controller on a real apiserver', () => {
       expect(deleted).toEqual([`${second}/scoped`]);
     } finally {
       await cache.stop();
+    }
+  });
+
+  it('waits for the sync of a dozen kinds with one abort listener, removed once synced (no MaxListenersExceededWarning)', async () => {
+    const kinds = [
+      'Secret',
+      'ServiceAccount',
+      'Service',
+      'Pod',
+      'Endpoints',
+      'Event',
+      'LimitRange',
+      'ResourceQuota',
+      'PersistentVolumeClaim',
+      'ReplicationController',
+      'PodTemplate',
+    ].map((kind) => ({ group: '', version: 'v1', kind }));
+    let chain = builder().named('many-kinds').for(CONFIGMAP);
+    for (const kind of kinds) chain = chain.watches(kind, () => []);
+    const controller = chain.complete(() => Promise.resolve());
+    const stop = new AbortController();
+    let added = 0;
+    const add = stop.signal.addEventListener.bind(stop.signal);
+    stop.signal.addEventListener = (...args: Parameters<typeof add>) => {
+      if (args[0] === 'abort') added += 1;
+      add(...args);
+    };
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      await Promise.all([controller.waitForSync(stop.signal), controller.waitForSync(stop.signal)]);
+      expect(added).toBe(2);
+      expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      controller.release();
     }
   });
 });

@@ -1,11 +1,13 @@
 // The code base's one sleep: resolving on abort (long-running loops check their signal) or
 // rejecting on abort (the CLI's waits end by throwing, reported as "interrupted").
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from '@jest/globals';
 import {
   DeadlineError,
   SleepAbortedError,
   sleep,
   sleepOrThrow,
+  untilAborted,
   withDeadline,
 } from '../../../src/runtime/time.ts';
 
@@ -50,5 +52,27 @@ describe('withDeadline', () => {
     await expect(withDeadline(never, 10, 'GET /version')).rejects.toThrow(
       'GET /version: no result within 0.01 s',
     );
+  });
+});
+
+describe('untilAborted', () => {
+  it('leaves no listener on a long-lived signal however many waits settle under it', async () => {
+    const stop = new AbortController();
+    for (let i = 0; i < 50; i++) {
+      await expect(untilAborted(Promise.resolve(i), stop.signal)).resolves.toBe(i);
+      await expect(untilAborted(Promise.reject(new Error('no')), stop.signal)).rejects.toThrow(
+        'no',
+      );
+    }
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('rejects with the reason when the signal aborts first, at once if it already has', async () => {
+    const stop = new AbortController();
+    const waiting = untilAborted(new Promise<never>(() => undefined), stop.signal);
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+    stop.abort(new Error('stopping'));
+    await expect(waiting).rejects.toThrow('stopping');
+    await expect(untilAborted(Promise.resolve(1), stop.signal)).rejects.toThrow('stopping');
   });
 });

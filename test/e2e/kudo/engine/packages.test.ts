@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { Condition, PlanStatus } from '../../../../src/kudo/api/types.ts';
 import { loadPackage } from '../../../../src/kudo/package/index.ts';
-import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
+import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
 import { installKudoCrds, KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import {
   instanceObject,
   operatorVersionObject,
@@ -28,7 +28,7 @@ const PACKAGES = readdirSync(KUDO_PACKAGES)
 const PLAN_TIMEOUT_MS = 300_000;
 
 describe('real KUDO packages on a workloads cluster', () => {
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   const kc = kubeConfig();
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const core = kc.makeApiClient(k8s.CoreV1Api);
@@ -58,9 +58,9 @@ describe('real KUDO packages on a workloads cluster', () => {
     await installKudoCrds();
     for (const p of PACKAGES) namespaces.set(p, await createTestNamespace(`kudo-${p}`));
     failing = await createTestNamespace('kudo-failjob');
-    planwright = await startPlanwright({
-      kubeConfig: kc,
-      namespaces: [...namespaces.values(), failing],
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [...namespaces.values(), failing],
     });
   }, 180_000);
 

@@ -1,26 +1,26 @@
 // A plan that waits for a Deployment to become ready (minReadySeconds on a workloads cluster:
 // the real Deployment controller writes the status) reads the Deployment from the controller's
 // watch cache and is woken by its watch events: Planwright GETs it at most once per run, where
-// polling on the backoff timer would GET it on every look. Planwright runs in this process, so
-// its requests are counted at the source (node's `http.client.request.start` channel); the
-// test's own reads use other paths (the Instance, a LIST of Deployments). The Deployment is the
-// one of the bench's waiting workload (bench/vs-kudo.ts, deployments).
+// polling on the backoff timer would GET it on every look. Planwright runs as `planwright
+// start` (a child process) with a kubeconfig pointing at a counting proxy in front of the
+// apiserver, so its requests are counted on the way; the test's own reads go straight to the
+// apiserver. The Deployment is the one of the bench's waiting workload (bench/vs-kudo.ts,
+// deployments).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { ClientRequest } from 'node:http';
 import * as k8s from '@kubernetes/client-node';
 import type { PlanStatus } from '../../../../src/kudo/api/types.ts';
 import { deploymentTemplates } from '../../../../bench/support/bench-operator.ts';
-import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
+import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
+import { startCountingProxy, type CountingProxy } from '../../../support/counting-proxy.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { applyStepsOperatorVersion, instanceObject } from '../../../support/kudo-objects.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 const OPERATOR = 'waiter';
 const INSTANCE = 'w';
 const DEPLOYMENT = `${INSTANCE}-web`;
-// Long enough for polling (200 ms doubling to 3 s in startPlanwright) to look several times.
+// Long enough for polling on the backoff timer (1 s, doubling) to look several times.
 const MIN_READY_S = 12;
 
 describe('a plan waiting for a Deployment reads it from the watch cache', () => {
@@ -29,16 +29,10 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
   const apps = kc.makeApiClient(k8s.AppsV1Api);
   const { create, getInstance } = kudoObjects(custom);
   let namespace = '';
-  let planwright: RunningPlanwright;
-  let deploymentGets = 0;
-  const count = (message: unknown): void => {
-    const request = (message as { request: ClientRequest }).request;
-    if (
-      request.method === 'GET' &&
-      request.path === `/apis/apps/v1/namespaces/${namespace}/deployments/${DEPLOYMENT}`
-    )
-      deploymentGets += 1;
-  };
+  let planwright: StartedPlanwright;
+  let proxy: CountingProxy;
+  const deploymentGets = (): number =>
+    proxy.count('GET', `/apis/apps/v1/namespaces/${namespace}/deployments/${DEPLOYMENT}`);
 
   const deployPlan = async (): Promise<PlanStatus | undefined> =>
     (await getInstance(namespace, INSTANCE))?.status?.planStatus?.['deploy'];
@@ -82,13 +76,16 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
   beforeAll(async () => {
     await installKudoCrds();
     namespace = await createTestNamespace('kudo-wait');
-    planwright = await startPlanwright({ kubeConfig: kc, namespaces: [namespace] });
-    subscribe('http.client.request.start', count);
+    proxy = await startCountingProxy(testCluster().kubeconfigPath);
+    planwright = await startPlanwrightCli({
+      kubeconfig: proxy.kubeconfigPath,
+      watchNamespaces: [namespace],
+    });
   }, 180_000);
 
   afterAll(async () => {
-    unsubscribe('http.client.request.start', count);
     await planwright?.stop();
+    await proxy?.close();
   });
 
   it('waits, completes when the Deployment is available, and GETs it at most once', async () => {
@@ -102,7 +99,7 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
       parameters: [{ name: 'V', default: 'a' }],
     });
     await create(namespace, 'operatorversions', ov);
-    deploymentGets = 0;
+    proxy.reset();
     await create(namespace, 'instances', instanceObject(INSTANCE, ov.metadata.name ?? ''));
 
     const waiting = await waitingOn(deployPlan);
@@ -116,14 +113,14 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
     // One GET before the first apply: whether the Deployment already exists and is someone
     // else's (tenancy's adoption check); at most one more while waiting, where the watch
     // cache cannot vouch for the copy it holds.
-    expect(deploymentGets).toBeLessThanOrEqual(2);
+    expect(deploymentGets()).toBeLessThanOrEqual(2);
   }, 180_000);
 
   it('a change of the Deployment is not judged on the cached copy from before it', async () => {
     const before = await deployment();
     const generation = before?.metadata?.generation ?? 0;
     const previous = (await updatePlan())?.uid;
-    deploymentGets = 0;
+    proxy.reset();
     await mergePatchInstance(custom, namespace, INSTANCE, { spec: { parameters: { V: 'b' } } });
 
     const waiting = await waitingOn(updatePlan, previous);
@@ -137,6 +134,6 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
       available: d?.status?.availableReplicas,
     }).toEqual({ observed: generation + 1, updated: 1, available: 1 });
     // One look before writing the changed Deployment (the cached copy differs), none after.
-    expect(deploymentGets).toBeLessThanOrEqual(1);
+    expect(deploymentGets()).toBeLessThanOrEqual(1);
   }, 180_000);
 });

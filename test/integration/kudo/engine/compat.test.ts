@@ -7,10 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import type { Instance, Plan } from '../../../../src/kudo/api/types.ts';
-import { createTestNamespace, kubeConfig, uniqueName } from '../../../support/cluster.ts';
+import {
+  createTestNamespace,
+  kubeConfig,
+  uniqueName,
+  testCluster,
+} from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import {
   instanceObject,
   parallelPlan,
@@ -25,7 +30,7 @@ const plan = (...steps: Array<[string, string[]]>): Plan =>
   serialPlan(steps.map(([name, tasks]) => ({ name, tasks })));
 
 describe('KUDO compatibility of rendering and applying (bare control plane)', () => {
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   let custom: k8s.CustomObjectsApi;
   let core: k8s.CoreV1Api;
   let apps: k8s.AppsV1Api;
@@ -68,7 +73,10 @@ describe('KUDO compatibility of rendering and applying (bare control plane)', ()
     core = kc.makeApiClient(k8s.CoreV1Api);
     apps = kc.makeApiClient(k8s.AppsV1Api);
     ns = await createTestNamespace('compat');
-    planwright = await startPlanwright({ kubeConfig: kc, namespaces: [ns] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns],
+    });
   }, 120_000);
 
   afterAll(async () => {

@@ -4,10 +4,14 @@
 // names the field an edit changed (home cluster, real apiserver normalisation).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
-import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
+import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { operatorVersionObject, serialPlan } from '../../../support/kudo-objects.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import {
+  metricSum,
+  startPlanwrightCli,
+  type StartedPlanwright,
+} from '../../../support/planwright-start.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 const OV = operatorVersionObject('drift-app', {
@@ -42,13 +46,11 @@ const OV = operatorVersionObject('drift-app', {
 describe('drift baselines', () => {
   let core: k8s.CoreV1Api;
   let custom: k8s.CustomObjectsApi;
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   let ns: string;
 
   const baselines = async (): Promise<number> => {
-    const text = await planwright.registry.metrics();
-    const line = text.split('\n').find((l) => l.startsWith('planwright_drift_baselines '));
-    return Number(line?.split(' ')[1]);
+    return metricSum(await planwright.metrics(), 'planwright_drift_baselines');
   };
   const complete = (name: string) =>
     waitFor(`${name} COMPLETE`, async () => {
@@ -69,7 +71,10 @@ describe('drift baselines', () => {
     custom = kc.makeApiClient(k8s.CustomObjectsApi);
     ns = await createTestNamespace('drift-mem');
     await kudoObjects(custom).create(ns, 'operatorversions', OV);
-    planwright = await startPlanwright({ kubeConfig: kc, namespaces: [ns] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns],
+    });
   }, 120_000);
 
   afterAll(async () => {

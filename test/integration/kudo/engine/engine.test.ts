@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { Instance } from '../../../../src/kudo/api/types.ts';
 import { loadPackage } from '../../../../src/kudo/package/index.ts';
-import { createTestNamespace, kubeConfig, uniqueName } from '../../../support/cluster.ts';
+import {
+  createTestNamespace,
+  kubeConfig,
+  uniqueName,
+  testCluster,
+} from '../../../support/cluster.ts';
 import {
   installKudoCrds,
   KUDO_PACKAGES,
@@ -16,13 +21,13 @@ import {
   mergePatchInstance,
 } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { operatorVersionObject } from '../../../support/kudo-objects.ts';
 
 const packages = readdirSync(KUDO_PACKAGES).sort();
 
 describe('Instance controller (in-process, real webhook)', () => {
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   let custom: k8s.CustomObjectsApi;
   let core: k8s.CoreV1Api;
   let rbac: k8s.RbacAuthorizationV1Api;
@@ -61,9 +66,9 @@ describe('Instance controller (in-process, real webhook)', () => {
     ns = await createTestNamespace('engine');
     for (const p of packages)
       pkgNamespaces.set(p, await createTestNamespace(`pkg-${p}`.slice(0, 20)));
-    planwright = await startPlanwright({
-      kubeConfig: kc,
-      namespaces: [ns, ...pkgNamespaces.values()],
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns, ...pkgNamespaces.values()],
     });
   }, 120_000);
 

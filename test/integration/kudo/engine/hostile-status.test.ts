@@ -10,10 +10,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import type { Instance } from '../../../../src/kudo/api/types.ts';
-import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
+import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import {
+  metricSum,
+  startPlanwrightCli,
+  type StartedPlanwright,
+} from '../../../support/planwright-start.ts';
 import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 
 const GROUP = { group: 'kudo.dev', version: 'v1beta1' } as const;
@@ -36,7 +40,7 @@ const HOSTILE: Record<string, { status: unknown; field: string }> = {
 const BYSTANDERS = ['b-before', 'b-after'];
 
 describe('hostile Instance status', () => {
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   let custom: k8s.CustomObjectsApi;
   let core: k8s.CoreV1Api;
   let ns: string;
@@ -60,8 +64,7 @@ describe('hostile Instance status', () => {
     );
   };
   const metric = async (name: string): Promise<number> => {
-    const m = await planwright.registry.getSingleMetric(name)?.get();
-    return (m?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+    return metricSum(await planwright.metrics(), name);
   };
   /** PUT /status with the given raw status (retried on a conflict with the controller). */
   const writeStatus = async (name: string, status: unknown): Promise<void> => {
@@ -88,7 +91,10 @@ describe('hostile Instance status', () => {
     custom = kc.makeApiClient(k8s.CustomObjectsApi);
     core = kc.makeApiClient(k8s.CoreV1Api);
     ns = await createTestNamespace('hostile-status');
-    planwright = await startPlanwright({ kubeConfig: kc, namespaces: [ns] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns],
+    });
     await kudoObjects(custom).create(
       ns,
       'operatorversions',
@@ -132,7 +138,7 @@ describe('hostile Instance status', () => {
         );
       }).catch(async (err: unknown) => {
         throw new Error(
-          `${String(err)}; status: ${JSON.stringify((await get(name))?.status)}; log: ${planwright.logLines.slice(-10).join('\n')}`,
+          `${String(err)}; status: ${JSON.stringify((await get(name))?.status)}; log: ${planwright.tail(10)}`,
         );
       });
       const repaired = (await get(name))!;
@@ -168,7 +174,7 @@ describe('hostile Instance status', () => {
     expect((await metric('controller_runtime_reconcile_total')) - settled).toBeLessThan(
       hostile.length + BYSTANDERS.length,
     );
-    expect(planwright.logLines.some((l) => /unhandled|uncaught/i.test(l))).toBe(false);
+    expect(/unhandled|uncaught/i.test(planwright.log())).toBe(false);
   }, 180_000);
 
   it('a spec update on an Instance whose status is malformed is never a 500', async () => {
@@ -203,7 +209,7 @@ describe('hostile Instance status', () => {
       return (await complete(name)) && Array.isArray(i?.status?.planStatus?.['deploy']?.phases);
     }).catch(async (err: unknown) => {
       throw new Error(
-        `${String(err)}; status: ${JSON.stringify((await get(name))?.status)}; log: ${planwright.logLines.slice(-15).join('\n')}`,
+        `${String(err)}; status: ${JSON.stringify((await get(name))?.status)}; log: ${planwright.tail(15)}`,
       );
     });
   }, 120_000);

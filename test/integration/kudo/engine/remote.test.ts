@@ -13,7 +13,7 @@ import { startLocalCluster, type LocalCluster } from '../../../../src/localclust
 import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { operatorVersionObject } from '../../../support/kudo-objects.ts';
 
 const OV = operatorVersionObject('remote-app', {
@@ -117,7 +117,7 @@ describe('Instances in a target cluster (two control planes)', () => {
   let home: k8s.KubeConfig;
   let hCore: k8s.CoreV1Api;
   let custom: k8s.CustomObjectsApi;
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   let ns: string;
   let localNs: string;
   const secret = 'target-kc';
@@ -223,7 +223,10 @@ describe('Instances in a target cluster (two control planes)', () => {
     const kudo = kudoObjects(custom);
     await kudo.create(ns, 'operatorversions', OV);
     await kudo.create(localNs, 'operatorversions', LOCAL_OV);
-    planwright = await startPlanwright({ kubeConfig: home, namespaces: [ns, localNs] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns, localNs],
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -390,7 +393,7 @@ describe('Instances in a target cluster (two control planes)', () => {
     const d0 = await targetCm('d0-cm');
     expect(d0?.data?.['value']).toBe('edited');
     expect((await events('DriftDetected')).some((e) => e.involvedObject.name === 'd0')).toBe(false);
-    const metrics = await planwright.registry.metrics();
+    const metrics = await planwright.metrics();
     expect(metrics).toMatch(/planwright_drift_detected_total\{[^}]*mode="report"[^}]*\} 1/);
   }, 120_000);
 

@@ -1,6 +1,6 @@
 // Restart safety of the one-write plan: owned objects are applied before their inventory
-// record is written (it rides on the COMPLETE write). The engine (in-process, against the
-// shared apiserver) is stopped after it applied a plan's three ConfigMaps and before that
+// record is written (it rides on the COMPLETE write). Planwright (`planwright start`, against
+// the shared apiserver) is stopped after it applied a plan's three ConfigMaps and before that
 // write — a validating webhook of this test refuses the Instance's status writes, so the record
 // never reaches the apiserver. While no engine runs, a parameter change schedules a new run
 // that no longer renders one of the ConfigMaps. A new engine must find and prune it, and the
@@ -11,7 +11,12 @@ import { KubeClient } from '../../../../src/kube/index.ts';
 import type { Instance } from '../../../../src/kudo/api/types.ts';
 import { allow, denyForbidden, StaticCertificateSource } from '../../../../src/server/index.ts';
 import { loopbackWebhookServer } from '../../../support/admission.ts';
-import { createTestNamespace, kubeConfig, uniqueName } from '../../../support/cluster.ts';
+import {
+  createTestNamespace,
+  kubeConfig,
+  testCluster,
+  uniqueName,
+} from '../../../support/cluster.ts';
 import { capturingLogger } from '../../../support/https.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import {
@@ -20,7 +25,7 @@ import {
   operatorVersionObject,
   serialPlan,
 } from '../../../support/kudo-objects.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 const cm = (i: number): string =>
@@ -34,7 +39,7 @@ describe('objects applied by a run whose record never reached the apiserver', ()
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const hooks = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
   const hookName = uniqueName('pw-hold-status');
-  const engines: RunningPlanwright[] = [];
+  const engines: StartedPlanwright[] = [];
   let ns: string;
   /** While true, the test's webhook refuses status writes of Instances in `ns`. */
   let holding = true;
@@ -131,7 +136,7 @@ describe('objects applied by a run whose record never reached the apiserver', ()
         plans: { deploy: serialPlan([{ name: 'all', tasks: ['all'] }]) },
       }),
     );
-    // No Planwright webhook here: runs are scheduled the way it would, by spec.planExecution.
+    // Created while no Planwright runs: the run is scheduled as its webhook would, by spec.planExecution.
     await createKudoObject(
       client,
       ns,
@@ -139,7 +144,10 @@ describe('objects applied by a run whose record never reached the apiserver', ()
       instanceObject('app', 'three', { planExecution: { planName: 'deploy', uid: 'first' } }),
     );
 
-    const first = await startPlanwright({ kubeConfig: kc, namespaces: [ns], webhook: false });
+    const first = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns],
+    });
     engines.push(first);
     await waitFor('the three ConfigMaps applied and the COMPLETE write refused', async () => {
       const all = await Promise.all([0, 1, 2].map((i) => configMap(`app-${i}`)));
@@ -158,7 +166,10 @@ describe('objects applied by a run whose record never reached the apiserver', ()
         planExecution: { planName: 'deploy', uid: 'second' },
       },
     });
-    const second = await startPlanwright({ kubeConfig: kc, namespaces: [ns], webhook: false });
+    const second = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns],
+    });
     engines.push(second);
     const done = await waitFor('the second run COMPLETE', async () => {
       const app = await objects.getInstance(ns, 'app');
@@ -170,7 +181,7 @@ describe('objects applied by a run whose record never reached the apiserver', ()
     expect((await configMap('app-1'))?.data?.['v']).toBe('two');
     expect((done.status?.inventory ?? []).map((e) => e['name']).sort()).toEqual(['app-0', 'app-1']);
     expect(done.metadata.finalizers).toBeUndefined();
-    expect(second.logLines.join('\n')).toContain(
+    expect(second.log()).toContain(
       'found an object a run applied without its record reaching the API server',
     );
     await second.stop();

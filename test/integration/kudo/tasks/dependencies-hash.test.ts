@@ -13,10 +13,10 @@ import {
   combineDigests,
   objectDigest,
 } from '../../../../src/kudo/tasks/dependencies-hash/index.ts';
-import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
+import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import {
   instanceObject,
   operatorVersionObject,
@@ -45,7 +45,7 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const apps = kc.makeApiClient(k8s.AppsV1Api);
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   let ns = '';
 
   const templateAnnotations = async (): Promise<Record<string, string>> =>
@@ -55,7 +55,10 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
   beforeAll(async () => {
     await installKudoCrds();
     ns = await createTestNamespace('dephash');
-    planwright = await startPlanwright({ kubeConfig: kc, namespaces: [ns] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns],
+    });
   }, 120_000);
 
   afterAll(async () => {

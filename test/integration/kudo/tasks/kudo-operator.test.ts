@@ -15,11 +15,11 @@ import type {
   Task,
 } from '../../../../src/kudo/api/types.ts';
 import { packageResolver, resolveDependencies } from '../../../../src/kudo/package/index.ts';
-import { createTestNamespace, kubeConfig } from '../../../support/cluster.ts';
+import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects, mergePatchInstance } from '../../../support/kudo.ts';
 import { repositoryRoot } from '../../../../src/localcluster/paths.ts';
 import { waitFor } from '../../../support/wait.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 
 const FIXTURE_PACKAGES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
 const noRepository = (): Promise<never> => Promise.reject(new Error('no repository in tests'));
@@ -64,7 +64,7 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const { create, getInstance } = kudoObjects(custom);
-  let planwright: RunningPlanwright;
+  let planwright: StartedPlanwright;
   let ns = '';
   let failures = '';
 
@@ -102,7 +102,10 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
     await installKudoCrds();
     ns = await createTestNamespace('kudo-op');
     failures = await createTestNamespace('kudo-op-fail');
-    planwright = await startPlanwright({ kubeConfig: kc, namespaces: [ns, failures] });
+    planwright = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns, failures],
+    });
   }, 120_000);
 
   afterAll(async () => {

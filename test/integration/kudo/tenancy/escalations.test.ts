@@ -11,7 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
 import { ApiError, KubeClient } from '../../../../src/kube/index.ts';
 import type { Instance, OperatorVersion } from '../../../../src/kudo/api/index.ts';
-import { createTestNamespace, kubeConfig, mintUser, uniqueName } from '../../../support/cluster.ts';
+import {
+  createTestNamespace,
+  kubeConfig,
+  mintUser,
+  testCluster,
+  uniqueName,
+} from '../../../support/cluster.ts';
 import { installKudoCrds } from '../../../support/kudo.ts';
 import {
   applyStepsOperatorVersion,
@@ -20,7 +26,7 @@ import {
   operatorVersionObject,
   serialPlan,
 } from '../../../support/kudo-objects.ts';
-import { startPlanwright, type RunningPlanwright } from '../../../support/planwright.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 type Json = Record<string, unknown>;
@@ -32,8 +38,8 @@ let a: string; // the multi-tenant namespace
 let b: string; // another tenant's namespace (the victim)
 let d: string; // a namespace served in the default posture
 const victim = uniqueName('victim');
-let multiTenant: RunningPlanwright;
-let kudoPosture: RunningPlanwright;
+let multiTenant: StartedPlanwright;
+let kudoPosture: StartedPlanwright;
 let lure: Server;
 let lureRequests = 0;
 let lureUrl = '';
@@ -254,12 +260,6 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => lure.listen(0, '127.0.0.1', resolve));
   // https is what the check demands of a server URL.
   lureUrl = `https://127.0.0.1:${(lure.address() as AddressInfo).port}`;
-  multiTenant = await startPlanwright({
-    kubeConfig: kubeConfig(),
-    namespaces: [a],
-    tenancy: { posture: 'multi-tenant' },
-  });
-  kudoPosture = await startPlanwright({ kubeConfig: kubeConfig(), namespaces: [d] });
 }, 180_000);
 
 afterAll(async () => {
@@ -282,6 +282,20 @@ describe('the tenant has no such rights of their own', () => {
 });
 
 describe('multi-tenant posture: escalations through packages and Instances', () => {
+  // One Planwright per cluster at a time (fixed registration names, one leader Lease): the
+  // multi-tenant one serves this block, the default-posture one the next.
+  beforeAll(async () => {
+    multiTenant = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [a],
+      args: ['--tenancy', 'multi-tenant'],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await multiTenant?.stop();
+  });
+
   const fatal: ReadonlyArray<readonly [string, () => Json, () => readonly string[]]> = [
     [
       'namespace escape: a ConfigMap in kube-system',
@@ -467,6 +481,17 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
 });
 
 describe('default (KUDO) posture: the namespace and kubeconfig rules hold too', () => {
+  beforeAll(async () => {
+    kudoPosture = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [d],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await kudoPosture?.stop();
+  });
+
   it('a template naming kube-system is applied in the Instance namespace, with a Warning Event', async () => {
     const name = uniqueName('escape');
     await install(
