@@ -118,9 +118,12 @@ export const INSTANCE_CACHE_CHECK = 'cache-instances-synced';
  * Render workers by default: one per CPU, at least 1 and at most 4, and no more than fit
  * under the container's memory limit (kudo/render/memory-budget.ts).
  */
-export function defaultRenderWorkers(limitMb: number | undefined = cgroupMemoryLimitMb()): number {
+export function defaultRenderWorkers(
+  limitMb: number | undefined = cgroupMemoryLimitMb(),
+  heapMb: number = RENDER_WORKER_HEAP_MB,
+): number {
   const byCpu = Math.max(1, Math.min(4, availableParallelism()));
-  return limitMb === undefined ? byCpu : Math.min(byCpu, workersFitting(limitMb));
+  return limitMb === undefined ? byCpu : Math.min(byCpu, workersFitting(limitMb, heapMb));
 }
 
 export class App {
@@ -151,7 +154,7 @@ export class App {
     const render = settings.render ?? {};
     this.renderPool = new RenderPool({
       name: 'render',
-      size: render.workers ?? defaultRenderWorkers(),
+      size: render.workers ?? defaultRenderWorkers(cgroupMemoryLimitMb(), render.maxHeapMb),
       deadlineMs: render.deadlineMs ?? 10_000,
       ...(render.idleMs !== undefined ? { idleMs: render.idleMs } : {}),
       maxHeapMb: render.maxHeapMb ?? RENDER_WORKER_HEAP_MB,

@@ -23,6 +23,7 @@ import {
 import { installCrds, registerLocalWebhooks } from './install.ts';
 import { managerLogger } from './logger.ts';
 import { waitForWebhooks } from './webhook-probe.ts';
+import type { LeaseTimings, RenderLimits } from './start-tuning.ts';
 import { watchesNamespace, type WatchNamespaces } from './watch-namespaces.ts';
 import type { LineWriter } from './io.ts';
 
@@ -40,6 +41,10 @@ export interface RunPlanwrightOptions {
   readonly strictPackageAdmission?: boolean;
   /** Serve only these namespaces (--watch-namespaces): the controller, and the --install registration. */
   readonly watchNamespaces?: WatchNamespaces;
+  /** The Lease's timings (--leader-elect-*); client-go's defaults without. */
+  readonly leaseTimings?: LeaseTimings;
+  /** Limits of the render workers (--render-*); the App's defaults without. */
+  readonly render?: RenderLimits;
 }
 
 /** Engine settings of the manager command line (passed to the Instance controller as they are). */
@@ -110,7 +115,9 @@ export async function runPlanwright(
     logger,
     registry,
     manager: {
-      leaderElection: options.leaderElection ? { namespace, name: 'planwright-leader' } : false,
+      leaderElection: options.leaderElection
+        ? { namespace, name: 'planwright-leader', ...options.leaseTimings }
+        : false,
       // Namespaces named exactly are watched one by one: the manager then needs list/watch
       // there only (docs/namespaced-installation.md). A prefix needs the cluster-wide watch.
       ...(watch && watch.prefixes.length === 0 ? { namespaces: watch.names } : {}),
@@ -129,6 +136,7 @@ export async function runPlanwright(
       controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
       packagePolicy: options.strictPackageAdmission ? 'strict' : 'warn',
     },
+    ...(options.render ? { render: options.render } : {}),
     verifyEvents: watch ? { namespaces: (ns) => watchesNamespace(watch, ns) } : {},
     controller: {
       ...(watch ? { filter: (i) => watchesNamespace(watch, i.metadata.namespace ?? '') } : {}),

@@ -12,6 +12,7 @@ import { repositoryRoot } from '../localcluster/index.ts';
 import { withDeadline } from '../runtime/index.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
 import { runPlanwright, type EngineOptions, type RunPlanwrightOptions } from './run-planwright.ts';
+import type { LeaseTimings, RenderLimits } from './start-tuning.ts';
 import type { WatchNamespaces } from './watch-namespaces.ts';
 import type { LineWriter } from './io.ts';
 
@@ -41,6 +42,10 @@ export interface StartOptions {
   readonly strictPackageAdmission?: boolean;
   /** --watch-namespaces: serve only these namespaces. */
   readonly watchNamespaces?: WatchNamespaces;
+  /** --leader-elect-lease-duration, -renew-deadline, -retry-period (default: client-go's). */
+  readonly leaseTimings?: LeaseTimings;
+  /** --render-workers, --render-timeout, --render-worker-heap. */
+  readonly render?: RenderLimits;
 }
 
 export class ClusterConnectionError extends Error {
@@ -86,10 +91,15 @@ export async function runStart(
 /** What start passes through to the manager unchanged, in both modes. */
 function admissionOptions(
   options: StartOptions,
-): Pick<RunPlanwrightOptions, 'strictPackageAdmission' | 'watchNamespaces'> {
+): Pick<
+  RunPlanwrightOptions,
+  'strictPackageAdmission' | 'watchNamespaces' | 'leaseTimings' | 'render'
+> {
   return {
     ...(options.strictPackageAdmission ? { strictPackageAdmission: true } : {}),
     ...(options.watchNamespaces ? { watchNamespaces: options.watchNamespaces } : {}),
+    ...(options.leaseTimings ? { leaseTimings: options.leaseTimings } : {}),
+    ...(options.render ? { render: options.render } : {}),
   };
 }
 

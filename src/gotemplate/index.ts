@@ -37,6 +37,8 @@ export { kudoFuncs, kudoFuncNames } from './funcs/kudo.ts';
 export { compareSemver, parseSemver, type SemVersion } from './funcs/sprig-semver.ts';
 /** Go strconv's rule for `_` in number literals (also go-yaml's, which parses with strconv). */
 export { underscoreOK } from './numbers.ts';
+/** Go's time.ParseDuration (nanoseconds): the duration syntax of Kubernetes components' flags. */
+export { parseDuration as parseGoDuration, ParseDurationError } from './gotime/duration.ts';
 
 /** Parse and execute in one go; throws TemplateError with Go's message. */
 export function renderTemplate(

@@ -4,6 +4,7 @@ import type { CliContext } from '../context.ts';
 import { CliError, ManagerExitError } from '../errors.ts';
 import { globals } from '../options.ts';
 import { runStart, type StartOptions } from '../start.ts';
+import { leaseTimings, renderLimits, tuningOptions, type TuningFlags } from '../start-tuning.ts';
 import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
 import { isNodeKind, NODE_KINDS, type NodeKind } from '../../localcluster/index.ts';
 import {
@@ -17,7 +18,7 @@ import {
   type TenancyPosture,
 } from '../../kudo/tasks/index.ts';
 
-export interface StartFlags {
+export interface StartFlags extends TuningFlags {
   readonly local?: boolean;
   readonly bare?: boolean;
   readonly nodes?: NodeKind;
@@ -163,6 +164,7 @@ export function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
 export function startCommand(ctx: CliContext): Command {
   const command = new Command('start');
   for (const option of tenancyOptions()) command.addOption(option);
+  for (const option of tuningOptions()) command.addOption(option);
   command.addOption(
     new Option(
       '--watch-namespaces <a,b>',
@@ -175,8 +177,9 @@ export function startCommand(ctx: CliContext): Command {
     .description(
       'Run Planwright (webhook server + leader-elected controllers) against the cluster of your ' +
         'kubeconfig, or, when there is none, against an embedded local control plane built ' +
-        'from Go modules on first use: kube-apiserver, etcd, kube-controller-manager, ' +
-        'kube-scheduler and kwok-simulated nodes, so pods really run.',
+        'on first use: kube-apiserver, etcd, kube-controller-manager, kube-scheduler and ' +
+        'nodes (see --nodes: by default a real node runs the pods it has images for, kwok ' +
+        'simulates the rest).',
     )
     .option('--local', 'ignore any kubeconfig and start the embedded local control plane', false)
     .option(
@@ -202,7 +205,7 @@ export function startCommand(ctx: CliContext): Command {
     )
     .option(
       '--install',
-      'with a kubeconfig: install the CRDs and register the Instance webhook at ' +
+      'with a kubeconfig: install the CRDs and register the webhooks at ' +
         'https://127.0.0.1:<webhook port> (as local mode does)',
       false,
     )
@@ -270,6 +273,8 @@ export function startCommand(ctx: CliContext): Command {
         );
       }
       const tenancy = tenancyPolicy(flags);
+      const lease = leaseTimings(flags);
+      const render = renderLimits(flags);
       const options: StartOptions = {
         local: (flags.local ?? false) || (flags.bare ?? false),
         ...(flags.bare ? { bare: true } : {}),
@@ -278,6 +283,8 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.webhookPort !== undefined ? { webhookPort: flags.webhookPort } : {}),
         ...(flags.install ? { install: true } : {}),
         ...(flags.leaderElection === false ? { noLeaderElection: true } : {}),
+        ...(lease ? { leaseTimings: lease } : {}),
+        ...(render ? { render } : {}),
         ...(global.namespace ? { namespace: global.namespace } : {}),
         ...(flags.certDir ? { certDir: flags.certDir } : {}),
         ...(flags.strictPackageAdmission ? { strictPackageAdmission: true } : {}),
