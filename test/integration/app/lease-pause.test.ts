@@ -1,10 +1,12 @@
 // Disruptive: the kube-apiserver of a dedicated control plane is paused (SIGSTOP) for longer
 // than the lease while plans run (each held at its last step, a Deployment that only becomes
-// healthy when the test says so: this control plane runs no controllers). Planwright (a child process, leader election on) loses the
-// Lease: its controllers stop, yet its webhook keeps answering reviews sent to it directly and
-// the process does not exit. After SIGCONT it leads again and every plan finishes, once.
+// healthy when the test says so: this control plane runs no controllers). Planwright, started
+// as users start it (`planwright start --install`, the built CLI in a child process, leader
+// election on with shorter Lease timings set by its flags), loses the Lease: its controllers
+// stop, yet its webhook keeps answering reviews sent to it directly and the process does not
+// exit. After SIGCONT it leads again and every plan finishes, once — with every default
+// (the watches' inactivity timeout included) as shipped.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import https from 'node:https';
 import * as k8s from '@kubernetes/client-node';
 import { installCrds } from '../../../src/cli/install.ts';
 import { KubeClient } from '../../../src/kube/index.ts';
@@ -12,12 +14,8 @@ import type { Instance, OperatorVersion } from '../../../src/kudo/api/types.ts';
 import { startLocalCluster, type LocalCluster } from '../../../src/localcluster/index.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { waitFor } from '../../support/wait.ts';
-import {
-  leaderStatus,
-  startPlanwrightChild,
-  WebhookProbe,
-  type PlanwrightChild,
-} from '../../support/planwright-child.ts';
+import { leaderStatus, WebhookProbe } from '../../support/planwright-probe.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
 import { applyStepsOperatorVersion } from '../../support/kudo-objects.ts';
 
 const NS = 'default';
@@ -25,7 +23,15 @@ const INSTANCES = 16;
 /** ConfigMap steps, then the gate: a Deployment step. */
 const CONFIGMAPS = 5;
 const STEPS = CONFIGMAPS + 1;
-const LEASE = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
+/** Shorter than the defaults (15 s, 10 s, 2 s): the pause needs to outlast only the lease. */
+const LEASE_FLAGS = [
+  '--leader-elect-lease-duration',
+  '4s',
+  '--leader-elect-renew-deadline',
+  '3s',
+  '--leader-elect-retry-period',
+  '500ms',
+];
 /** Longer than the lease: the leader must step down while the apiserver is gone. */
 const PAUSE_MS = 10_000;
 const GROUP = { group: 'kudo.dev', version: 'v1beta1' } as const;
@@ -65,12 +71,12 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
   let cluster: LocalCluster;
   let client: KubeClient;
   let custom: k8s.CustomObjectsApi;
-  let child: PlanwrightChild | undefined;
+  let child: StartedPlanwright | undefined;
   let paused = false;
-  // Stopped in afterAll too: a failed assertion must not leave the probe's interval (or the
+  // Stopped in afterAll too: a failed assertion must not leave the probe's interval (or its
   // agent's sockets) keeping jest alive after the run.
   let probe: WebhookProbe | undefined;
-  let metricsAgent: https.Agent | undefined;
+  let stopped = false;
 
   beforeAll(async () => {
     cluster = await startLocalCluster({ binaries: testCluster().binaries });
@@ -83,28 +89,21 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
 
   afterAll(async () => {
     probe?.stop();
-    metricsAgent?.destroy();
     if (paused) process.kill(cluster.pids.kubeApiServer, 'SIGCONT');
-    if (child && child.proc.exitCode === null) {
-      child.proc.kill('SIGTERM');
-      await child.exited;
-    }
+    if (!stopped) await child?.stop();
     client?.close();
     await cluster?.stop();
   });
 
   it('keeps the webhook answering, stops the controllers, then leads again and finishes every plan once', async () => {
-    child = await startPlanwrightChild(cluster.kubeconfigPath, {
-      namespaces: [NS],
-      webhookName: 'planwright-paused',
-      lease: { namespace: NS, name: 'planwright-leader', ...LEASE },
-      inactivityMs: 5_000,
-      render: { workers: 2, deadlineMs: 10_000, maxHeapMb: 128 },
+    // The Lease is the manager's own: `planwright-leader` in `default` (no --namespace).
+    child = await startPlanwrightCli({
+      kubeconfig: cluster.kubeconfigPath,
+      watchNamespaces: [NS],
+      args: LEASE_FLAGS,
     });
     const running = child;
-    metricsAgent = new https.Agent({ keepAlive: false, ca: running.caPem });
-    const agent = metricsAgent;
-    await waitFor('leader', async () => (await leaderStatus(running, agent)) === 1, {
+    await waitFor('leader', async () => (await leaderStatus(running)) === 1, {
       timeoutMs: 30_000,
     });
     await custom.createNamespacedCustomObject({
@@ -166,7 +165,7 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
     const pausedAt = Date.now();
     // The leader steps down at its renew deadline; its metric says so while the apiserver is
     // still gone (the webhook server, which serves /metrics, is up all along).
-    await waitFor('leadership given up', async () => (await leaderStatus(running, agent)) === 0, {
+    await waitFor('leadership given up', async () => (await leaderStatus(running)) === 0, {
       timeoutMs: PAUSE_MS,
       intervalMs: 100,
     }).catch((err: unknown) => {
@@ -191,7 +190,7 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
     expect(webhookProbe.failures).toEqual([]);
     expect(answeredWhilePaused).toBeGreaterThan(10);
 
-    await waitFor('leader again', async () => (await leaderStatus(running, agent)) === 1, {
+    await waitFor('leader again', async () => (await leaderStatus(running)) === 1, {
       timeoutMs: 60_000,
       intervalMs: 200,
     });
@@ -221,7 +220,6 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
       { timeoutMs: 120_000, intervalMs: 250 },
     );
     webhookProbe.stop();
-    agent.destroy();
     // Each plan ran once: the run the webhook scheduled (same uid), every step COMPLETE, and at
     // most one PlanFinished event per Instance.
     for (const instance of await list()) {
@@ -248,8 +246,8 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
     console.log(
       `apiserver paused ${PAUSE_MS} ms: leader stepped down after ${steppedDownAfterMs} ms; webhook answered ${answeredWhilePaused} reviews while paused (p50 ${pauseLatency.p50.toFixed(1)} ms, p99 ${pauseLatency.p99.toFixed(1)} ms, max ${pauseLatency.max.toFixed(1)} ms); led again ${leadsAgainAfterMs} ms after SIGCONT; PlanFinished events per Instance: ${names.map((n) => finished.get(n) ?? 0).join(',')}`,
     );
-    running.proc.kill('SIGTERM');
-    expect(await running.exited).toBe(0);
+    stopped = true;
+    expect(await running.stop()).toBe(0);
   }, 300_000);
 });
 

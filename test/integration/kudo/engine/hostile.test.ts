@@ -1,6 +1,7 @@
-// One Instance must never take the operator down (issue 19). Planwright runs as a child
-// process against the shared control plane, with its webhook registered for this test's
-// namespace. Hostile OperatorVersions (a backtracking regex check, a template that loops, one
+// One Instance must never take the operator down. Planwright runs as users start it
+// (`planwright start --install`, the built CLI in a child process) against the shared control
+// plane, its webhooks registered for this test's namespace, with a shorter render deadline
+// and smaller render workers set by its flags. Hostile OperatorVersions (a backtracking regex check, a template that loops, one
 // that eats memory, one with a huge output, one that repeats a string into hundreds of MB,
 // one nested 10,000 deep) and hostile parameter
 // values (deep YAML, alias cycles and bombs, a number for a string, a value over the limit)
@@ -22,20 +23,22 @@ import {
 import { billionLaughs, deepSequence } from '../../../support/hostile-yaml.ts';
 import { installKudoCrds } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
-import https from 'node:https';
-import {
-  call,
-  renderWorkers,
-  startPlanwrightChild,
-  treeRss,
-  WebhookProbe,
-  type PlanwrightChild,
-} from '../../../support/planwright-child.ts';
+import { renderWorkers, treeRss, WebhookProbe } from '../../../support/planwright-probe.ts';
+import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { WALL_LIMIT_FACTOR } from '../../../../src/kudo/render/pool/pool.ts';
 import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 
 /** Render limits for the test: a short deadline keeps it quick. */
-const RENDER = { workers: 2, deadlineMs: 5_000, maxHeapMb: 128, decodeDeadlineMs: 4_000 };
+const RENDER = { workers: 2, deadlineMs: 5_000, maxHeapMb: 128 };
+/** `planwright start`'s flags for them. */
+const RENDER_FLAGS = [
+  '--render-workers',
+  String(RENDER.workers),
+  '--render-timeout',
+  `${RENDER.deadlineMs}ms`,
+  '--render-worker-heap',
+  String(RENDER.maxHeapMb),
+];
 /**
  * How long a render may hold its worker on a busy machine: the deadline counts CPU time, so
  * a starved hostile render runs up to the pool's wall-clock limit (plus a plan pass's writes).
@@ -48,7 +51,7 @@ const RENDER_WAIT_MS = WALL_LIMIT_FACTOR * RENDER.deadlineMs + 30_000;
 const DEADLINE = `did not finish within (${RENDER.deadlineMs} ms \\(the render deadline\\)|\\d+ ms of wall-clock time \\(the limit is ${WALL_LIMIT_FACTOR * RENDER.deadlineMs} ms on a busy machine)`;
 /**
  * Stated bound on resident memory of Planwright and its worker processes: the main process
- * (~200 MiB with TypeScript compiled at load in tests) + 2 render workers and 1 admission
+ * (~200 MiB) + 2 render workers and 1 admission
  * worker, each bounded by its heap limit plus the runtime (~100 MiB).
  */
 const RSS_BOUND = 200 * 2 ** 20 + 2 * (128 + 100) * 2 ** 20 + (128 + 100) * 2 ** 20;
@@ -121,7 +124,7 @@ const HOSTILE_PLANS_MS = Object.keys(HOSTILE_PLANS).length * RENDER_WAIT_MS;
 
 describe('hostile Instances and OperatorVersions, with bystanders (child process)', () => {
   let ns: string;
-  let child: PlanwrightChild;
+  let child: StartedPlanwright;
   let custom: k8s.CustomObjectsApi;
   let probe: WebhookProbe;
   let peakRss = 0;
@@ -181,10 +184,10 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
     const kc = kubeConfig();
     custom = kc.makeApiClient(k8s.CustomObjectsApi);
     ns = await createTestNamespace('hostile');
-    child = await startPlanwrightChild(testCluster().kubeconfigPath, {
-      namespaces: [ns],
-      webhookName: uniqueName('pw-hostile'),
-      render: RENDER,
+    child = await startPlanwrightCli({
+      kubeconfig: testCluster().kubeconfigPath,
+      watchNamespaces: [ns],
+      args: RENDER_FLAGS,
     });
     rssTimer = setInterval(() => {
       if (child.proc.pid) peakRss = Math.max(peakRss, treeRss(child.proc.pid).total);
@@ -241,10 +244,7 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
   afterAll(async () => {
     probe?.stop();
     clearInterval(rssTimer);
-    if (child && child.proc.exitCode === null) {
-      child.proc.kill('SIGTERM');
-      await child.exited;
-    }
+    await child?.stop();
   });
 
   it(
@@ -252,7 +252,6 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
     async () => {
       const firstSample = probe.latenciesMs.length;
       const report: string[] = [];
-      const agent = new https.Agent({ keepAlive: false, ca: child.caPem });
       for (const [name, h] of Object.entries(HOSTILE_PLANS)) {
         // Each case starts with the pool at its steady state: a worker ended by the previous
         // case is replaced at once, but starting one from TypeScript sources under jest takes
@@ -260,7 +259,7 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
         // (Workers start on demand: before the first case there are none, and none starting.)
         await waitFor(
           'no render worker starting',
-          async () => (await renderWorkers(child, agent)).starting === 0,
+          async () => (await renderWorkers(child)).starting === 0,
           {
             timeoutMs: 60_000,
             intervalMs: 100,
@@ -290,7 +289,7 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
       }
       // Every hostile plan went to a render worker; the bystanders' bounded templates
       // rendered on the main thread.
-      const metrics = (await call(child, agent, '/metrics')).text;
+      const metrics = await child.metrics();
       const jobs = (kind: string): number =>
         Number(
           new RegExp(
@@ -302,7 +301,6 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
         Object.keys(HOSTILE_PLANS).length - 1, // the nesting one fails to parse: inline or not, the same error
       );
       expect(jobs('inline')).toBeGreaterThanOrEqual(bystanderMs.length);
-      agent.destroy();
       const latency = probe.summary(firstSample);
       console.log(
         `hostile plans (one at a time, a bystander beside each): ${report.join('; ')}. Overall webhook ${latency.count} calls p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; first (unloaded) bystander ${bystanderMs[0]} ms; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (bound ${(RSS_BOUND / 2 ** 20).toFixed(0)} MiB)`,

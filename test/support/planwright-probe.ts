@@ -1,61 +1,10 @@
-// Test-side helpers for Planwright running as a child process (planwright-child.ts): start it,
-// probe its webhook directly over HTTPS (latency, even while the apiserver is paused), read
-// its metrics, and sum the resident memory of it and its render workers.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Test-side probes of Planwright started as users start it (planwright-start.ts): its webhook
+// called directly over HTTPS (latency, even while the apiserver is paused), its metrics, and
+// the resident memory of it and its render workers.
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import { createInterface } from 'node:readline';
-import type { ChildSettings } from './planwright-child-main.ts';
 import { instanceReview } from './admission.ts';
-
-export interface PlanwrightChild {
-  readonly proc: ChildProcess;
-  readonly port: number;
-  readonly caPem: string;
-  /** stderr (the JSON log), bounded. */
-  log(): string;
-  readonly exited: Promise<number | null>;
-}
-
-export async function startPlanwrightChild(
-  kubeconfig: string,
-  settings: ChildSettings,
-): Promise<PlanwrightChild> {
-  const proc = spawn(
-    process.execPath,
-    [
-      '--import',
-      './scripts/register-ts.mjs',
-      'test/support/planwright-child-main.ts',
-      kubeconfig,
-      JSON.stringify(settings),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let log = '';
-  proc.stderr?.on('data', (c: Buffer) => {
-    log = (log + c.toString()).slice(-2_000_000);
-  });
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  const ready = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout }).on('line', (line) => {
-      if (line.startsWith('READY ')) resolve(line);
-    });
-    void exited.then((code) =>
-      reject(
-        new Error(`planwright child exited (${code}) before it was ready:\n${log.slice(-4000)}`),
-      ),
-    );
-  });
-  const [, port = '0', ca = ''] = ready.split(' ');
-  return {
-    proc,
-    port: Number(port),
-    caPem: Buffer.from(ca, 'base64').toString('utf8'),
-    log: () => log,
-    exited,
-  };
-}
+import type { StartedPlanwright } from './planwright-start.ts';
 
 /** Resident memory (bytes) of `pid` and all its descendants (render workers). */
 export function treeRss(pid: number): { total: number; processes: number } {
@@ -77,9 +26,17 @@ export function treeRss(pid: number): { total: number; processes: number } {
   return { total, processes };
 }
 
-/** One HTTPS request to the child's server. */
+/**
+ * An agent for the webhook server of `planwright start --install`: its development certificate
+ * is made at start and not the test's to trust (the probe measures answers, not TLS).
+ */
+export function webhookAgent(options: https.AgentOptions = {}): https.Agent {
+  return new https.Agent({ ...options, rejectUnauthorized: false });
+}
+
+/** One HTTPS request to the webhook server. */
 export function call(
-  child: PlanwrightChild,
+  child: { readonly port: number },
   agent: https.Agent,
   path: string,
   body?: string,
@@ -107,19 +64,18 @@ export function call(
   });
 }
 
-/** `leader_election_master_status` from the child's /metrics (1 leader, 0 not). */
-export async function leaderStatus(child: PlanwrightChild, agent: https.Agent): Promise<number> {
-  const { text } = await call(child, agent, '/metrics');
+/** `leader_election_master_status` from /metrics (1 leader, 0 not). */
+export async function leaderStatus(child: StartedPlanwright): Promise<number> {
+  const text = await child.metrics();
   const m = /^leader_election_master_status\{[^}]*\} (\d)/m.exec(text);
   return Number(m?.[1] ?? -1);
 }
 
-/** Workers of the render pool by state, from the child's /metrics (-1: not reported). */
+/** Workers of the render pool by state, from /metrics (-1: not reported). */
 export async function renderWorkers(
-  child: PlanwrightChild,
-  agent: https.Agent,
+  child: StartedPlanwright,
 ): Promise<{ readonly starting: number; readonly ready: number }> {
-  const { text } = await call(child, agent, '/metrics');
+  const text = await child.metrics();
   const count = (state: string): number => {
     const m = new RegExp(
       `^planwright_render_workers\\{pool="render",state="${state}"\\} (\\d+)`,
@@ -142,11 +98,11 @@ export class WebhookProbe {
   private readonly agent: https.Agent;
 
   constructor(
-    private readonly child: PlanwrightChild,
+    private readonly child: { readonly port: number },
     private readonly namespace: string,
     private readonly operatorVersion: string,
   ) {
-    this.agent = new https.Agent({ keepAlive: true, ca: child.caPem, maxSockets: 4 });
+    this.agent = webhookAgent({ keepAlive: true, maxSockets: 4 });
   }
 
   start(intervalMs = 25): void {
