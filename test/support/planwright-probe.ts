@@ -6,16 +6,26 @@ import https from 'node:https';
 import { instanceReview } from './admission.ts';
 import type { StartedPlanwright } from './planwright-start.ts';
 
-/** Resident memory (bytes) of `pid` and all its descendants (render workers). */
-export function treeRss(pid: number): { total: number; processes: number } {
+/** Resident memory (bytes) of `pid` and all its descendants (render workers), and of each. */
+export function treeRss(pid: number): {
+  total: number;
+  processes: number;
+  each: Array<{ pid: number; rss: number; command: string }>;
+} {
   let total = 0;
   let processes = 0;
+  const each: Array<{ pid: number; rss: number; command: string }> = [];
   const visit = (p: number): void => {
     try {
       const status = readFileSync(`/proc/${p}/status`, 'utf8');
       const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      const command = readFileSync(`/proc/${p}/cmdline`, 'utf8')
+        .split('\0')
+        .join(' ')
+        .slice(0, 120);
       total += kb * 1024;
       processes += 1;
+      each.push({ pid: p, rss: kb * 1024, command });
       const children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
       for (const c of children ? children.split(/\s+/) : []) visit(Number(c));
     } catch {
@@ -23,7 +33,7 @@ export function treeRss(pid: number): { total: number; processes: number } {
     }
   };
   visit(pid);
-  return { total, processes };
+  return { total, processes, each };
 }
 
 /**

@@ -128,6 +128,8 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
   let custom: k8s.CustomObjectsApi;
   let probe: WebhookProbe;
   let peakRss = 0;
+  /** Each process's resident memory at the peak. */
+  let atPeak = '';
   let rssTimer: NodeJS.Timeout | undefined;
   const bystanderMs: number[] = [];
 
@@ -190,7 +192,14 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
       args: RENDER_FLAGS,
     });
     rssTimer = setInterval(() => {
-      if (child.proc.pid) peakRss = Math.max(peakRss, treeRss(child.proc.pid).total);
+      if (!child.proc.pid) return;
+      const sample = treeRss(child.proc.pid);
+      if (sample.total > peakRss) {
+        peakRss = sample.total;
+        atPeak = sample.each
+          .map((p) => `${(p.rss / 2 ** 20).toFixed(0)} MiB ${p.command}`)
+          .join('\n');
+      }
     }, 200);
     await create(
       'operatorversions',
@@ -390,6 +399,7 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
     expect(child.proc.exitCode).toBeNull();
     expect(child.log()).not.toMatch(/FATAL ERROR|Reached heap limit.*main/);
     expect(peakRss).toBeGreaterThan(0);
+    console.log(`peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB:\n${atPeak}`);
     expect(peakRss).toBeLessThan(RSS_BOUND);
   });
 });
