@@ -457,6 +457,9 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
       await instanceStates.stop();
       await configStates.stop();
 
+      process.stderr.write(
+        `[in-cluster e2e] leader pod deleted: ${written.length} plan runs written and COMPLETE, ${instanceStates.seen.length} Instance states watched, ${result.answered} admissions answered, ${result.failed.length} failed\n`,
+      );
       expect(result.failed).toEqual([]);
       expect(result.answered).toBeGreaterThan(0);
       expect(written.length).toBeGreaterThanOrEqual(4);
