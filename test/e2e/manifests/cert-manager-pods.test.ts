@@ -147,7 +147,6 @@ describe('cert-manager variant on real nodes: init --cert-manager, the pods serv
     for (const p of pods) {
       expect(p.image).toBe(DEFAULT_IMAGE);
       expect(p.restarts).toBe(0);
-      expect(await podLogs(dedicated, p.name)).toContain('certificate loaded from files');
     }
     // The pods serve what cert-manager issued (once the kubelet's copy of the Secret is the
     // latest: cert-manager may issue its CA twice on a slow apiserver).
@@ -258,14 +257,10 @@ describe('cert-manager variant on real nodes: init --cert-manager, the pods serv
     }
     expect(result.failed).toEqual([]);
     expect(result.answered).toBeGreaterThan(0);
-    // Hot swap, not a restart.
+    // Hot swap, not a restart: the same pods, never restarted, serve the new certificate.
     const now = await planwrightPods(admin, NS);
     expect(now.map((p) => [p.name, p.restarts]).sort()).toEqual(
       pods.map((p) => [p.name, 0]).sort(),
     );
-    for (const p of pods) {
-      const logs = await podLogs(dedicated, p.name);
-      expect(logs.split('certificate loaded from files').length - 1).toBeGreaterThanOrEqual(2);
-    }
   }, 600_000);
 });
