@@ -62,7 +62,9 @@ export async function startCountingProxy(clusterKubeconfig: string): Promise<Cou
       'apiVersion: v1',
       'kind: Config',
       'clusters:',
-      `- name: proxy\n  cluster:\n    server: http://127.0.0.1:${port}`,
+      // Plain HTTP on loopback: @kubernetes/client-node sends to an http:// server only with
+      // TLS verification off, and there is no TLS to verify.
+      `- name: proxy\n  cluster:\n    server: http://127.0.0.1:${port}\n    insecure-skip-tls-verify: true`,
       'users:',
       '- name: proxy\n  user: {}',
       'contexts:',

@@ -15,7 +15,13 @@ import { repositoryRoot } from '../../../src/localcluster/paths.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../support/kudo.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
-import { ensureBuiltCli, KUBECTL_KUDO, runBuilt, type CliResult } from './built-cli.ts';
+import {
+  ensureBuiltCli,
+  KUBECTL_KUDO,
+  runBuilt,
+  withoutBusyVerifier,
+  type CliResult,
+} from './built-cli.ts';
 
 const FIXTURES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
 
@@ -33,7 +39,7 @@ describe('kubectl-kudo with a parent package and its child (KudoOperator)', () =
     runBuilt(KUBECTL_KUDO, [...args, '--namespace', namespace], {
       env: { KUBECONFIG: testCluster().kubeconfigPath, KUDO_HOME: home },
       cwd,
-    });
+    }).then(withoutBusyVerifier);
 
   /** Name → data of the ConfigMaps Planwright applied in `namespace` (heritage=kudo). */
   async function appliedConfigMaps(

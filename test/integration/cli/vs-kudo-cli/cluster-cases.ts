@@ -7,6 +7,7 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repositoryRoot } from '../../../../src/localcluster/paths.ts';
+import { withoutBusyVerifierWarning } from '../built-cli.ts';
 
 export interface ClusterStep {
   /**
@@ -110,9 +111,8 @@ export function stepArgs(step: ClusterStep, namespace: string, kubeconfig: strin
  * machine.
  */
 export function normaliseClusterOutput(text: string, namespace: string): string {
-  return text
+  return withoutBusyVerifierWarning(text)
     .replaceAll(namespace, '<ns>')
     .replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?Z?/g, '<time>')
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uid>')
-    .replace(/^Warning: OperatorVersion \S+ was admitted without package verification: .*\n/gm, '');
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uid>');
 }
