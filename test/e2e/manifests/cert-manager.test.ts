@@ -28,6 +28,7 @@ import { waitFor } from '../../support/wait.ts';
 import {
   certManagerCrdFiles,
   ensureCertManager,
+  renewCertificate,
   startCertManager,
   type RunningCertManager,
 } from './cert-manager.ts';
@@ -84,26 +85,8 @@ describe('cert-manager variant: issued certificate, cainjector, files mode, rene
       ...replicas.map((r) => `--- replica ${r.index}\n${r.logs().slice(-6000)}`),
     ].join('\n');
 
-  /** What `cmctl renew` does: the Issuing condition, set on the Certificate's status. */
-  const renewServingCertificate = async (): Promise<void> => {
-    const certPath = `/apis/cert-manager.io/v1/namespaces/${NS}/certificates/planwright-webhook-cert`;
-    const cert = await admin.request<{
-      metadata: { generation: number };
-      status: { conditions?: Array<Record<string, unknown>> };
-    }>({ path: certPath });
-    cert.status.conditions = [
-      ...(cert.status.conditions ?? []).filter((c) => c['type'] !== 'Issuing'),
-      {
-        type: 'Issuing',
-        status: 'True',
-        reason: 'ManuallyTriggered',
-        message: 'Certificate re-issuance manually triggered by the test',
-        lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-        observedGeneration: cert.metadata.generation,
-      },
-    ];
-    await admin.request({ method: 'PUT', path: `${certPath}/status`, body: cert });
-  };
+  const renewServingCertificate = (): Promise<void> =>
+    renewCertificate(admin, NS, 'planwright-webhook-cert');
 
   /**
    * The CA certificate once cert-manager has stopped issuing it. On a slow apiserver

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { KubeClient } from '../../../src/kube/index.ts';
 import { assertGoAvailable, buildGoBinary } from '../../../src/localcluster/go-build.ts';
 import { withDirectoryLock } from '../../../src/localcluster/lock.ts';
 import { cacheRoot, repositoryRoot } from '../../../src/localcluster/paths.ts';
@@ -134,4 +135,29 @@ export function startCertManager(binary: string, kubeconfig: string): RunningCer
       );
     },
   };
+}
+
+/** What `cmctl renew` does: the Issuing condition, set on the Certificate's status. */
+export async function renewCertificate(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<void> {
+  const certPath = `/apis/cert-manager.io/v1/namespaces/${namespace}/certificates/${name}`;
+  const cert = await client.request<{
+    metadata: { generation: number };
+    status: { conditions?: Array<Record<string, unknown>> };
+  }>({ path: certPath });
+  cert.status.conditions = [
+    ...(cert.status.conditions ?? []).filter((c) => c['type'] !== 'Issuing'),
+    {
+      type: 'Issuing',
+      status: 'True',
+      reason: 'ManuallyTriggered',
+      message: 'Certificate re-issuance manually triggered by the test',
+      lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      observedGeneration: cert.metadata.generation,
+    },
+  ];
+  await client.request({ method: 'PUT', path: `${certPath}/status`, body: cert });
 }

@@ -40,10 +40,16 @@ import {
 } from './replicas.ts';
 import { containerPid, planwrightPods, podLogs, type PlanwrightPod } from './pods.ts';
 import { startAdmissionStream, type AdmissionStream } from './admission-stream.ts';
+import { repeatedRuns, valueChanges, watchRevisions } from './plan-ledger.ts';
+import { startPlanWrites } from './plan-writes.ts';
 
 const NS = 'planwright-system';
 const SA = `system:serviceaccount:${NS}:planwright`;
 const PLAN_TIMEOUT_MS = 300_000;
+// A package whose deploy plan applies one ConfigMap of its parameters: its runs are short, so
+// a stream of parameter changes gives a stream of plan runs.
+const CONFIG_PACKAGE = new URL('../../fixtures/packages/dependency-child', import.meta.url)
+  .pathname;
 
 describe('planwright init onto real nodes: the image run as two replicas', () => {
   let dedicated: DedicatedCluster;
@@ -354,13 +360,73 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
       );
     const stream = (): AdmissionStream => startAdmissionStream({ client: admin, namespace: 'zk' });
 
-    it('deleting the leader pod: the other replica takes the Lease, no admission request fails', async () => {
+    it('deleting the leader pod: the other replica takes the Lease, no plan is lost or run twice, no admission request fails', async () => {
+      // An Instance whose plan runs are the stream: its deploy plan applies ConfigMap
+      // <name>-config with the parameter MESSAGE.
+      const ns = 'handover';
+      await admin.request({
+        method: 'POST',
+        path: '/api/v1/namespaces',
+        body: { metadata: { name: ns } },
+      });
+      const pkg = await loadPackage(CONFIG_PACKAGE, { namespace: ns });
+      for (const [plural, body] of [
+        ['operators', pkg.operator],
+        ['operatorversions', pkg.operatorVersion],
+        ['instances', pkg.instance],
+      ] as const) {
+        await admin.request({
+          method: 'POST',
+          path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/${plural}`,
+          body,
+        });
+      }
+      const name = pkg.instance.metadata.name ?? '';
+      const instances = `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances`;
+      const configMaps = `/api/v1/namespaces/${ns}/configmaps`;
+      const deployed = await waitFor(
+        'the first deploy COMPLETE',
+        async () => {
+          const i = await admin.request<Instance>({ path: `${instances}/${name}` });
+          const ps = i.status?.planStatus?.['deploy'];
+          return ps?.status === 'COMPLETE' && ps.uid === i.spec?.planExecution?.uid ? i : undefined;
+        },
+        { timeoutMs: PLAN_TIMEOUT_MS, intervalMs: 500 },
+      );
+      const configMap = await admin.request<{
+        metadata: { resourceVersion: string };
+        data?: Record<string, string>;
+      }>({ path: `${configMaps}/${name}-config` });
+      expect(configMap.data?.['message']).toBe('hi');
+      // Every state of the Instance and of the ConfigMap from here on.
+      const instanceStates = watchRevisions<Instance>({
+        client: admin,
+        collection: instances,
+        name,
+        resourceVersion: deployed.metadata.resourceVersion ?? '',
+      });
+      const configStates = watchRevisions<{ data?: Record<string, string> }>({
+        client: admin,
+        collection: configMaps,
+        name: `${name}-config`,
+        resourceVersion: configMap.metadata.resourceVersion,
+      });
+
       await twoReady('two ready replicas');
       const leader = podOf(await leaseHolder());
       const other = pods.find((p) => p !== leader);
       if (!leader || !other)
         throw new Error(`no leader among ${pods.map((p) => p.name).join(', ')}`);
-      const writes = stream();
+      const admissions = stream();
+      const runs = startPlanWrites({
+        client: admin,
+        namespace: ns,
+        instance: name,
+        parameter: 'MESSAGE',
+        plan: 'deploy',
+        runTimeoutMs: 120_000,
+      });
+      await runs.more(2);
       await admin.request({
         method: 'DELETE',
         path: `/api/v1/namespaces/${NS}/pods/${leader.name}`,
@@ -370,13 +436,50 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
         async () => (await leaseHolder()).startsWith(`${other.name}_`),
         { timeoutMs: 120_000, intervalMs: 200 },
       );
+      // Runs of the new leader, written after it took over.
+      await runs.more(2);
       await twoReady('a new replica ready in place of the deleted one', (ps) =>
         ps.every((p) => p.name !== leader.name),
       );
-      const result = await writes.stop();
+      const written = await runs.stop();
+      const result = await admissions.stop();
+      // Settled: the last write's run is COMPLETE; the watches have seen up to now.
+      const last = written.at(-1);
+      const settled = await admin.request<Instance>({ path: `${instances}/${name}` });
+      await waitFor('the watches caught up', () =>
+        instanceStates.seen.some(
+          (i) => i.metadata.resourceVersion === settled.metadata.resourceVersion,
+        ),
+      );
+      await waitFor('the ConfigMap watch caught up', () =>
+        configStates.seen.some((c) => c.data?.['message'] === last?.value),
+      );
+      await instanceStates.stop();
+      await configStates.stop();
+
+      process.stderr.write(
+        `[in-cluster e2e] leader pod deleted: ${written.length} plan runs written and COMPLETE, ${instanceStates.seen.length} Instance states watched, ${result.answered} admissions answered, ${result.failed.length} failed\n`,
+      );
       expect(result.failed).toEqual([]);
       expect(result.answered).toBeGreaterThan(0);
-    }, 400_000);
+      expect(written.length).toBeGreaterThanOrEqual(4);
+      // No plan lost: each write's run reached COMPLETE (startPlanWrites waited for it), the
+      // ConfigMap took every written value once and in the order written (a stale or repeated
+      // run would bring an older value back), and the Instance ends with the last one.
+      expect(valueChanges(configStates.seen.map((c) => c.data?.['message'] ?? ''))).toEqual(
+        written.map((w) => w.value),
+      );
+      expect(settled.status?.planStatus?.['deploy']).toMatchObject({
+        uid: last?.uid,
+        status: 'COMPLETE',
+      });
+      // Each run recorded once: one start per plan execution uid, and nothing after its end.
+      const seenUids = new Set(
+        instanceStates.seen.map((i) => i.status?.planStatus?.['deploy']?.uid ?? ''),
+      );
+      expect(written.filter((w) => !seenUids.has(w.uid))).toEqual([]);
+      expect(repeatedRuns(instanceStates.seen, 'deploy')).toEqual([]);
+    }, 600_000);
 
     it('kubectl rollout restart: no admission request fails', async () => {
       const before = pods.map((p) => p.name);

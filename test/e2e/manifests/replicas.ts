@@ -411,10 +411,13 @@ export async function syncSecretVolume(
 }
 
 /** SHA-256 fingerprint of the certificate a replica serves to a new TLS connection now. */
-export function servedFingerprint(replica: Replica, caPem: string): Promise<string> {
+export function servedFingerprint(
+  replica: Pick<Replica, 'port'> & { readonly host?: string },
+  caPem: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = tlsConnect({
-      host: '127.0.0.1',
+      host: replica.host ?? '127.0.0.1',
       port: replica.port,
       ca: caPem,
       servername: 'planwright-webhook.planwright-system.svc',
