@@ -62,7 +62,7 @@ export type ManagerSettings = Omit<ManagerOptions, 'kubeConfig' | 'logger' | 're
  * large parameter values run in worker processes). Workers start when work needs them and
  * exit after their idle time without work. Admission decodes small values inline and starts
  * its one worker only for an OperatorVersion write or a large value: at normal priority the
- * start takes 0.2–0.5 s even on a loaded node, well inside the webhook's deadline.
+ * start fits well inside the webhook's deadline even on a loaded node.
  */
 export interface RenderSettings {
   /** Render workers at most (parallel renders). Default: the CPU count, 1 to 4. */
@@ -71,11 +71,11 @@ export interface RenderSettings {
   readonly idleMs?: number;
   /**
    * The admission worker without work this long exits. Default 1 s: its jobs are rare (an
-   * OperatorVersion write, a large value) and a start is cheap (0.2–0.8 s on a loaded node,
-   * inside the webhook's deadline), while it costs 60–70 MiB for as long as it lives — 5 s
-   * after an OperatorVersion write kept it in the peak of the Instance burst that followed
-   * (bench/vs-kudo). 1 s still serves the back-to-back writes of one `kubectl kudo install`
-   * or `kubectl apply -f <dir>` (milliseconds apart).
+   * OperatorVersion write, a large value) and a start is cheap (inside the webhook's
+   * deadline), while it costs a Node runtime's memory for as long as it lives — a longer idle
+   * time kept it in the peak of the Instance burst that follows an OperatorVersion write. 1 s
+   * still serves the back-to-back writes of one `kubectl kudo install` or `kubectl apply -f
+   * <dir>`. Figures: bench/README.md, "Figures behind defaults".
    */
   readonly admissionIdleMs?: number;
   /** CPU-time limit of one template render (wall-clock: 10 × as much). Default 10 s. */

@@ -267,9 +267,9 @@ function tlsOptionsOf(auth: Authentication): https.AgentOptions {
   return {
     ...material,
     // Built once per agent: without it tls.connect builds a SecureContext from the PEM text
-    // for every new connection (parse the CA bundle, the certificate and the key: ~2 ms of
-    // CPU each, 35 of them in a 1,000-Instance burst). The CA in it is still what the server
-    // is verified against; servername and rejectUnauthorized stay per connection.
+    // (parsing the CA bundle, the certificate and the key) for every new connection, which a
+    // burst opens by the dozen. The CA in it is still what the server is verified against;
+    // servername and rejectUnauthorized stay per connection.
     secureContext: createSecureContext(material),
     servername,
     rejectUnauthorized,

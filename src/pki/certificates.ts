@@ -20,9 +20,9 @@ export interface CertificateAuthority {
 }
 
 /**
- * A leaf's key: RSA-2048, or ECDSA on P-256 — a TLS handshake signature with it costs the
- * server ~0.02 ms against ~0.25 ms with RSA-2048 (openssl speed here), and the apiserver
- * opens a new connection to a webhook now and then (~0.1 per Instance create in a burst).
+ * A leaf's key: RSA-2048, or ECDSA on P-256 — the server signs at every handshake, an ECDSA
+ * signature is an order of magnitude cheaper than an RSA one, and the apiserver opens new
+ * connections to a webhook now and then (figures: bench/README.md, "Figures behind defaults").
  * CAs stay RSA: a client verifies the CA's signature on the leaf at every handshake, and
  * an RSA verify is cheaper than an ECDSA one.
  */

@@ -59,9 +59,10 @@ export const STRUCTURED_WEIGHT = 32;
 export const INLINE_MAX_VALUE_CHARS = 256 * 1024;
 export const INLINE_MAX_WORK_CHARS = 1024 * 1024;
 /**
- * Rendered text parsed as YAML on the main thread at most: the YAML parser takes up to
- * ~5 ms per KiB on adversarial shapes (many small flow items or keys), so a larger output
- * goes to a worker to be rendered and parsed there. Typical objects render 0.1–5 KiB.
+ * Rendered text parsed as YAML on the main thread at most: the YAML parser's cost per byte
+ * grows on adversarial shapes (many small flow items or keys), so a larger output goes to a
+ * worker to be rendered and parsed there; typical objects stay well below it (figures:
+ * bench/README.md, "Figures behind defaults").
  */
 export const INLINE_MAX_PARSE_CHARS = 16 * 1024;
 

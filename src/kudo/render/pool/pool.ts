@@ -10,7 +10,7 @@
  *
  * Workers start on demand — up to `size` while jobs wait, so a burst gets the full
  * concurrency — and a worker that has had nothing to do for `idleMs` exits: an idle replica
- * keeps no worker processes (each costs a Node runtime, 60–70 MiB). {@link warm} starts one
+ * keeps no worker processes (each costs a Node runtime's memory). {@link warm} starts one
  * ahead of need and keeps the idle workers alive while its callers keep calling it.
  *
  * See examples/api/kudo.ts.
