@@ -4,21 +4,22 @@
  * (what `kubectl describe pod` shows), e.g. `container app is waiting: ImagePullBackOff: …`.
  */
 
-type Json = Record<string, unknown>;
+/** Pod status fields as the API server sends them (read, never trusted to be well-formed). */
+export type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function text(value: unknown): string {
+export function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-function list(value: unknown): Json[] {
+export function list(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
-function join(...parts: string[]): string {
+export function join(...parts: string[]): string {
   return parts.filter((p) => p !== '').join(': ');
 }
 

@@ -4,7 +4,7 @@
  * container's state and its last termination reason, the waiter's image pull.
  */
 import { describeObject, type ApplyObject } from '../../../kube/index.ts';
-import { containerProblems } from '../../health/index.ts';
+import { containerProblems, isObject, join, list, text, type Json } from '../../health/index.ts';
 import { WAITER_CONTAINER } from './pod.ts';
 
 export type PipePodState =
@@ -12,26 +12,8 @@ export type PipePodState =
   | { readonly state: 'waiting'; readonly message: string }
   | { readonly state: 'failed'; readonly message: string };
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function list(value: unknown): Json[] {
-  return Array.isArray(value) ? value.filter(isObject) : [];
-}
-
 function condition(status: Json, type: string): Json | undefined {
   return list(status['conditions']).find((c) => c['type'] === type);
-}
-
-function join(...parts: string[]): string {
-  return parts.filter((p) => p !== '').join(': ');
 }
 
 export function pipePodState(pod: ApplyObject, waiterImageHint: string): PipePodState {
