@@ -26,6 +26,10 @@ const common = {
 export default {
   // Integration tests wait on a real apiserver; the limit is a hang guard, not a timing check.
   testTimeout: 60_000,
+  // Two CPUs give jest one worker, so every file runs in jest's own process: a failed test that
+  // leaves a loop or socket behind would keep it alive after the report, until CI's time runs
+  // out. Tests stop what they start (afterEach/afterAll); this makes the report the end.
+  forceExit: true,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
