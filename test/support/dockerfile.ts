@@ -6,30 +6,20 @@
  *   Debian 12): pinned base images, `npm ci` from the lockfile, exec-form ENTRYPOINT, absolute
  *   WORKDIR, a numeric non-root USER matching the Deployment's runAsUser, the port the
  *   Deployment uses, nothing excluded by .dockerignore copied from the context;
- * - `imageRoot`: the final stage's file system as the build would make it — dist/ from the
- *   same `tsc -p tsconfig.build.json`, node_modules copied and pruned with
- *   `npm prune --omit=dev`, the context files it copies — with its ENV, WORKDIR and
- *   ENTRYPOINT, so tests start exactly what the image would run.
+ * - `imageDrift`: how the daemonless build (`npm run image:build`, whose image the e2e tests
+ *   run as pods) differs from the Dockerfile's final stage.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { Copy, DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate, ValidationSeverity, type ValidatorSettings } from 'dockerfile-utils';
-import {
-  PLANWRIGHT_IMAGE,
-  prunedNodeModules,
-  type ImageCopy,
-  type ImageStage,
-} from '../../src/cli/image.ts';
+import { PLANWRIGHT_IMAGE, type ImageCopy, type ImageStage } from '../../src/cli/image.ts';
 import { repositoryRoot } from '../../src/localcluster/paths.ts';
-import { DIST, ensureBuiltCli } from '../integration/cli/built-cli.ts';
 
 const ROOT = repositoryRoot();
 export const DOCKERFILE = join(ROOT, 'Dockerfile');
 
-/** The build stage's RUN lines that imageRoot reproduces; anything else must be taught to it. */
+/** The build stage's RUN lines the daemonless build (src/cli/image.ts) reproduces; anything else must be taught to it. */
 const BUILD_RUNS = ['npm ci --no-audit --no-fund', 'npm run build && npm prune --omit=dev'];
 
 export type FinalStage = ImageStage;
@@ -82,7 +72,7 @@ function execForm(instruction: Instruction): string[] | undefined {
   }
 }
 
-/** The final stage as data; throws naming an instruction imageRoot cannot reproduce. */
+/** The final stage as data; throws naming an instruction the daemonless build cannot reproduce. */
 export function finalStage(text: string): FinalStage {
   const last = stages(text).at(-1);
   if (!last) throw new Error('the Dockerfile has no FROM');
@@ -126,7 +116,7 @@ export function finalStage(text: string): FinalStage {
         break;
       default:
         throw new Error(
-          `the final stage's ${instruction.getKeyword()} is not reproduced by test/support/dockerfile.ts: teach imageRoot what it does`,
+          `the final stage's ${instruction.getKeyword()} is not reproduced by the daemonless build (src/cli/image.ts): teach it what it does`,
         );
     }
   }
@@ -237,59 +227,6 @@ export function dockerignorePatterns(): string[] {
     .split('\n')
     .map((l) => l.trim().replace(/\/$/, ''))
     .filter((l) => l !== '' && !l.startsWith('#'));
-}
-
-export interface ImageRoot {
-  /** The folder standing for the image's WORKDIR. */
-  readonly workdir: string;
-  /** The image's ENTRYPOINT, with `node` as this Node executable. */
-  readonly argv: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  remove(): Promise<void>;
-}
-
-/**
- * The final stage's WORKDIR as the build would fill it, in a temporary folder: what it copies
- * from the build stage (dist/ as `npm run build` makes it; node_modules pruned with
- * `npm prune --omit=dev`) and from the context.
- */
-export async function imageRoot(): Promise<ImageRoot> {
-  const stage = finalStage(readFileSync(DOCKERFILE, 'utf8'));
-  await ensureBuiltCli();
-  const workdir = await mkdtemp(join(tmpdir(), 'pw-image-'));
-  try {
-    for (const copy of stage.copies) {
-      for (const source of copy.sources) {
-        // Docker's rule: a target ending in / is a folder the source goes into; a folder
-        // source copies its contents.
-        const dest = copy.target.endsWith('/')
-          ? join(workdir, copy.target, basename(source))
-          : join(workdir, copy.target);
-        if (copy.from === undefined) {
-          await cp(join(ROOT, source), dest, { recursive: true });
-        } else if (copy.from === 'build' && source === '/src/dist') {
-          await cp(DIST, dest, { recursive: true });
-        } else if (copy.from === 'build' && source === '/src/node_modules') {
-          await prunedNodeModules(dest);
-        } else {
-          throw new Error(
-            `COPY --from=${copy.from} ${source}: not reproduced by test/support/dockerfile.ts`,
-          );
-        }
-      }
-    }
-  } catch (err) {
-    await rm(workdir, { recursive: true, force: true });
-    throw err;
-  }
-  const [command, ...rest] = stage.entrypoint;
-  if (command !== 'node') throw new Error(`ENTRYPOINT ${command ?? '(none)'}: expected node`);
-  return {
-    workdir,
-    argv: [process.execPath, ...rest],
-    env: stage.env,
-    remove: () => rm(workdir, { recursive: true, force: true }),
-  };
 }
 
 /**

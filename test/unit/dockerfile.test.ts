@@ -1,6 +1,6 @@
 // The Dockerfile, checked without a daemon (see test/support/dockerfile.ts): the repository's
 // passes, and each check refuses the mistake it is there for. That the final stage's files
-// run is proven by the e2e tests, whose in-cluster replicas start from them.
+// run is proven by the e2e tests, which run the image built from them as pods on a real node.
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -246,7 +246,14 @@ describe('cert-manager variant on real nodes: init --cert-manager, the pods serv
         },
         { timeoutMs: 120_000, intervalMs: 500 },
       ).catch(withDiagnostics);
+      // Same CA (the CA issuer did not change): the injected bundles stay valid.
       expect(renewed['ca.crt']).toBe(before['ca.crt']);
+      // rotationPolicy: Always — a new key, not only a new certificate.
+      expect(renewed['tls.key']).not.toBe(before['tls.key']);
+      // The manifest's key kind: ECDSA P-256 (cheap handshake signatures).
+      expect(new X509Certificate(renewed['tls.crt'] ?? '').publicKey.asymmetricKeyDetails).toEqual({
+        namedCurve: 'prime256v1',
+      });
       // The kubelet refreshes a Secret volume on its sync period, then the pods reload.
       await waitFor('both pods serving the renewed certificate', () => podsServe(renewed), {
         timeoutMs: 300_000,
