@@ -22,6 +22,20 @@ export function instanceReview(request: Record<string, unknown>): Record<string,
   });
 }
 
+/** An AdmissionReview of alice creating ConfigMap ns/cm; `request` adds to it or overrides. */
+export function configMapReview(request: Record<string, unknown>): Record<string, unknown> {
+  return admissionReview({
+    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+    resource: { group: '', version: 'v1', resource: 'configmaps' },
+    operation: 'CREATE',
+    namespace: 'ns',
+    name: 'cm',
+    userInfo: { username: 'alice' },
+    object: { metadata: { name: 'cm' } },
+    ...request,
+  });
+}
+
 /** A WebhookServer on 127.0.0.1, on a free port, with a registry of its own. */
 export function loopbackWebhookServer(
   tls: CertificateSource,

@@ -4,7 +4,7 @@
 // its own `--pipe-waiter-image` flag (what a mirror on an air-gapped cluster would be); the
 // copy itself — stat, tar, the exec streams — stays real.
 import { createHash } from 'node:crypto';
-import { pack } from 'tar-stream';
+import { tarLayer } from '../../src/localcluster/index.ts';
 import { pushImage } from '../../src/localcluster/nodes/registry-client.ts';
 
 const REPOSITORY = 'planwright-test/holding-waiter';
@@ -34,20 +34,8 @@ exec /bin/tar "$@"
 `;
 }
 
-async function layer(files: HoldFiles): Promise<Buffer> {
-  const tar = pack();
-  const chunks: Buffer[] = [];
-  tar.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-  const done = new Promise<void>((resolve, reject) => {
-    tar.on('end', resolve);
-    tar.on('error', reject);
-  });
-  const common = { uid: 0, gid: 0, mtime: new Date(0) };
-  tar.entry({ ...common, name: 'hold/', type: 'directory', mode: 0o755 });
-  tar.entry({ ...common, name: 'hold/tar', mode: 0o755 }, script(files));
-  tar.finalize();
-  await done;
-  return Buffer.concat(chunks);
+function layer(files: HoldFiles): Promise<Buffer> {
+  return tarLayer([{ kind: 'file', path: 'hold/tar', mode: 0o755, content: script(files) }]);
 }
 
 async function get(url: string, accept?: string): Promise<Buffer> {

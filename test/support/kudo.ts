@@ -13,7 +13,7 @@ import {
   OPERATOR_VERSION_GVK,
   type OperatorVersionSource,
 } from '../../src/kudo/admission/index.ts';
-import type { Instance, OperatorVersion } from '../../src/kudo/api/index.ts';
+import type { Instance, OperatorVersion, PlanStatus } from '../../src/kudo/api/index.ts';
 import { CacheRegistry } from '../../src/runtime/index.ts';
 import { ParameterValidator } from '../../src/kudo/params/index.ts';
 import type { WebhookServer } from '../../src/server/index.ts';
@@ -47,6 +47,25 @@ export function kudoObjects(api: k8s.CustomObjectsApi): KudoObjects {
         .getNamespacedCustomObject({ ...at, namespace, plural: 'instances', name })
         .catch(() => undefined)) as Instance | undefined,
   };
+}
+
+/**
+ * Waits until the deploy plan of Instance `namespace`/`name` has ended (COMPLETE or
+ * FATAL_ERROR); resolves with the plan's status.
+ */
+export function deployTerminal(
+  objects: KudoObjects,
+  instance: { readonly namespace: string; readonly name: string },
+): Promise<PlanStatus> {
+  const { namespace, name } = instance;
+  return waitFor(
+    `${namespace}/${name} deploy terminal`,
+    async () => {
+      const ps = (await objects.getInstance(namespace, name))?.status?.planStatus?.['deploy'];
+      return ps?.status === 'COMPLETE' || ps?.status === 'FATAL_ERROR' ? ps : undefined;
+    },
+    { timeoutMs: 150_000, intervalMs: 250 },
+  );
 }
 
 /** A JSON merge patch of one Instance through the typed client (errors reject, as the client's). */

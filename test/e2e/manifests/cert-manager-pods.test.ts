@@ -11,13 +11,12 @@
 //   kubelet's refresh of the mounted Secret and is hot-swapped with no admission failing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
-import { join } from 'node:path';
 import { DEFAULT_IMAGE, pushPlanwrightImage } from '../../../src/cli/image.ts';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import type { ApiError } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
 import type { LocalCluster } from '../../../src/localcluster/index.ts';
-import { ensureBuiltCli, PLANWRIGHT, runBuilt } from '../../integration/cli/built-cli.ts';
+import { ensureBuiltCli } from '../../integration/cli/built-cli.ts';
 import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { waitFor } from '../../support/wait.ts';
 import { startAdmissionStream } from './admission-stream.ts';
@@ -28,7 +27,13 @@ import {
   startCertManager,
   type RunningCertManager,
 } from './cert-manager.ts';
-import { planwrightPods, podLogs, type PlanwrightPod } from './pods.ts';
+import {
+  initWithImage,
+  planwrightPods,
+  podLogs,
+  twoReadyPods,
+  type PlanwrightPod,
+} from './pods.ts';
 import {
   metrics,
   sampleSum,
@@ -107,21 +112,7 @@ describe('cert-manager variant on real nodes: init --cert-manager, the pods serv
   it('init --image --cert-manager --wait: two pods on the real node serving the issued certificate', async () => {
     await ensureBuiltCli();
     await pushPlanwrightImage({ registry: cluster.imageRegistry ?? '' });
-    const init = await runBuilt(
-      PLANWRIGHT,
-      [
-        'init',
-        '--kubeconfig',
-        cluster.kubeconfigPath,
-        '--image',
-        DEFAULT_IMAGE,
-        '--cert-manager',
-        '--wait',
-        '--wait-time',
-        '300',
-      ],
-      { timeoutMs: 340_000, env: { KUDO_HOME: join(cluster.workDir, 'kudo-home') } },
-    );
+    const init = await initWithImage(cluster, { flags: ['--cert-manager'], waitSeconds: 300 });
     // cert-manager runs as processes here, not as a Deployment: init says so.
     expect(init.stderr).toContain('no Deployment labelled app=cert-manager found');
     expect(init.code).toBe(0);
@@ -136,14 +127,9 @@ describe('cert-manager variant on real nodes: init --cert-manager, the pods serv
     // The variant manages no certificate of its own.
     expect(init.stdout).not.toContain('planwright-webhook-tls');
 
-    await waitFor(
-      'the Deployment available with 2 replicas on the real node',
-      async () => {
-        pods = await planwrightPods(admin, NS);
-        return pods.length === 2 && pods.every((p) => p.ready && p.node === 'node-1');
-      },
-      { timeoutMs: 180_000, intervalMs: 500 },
-    ).catch(withDiagnostics);
+    await twoReadyPods(admin, { timeoutMs: 180_000, seen: (p) => (pods = p) }).catch(
+      withDiagnostics,
+    );
     for (const p of pods) {
       expect(p.image).toBe(DEFAULT_IMAGE);
       expect(p.restarts).toBe(0);

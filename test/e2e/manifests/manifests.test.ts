@@ -24,7 +24,7 @@ import { ApiError } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
 import { loadPackage } from '../../../src/kudo/package/index.ts';
 import type { LocalCluster } from '../../../src/localcluster/index.ts';
-import { ensureBuiltCli, PLANWRIGHT, runBuilt } from '../../integration/cli/built-cli.ts';
+import { ensureBuiltCli } from '../../integration/cli/built-cli.ts';
 import { scriptedEditor } from '../../support/kubectl-edit.ts';
 import { KUDO_PACKAGES } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -38,7 +38,14 @@ import {
   type DedicatedCluster,
   type KubectlOutcome,
 } from './replicas.ts';
-import { containerPid, planwrightPods, podLogs, type PlanwrightPod } from './pods.ts';
+import {
+  containerPid,
+  initWithImage,
+  planwrightPods,
+  podLogs,
+  twoReadyPods,
+  type PlanwrightPod,
+} from './pods.ts';
 import { startAdmissionStream, type AdmissionStream } from './admission-stream.ts';
 import { repeatedRuns, valueChanges, watchRevisions } from './plan-ledger.ts';
 import { startPlanWrites } from './plan-writes.ts';
@@ -81,20 +88,7 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
     const pushed = await pushPlanwrightImage({ registry });
     expect(pushed.reference).toBe(DEFAULT_IMAGE);
 
-    const init = await runBuilt(
-      PLANWRIGHT,
-      [
-        'init',
-        '--kubeconfig',
-        cluster.kubeconfigPath,
-        '--image',
-        DEFAULT_IMAGE,
-        '--wait',
-        '--wait-time',
-        '240',
-      ],
-      { timeoutMs: 280_000, env: { KUDO_HOME: join(cluster.workDir, 'kudo-home') } },
-    );
+    const init = await initWithImage(cluster, { waitSeconds: 240 });
     expect([init.code, init.stderr]).toEqual([0, '']);
     for (const line of [
       'applied deployment.apps/planwright -n planwright-system',
@@ -110,16 +104,11 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
 
     // The webhooks answered through the Service, so its endpoints are the pods; both become
     // Ready by the kubelet's probes of /readyz.
-    await waitFor(
-      'the Deployment available with 2 replicas on the real node',
-      async () => {
-        pods = await planwrightPods(admin, NS);
-        return pods.length === 2 && pods.every((p) => p.ready && p.node === 'node-1');
+    await twoReadyPods(admin, { timeoutMs: 120_000, seen: (p) => (pods = p) }).catch(
+      async (err: unknown) => {
+        throw new Error(`${(err as Error).message}\n${await replicaLogs()}`);
       },
-      { timeoutMs: 120_000, intervalMs: 500 },
-    ).catch(async (err: unknown) => {
-      throw new Error(`${(err as Error).message}\n${await replicaLogs()}`);
-    });
+    );
     for (const p of pods) {
       expect(p.image).toBe(DEFAULT_IMAGE);
       expect(p.serviceAccount).toBe('planwright');

@@ -1,7 +1,12 @@
 // The Deployment's pods as the tests look at them: where they run, whether the kubelet finds
 // them ready, and their logs (through the kubelet, as `kubectl logs`).
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_IMAGE } from '../../../src/cli/image.ts';
 import type { KubeClient } from '../../../src/kube/index.ts';
+import type { LocalCluster } from '../../../src/localcluster/index.ts';
+import { PLANWRIGHT, runBuilt, type CliResult } from '../../integration/cli/built-cli.ts';
+import { waitFor } from '../../support/wait.ts';
 import type { DedicatedCluster } from './replicas.ts';
 
 export interface PlanwrightPod {
@@ -45,6 +50,56 @@ export async function planwrightPods(
     restarts: p.status?.containerStatuses?.[0]?.restartCount ?? 0,
     deleting: p.metadata.deletionTimestamp !== undefined,
   }));
+}
+
+/**
+ * `planwright init --image <the default image> <flags> --wait` onto the cluster, as users run
+ * it (the built CLI); the child gets `waitSeconds` and a little more to finish.
+ */
+export function initWithImage(
+  cluster: LocalCluster,
+  options: { readonly flags?: readonly string[]; readonly waitSeconds: number },
+): Promise<CliResult> {
+  const flags = options.flags ?? [];
+  return runBuilt(
+    PLANWRIGHT,
+    [
+      'init',
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+      '--image',
+      DEFAULT_IMAGE,
+      ...flags,
+      '--wait',
+      '--wait-time',
+      String(options.waitSeconds),
+    ],
+    {
+      timeoutMs: (options.waitSeconds + 40) * 1000,
+      env: { KUDO_HOME: join(cluster.workDir, 'kudo-home') },
+    },
+  );
+}
+
+/**
+ * Waits for the Deployment's two pods, both Ready on the real node; `seen` gets every list read
+ * (so a failure's diagnostics can name the pods as they were last seen).
+ */
+export async function twoReadyPods(
+  admin: KubeClient,
+  options: { readonly timeoutMs: number; readonly seen: (pods: PlanwrightPod[]) => void },
+): Promise<PlanwrightPod[]> {
+  return waitFor(
+    'the Deployment available with 2 replicas on the real node',
+    async () => {
+      const pods = await planwrightPods(admin, 'planwright-system');
+      options.seen(pods);
+      return pods.length === 2 && pods.every((p) => p.ready && p.node === 'node-1')
+        ? pods
+        : undefined;
+    },
+    { timeoutMs: options.timeoutMs, intervalMs: 500 },
+  );
 }
 
 /** The last lines of a pod's log (empty when the kubelet has none). */

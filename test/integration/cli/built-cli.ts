@@ -79,25 +79,69 @@ export function withoutBusyVerifier(result: CliResult): CliResult {
   return { ...result, stderr: withoutBusyVerifierWarning(result.stderr) };
 }
 
+/** Where a kubectl-kudo run points: its namespace, kubeconfig, KUDO_HOME and working folder. */
+export interface KudoRun {
+  readonly namespace: string;
+  readonly kubeconfig: string;
+  readonly home?: string;
+  readonly cwd?: string;
+}
+
+/**
+ * The built kubectl-kudo with `--namespace` after the arguments (as kuttl appends flags), its
+ * stderr {@link withoutBusyVerifier}.
+ */
+export function runKudo(args: readonly string[], run: KudoRun): Promise<CliResult> {
+  return runBuilt(KUBECTL_KUDO, [...args, '--namespace', run.namespace], {
+    env: {
+      KUBECONFIG: run.kubeconfig,
+      ...(run.home !== undefined ? { KUDO_HOME: run.home } : {}),
+    },
+    ...(run.cwd !== undefined ? { cwd: run.cwd } : {}),
+  }).then(withoutBusyVerifier);
+}
+
+/** What {@link runProcess} gives the child: `input` on stdin (none: stdin is /dev/null). */
+export interface ProcessOptions {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly timeoutMs?: number;
+  readonly input?: string;
+}
+
+/** Runs an executable to the end; resolves with its exit code and output whatever the code. */
+export function runProcess(
+  file: string,
+  args: readonly string[],
+  options: ProcessOptions,
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin?.end(options.input);
+  });
+}
+
 /** Runs a built executable; resolves with its exit code and output, never throws on failure. */
 export function runBuilt(
   entry: string,
   args: readonly string[],
   options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string } = {},
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', entry, ...args], {
-      cwd: options.cwd ?? ROOT,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      timeout: options.timeoutMs ?? 120_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
+  return runProcess(process.execPath, ['--enable-source-maps', entry, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env },
+    timeoutMs: options.timeoutMs ?? 120_000,
+    input: options.input ?? '',
   });
 }

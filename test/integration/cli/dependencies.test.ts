@@ -15,13 +15,7 @@ import { repositoryRoot } from '../../../src/localcluster/paths.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../support/kudo.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
-import {
-  ensureBuiltCli,
-  KUBECTL_KUDO,
-  runBuilt,
-  withoutBusyVerifier,
-  type CliResult,
-} from './built-cli.ts';
+import { ensureBuiltCli, runKudo, type CliResult } from './built-cli.ts';
 
 const FIXTURES = join(repositoryRoot(), 'test', 'fixtures', 'packages');
 
@@ -36,10 +30,7 @@ describe('kubectl-kudo with a parent package and its child (KudoOperator)', () =
   let work = '';
 
   const kudo = (namespace: string, args: string[], cwd: string): Promise<CliResult> =>
-    runBuilt(KUBECTL_KUDO, [...args, '--namespace', namespace], {
-      env: { KUBECONFIG: testCluster().kubeconfigPath, KUDO_HOME: home },
-      cwd,
-    }).then(withoutBusyVerifier);
+    runKudo(args, { namespace, kubeconfig: testCluster().kubeconfigPath, home, cwd });
 
   /** Name → data of the ConfigMaps Planwright applied in `namespace` (heritage=kudo). */
   async function appliedConfigMaps(

@@ -16,13 +16,7 @@ import { KUDO_PACKAGES_DIR } from '../../support/shared.ts';
 import { waitFor } from '../../support/wait.ts';
 import { closedPort, serve } from '../../unit/kudo/package/helpers.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
-import {
-  ensureBuiltCli,
-  KUBECTL_KUDO,
-  runBuilt,
-  withoutBusyVerifier,
-  type CliResult,
-} from './built-cli.ts';
+import { ensureBuiltCli, runKudo, type CliResult } from './built-cli.ts';
 
 const ROOT = repositoryRoot();
 const HELLO = join(ROOT, 'examples', 'hello-config');
@@ -40,10 +34,12 @@ describe('kubectl kudo install / update / upgrade / package / repo', () => {
     args: string[],
     options: { namespace?: string; home?: string; cwd?: string } = {},
   ): Promise<CliResult> =>
-    runBuilt(KUBECTL_KUDO, [...args, '--namespace', options.namespace ?? ns], {
-      env: { KUBECONFIG: testCluster().kubeconfigPath, KUDO_HOME: options.home ?? home },
+    runKudo(args, {
+      namespace: options.namespace ?? ns,
+      kubeconfig: testCluster().kubeconfigPath,
+      home: options.home ?? home,
       ...(options.cwd ? { cwd: options.cwd } : {}),
-    }).then(withoutBusyVerifier);
+    });
 
   const get = <T>(namespace: string, resource: string, name: string): Promise<T> =>
     client.request<T>({

@@ -10,13 +10,7 @@ import { createTestNamespace, kubeConfig, mintUser, testCluster } from '../../su
 import { installKudoCrds } from '../../support/kudo.ts';
 import { waitFor } from '../../support/wait.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
-import {
-  ensureBuiltCli,
-  KUBECTL_KUDO,
-  runBuilt,
-  withoutBusyVerifier,
-  type CliResult,
-} from './built-cli.ts';
+import { ensureBuiltCli, runKudo, type CliResult } from './built-cli.ts';
 import { createDemo, createDemoInstance, DEMO_OV } from './fixtures.ts';
 
 describe('kubectl kudo plan / get / uninstall', () => {
@@ -25,9 +19,7 @@ describe('kubectl kudo plan / get / uninstall', () => {
   let planwright: StartedPlanwright;
 
   const kudo = (args: string[], kubeconfig = testCluster().kubeconfigPath): Promise<CliResult> =>
-    runBuilt(KUBECTL_KUDO, [...args, '--namespace', ns], { env: { KUBECONFIG: kubeconfig } }).then(
-      withoutBusyVerifier,
-    );
+    runKudo(args, { namespace: ns, kubeconfig });
 
   const instance = (name: string): Promise<Instance> =>
     client.request<Instance>({ path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/instances/${name}` });

@@ -1,34 +1,16 @@
 // ResourceManager.createOrApply on the real apiserver: an object made by a create (POST with the
 // field manager) must afterwards behave as if it had been applied — a field a later apply no
 // longer sets is removed — and an object a create cannot make as an apply would is applied.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { ServerSideApply, type ApplyObject } from '../../../src/kube/apply.ts';
 import { ResourceManager } from '../../../src/kube/resource-manager.ts';
-import {
-  ApiError,
-  KubeClient,
-  ResourceMapper,
-  type RequestOptions,
-} from '../../../src/kube/index.ts';
-import { createTestNamespace, kubeConfig } from '../../support/cluster.ts';
+import { ApiError, ResourceMapper } from '../../../src/kube/index.ts';
+import { recordedCluster } from './recorded-cluster.ts';
 
 interface Entry {
   manager: string;
   operation: string;
   subresource?: string;
-}
-
-/** A client that records the method of every request it passes on. */
-function recording(client: KubeClient, methods: string[]): KubeClient {
-  return new Proxy(client, {
-    get(target, prop, receiver) {
-      if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
-      return (options: RequestOptions): Promise<unknown> => {
-        methods.push(options.method ?? 'GET');
-        return target.request(options);
-      };
-    },
-  });
 }
 
 const owners = (obj: ApplyObject): string[] =>
@@ -37,32 +19,24 @@ const owners = (obj: ApplyObject): string[] =>
   );
 
 describe('ResourceManager.createOrApply (real apiserver)', () => {
-  const client = new KubeClient(kubeConfig());
-  const methods: string[] = [];
+  const kube = recordedCluster('create-or-apply');
+  const { client, methods, live } = kube;
   const ssa = new ServerSideApply({
-    client: recording(client, methods),
+    client: kube.recorded,
     mapper: new ResourceMapper(client),
     fieldManager: 'planwright',
   });
   const resources = new ResourceManager(ssa);
   const createOrApply = async (obj: ApplyObject): Promise<ApplyObject> =>
     (await resources.createOrApply(obj)).object;
-  let ns = '';
-
-  beforeAll(async () => {
-    ns = await createTestNamespace('create-or-apply');
-  });
-  afterAll(() => client.close());
 
   const configMap = (name: string, data: Record<string, string>, extra = {}): ApplyObject => ({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, namespace: ns, labels: { app: 'x' } },
+    metadata: { name, namespace: kube.ns, labels: { app: 'x' } },
     data,
     ...extra,
   });
-  const live = (name: string): Promise<ApplyObject> =>
-    client.request<ApplyObject>({ path: `/api/v1/namespaces/${ns}/configmaps/${name}` });
 
   it('creates a ConfigMap with one POST; a later apply that drops a key removes it', async () => {
     methods.length = 0;
@@ -102,7 +76,7 @@ describe('ResourceManager.createOrApply (real apiserver)', () => {
     // A dropped label and key: hand over, then one apply that removes them.
     methods.length = 0;
     const dropped = await ssa.apply(
-      { ...configMap('read', { b: '3' }), metadata: { name: 'read', namespace: ns } },
+      { ...configMap('read', { b: '3' }), metadata: { name: 'read', namespace: kube.ns } },
       { live: await live('read') },
     );
     expect(methods).toEqual(['PATCH', 'PATCH']);
@@ -115,14 +89,14 @@ describe('ResourceManager.createOrApply (real apiserver)', () => {
     await createOrApply(configMap('shared', { a: '1' }));
     await client.request({
       method: 'PATCH',
-      path: `/api/v1/namespaces/${ns}/configmaps/shared`,
+      path: `/api/v1/namespaces/${kube.ns}/configmaps/shared`,
       query: { fieldManager: 'someone' },
       contentType: 'application/merge-patch+json',
       body: { data: { theirs: 'y' } },
     });
     const applied = await ssa.apply({
       ...configMap('shared', { a: '2' }),
-      metadata: { name: 'shared', namespace: ns },
+      metadata: { name: 'shared', namespace: kube.ns },
     });
     expect(applied.metadata?.labels?.['app']).toBeUndefined();
     expect(applied['data']).toEqual({ a: '2', theirs: 'y' });
@@ -137,7 +111,7 @@ describe('ResourceManager.createOrApply (real apiserver)', () => {
         {
           metadata: {
             name: 'taken',
-            namespace: ns,
+            namespace: kube.ns,
             ownerReferences: [
               { apiVersion: 'v1', kind: 'ConfigMap', name: `owner-${uid}`, uid, controller: true },
             ],
@@ -189,7 +163,7 @@ describe('ResourceManager.createOrApply (real apiserver)', () => {
     const service = await createOrApply({
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: { name: 'svc', namespace: ns },
+      metadata: { name: 'svc', namespace: kube.ns },
       spec: { ports: [{ port: 80 }] },
     });
     expect(methods).toEqual(['PATCH']);
@@ -201,13 +175,13 @@ describe('ResourceManager.createOrApply (real apiserver)', () => {
     await createOrApply({
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'plain', namespace: ns },
+      metadata: { name: 'plain', namespace: kube.ns },
       data: { k: Buffer.from('v').toString('base64') },
     });
     await createOrApply({
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'string', namespace: ns },
+      metadata: { name: 'string', namespace: kube.ns },
       stringData: { k: 'v' },
     });
     expect(methods).toEqual(['POST', 'PATCH']);

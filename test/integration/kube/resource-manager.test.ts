@@ -2,54 +2,31 @@
 // configured, unchanged) and writes only what differs; `createOnly` objects are never written
 // once they exist; deletions say deleted, absent, skipped or abandoned, and an abandoned
 // object keeps everything but its owner reference.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   ApiError,
-  KubeClient,
   ResourceManager,
   ResourceMapper,
   applyStages,
   type ApplyObject,
-  type RequestOptions,
 } from '../../../src/kube/index.ts';
-import { createTestNamespace, kubeConfig } from '../../support/cluster.ts';
-
-/** A client that records the method of every request it passes on. */
-function recording(client: KubeClient, methods: string[]): KubeClient {
-  return new Proxy(client, {
-    get(target, prop, receiver) {
-      if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
-      return (options: RequestOptions): Promise<unknown> => {
-        methods.push(options.method ?? 'GET');
-        return target.request(options);
-      };
-    },
-  });
-}
+import { recordedCluster } from './recorded-cluster.ts';
 
 describe('ResourceManager (real apiserver)', () => {
-  const client = new KubeClient(kubeConfig());
-  const methods: string[] = [];
+  const kube = recordedCluster('resource-manager');
+  const { client, methods, live } = kube;
   const resources = new ResourceManager({
-    client: recording(client, methods),
+    client: kube.recorded,
     mapper: new ResourceMapper(client),
     fieldManager: 'planwright',
   });
-  let ns = '';
-
-  beforeAll(async () => {
-    ns = await createTestNamespace('resource-manager');
-  });
-  afterAll(() => client.close());
 
   const configMap = (name: string, data: Record<string, string>, meta = {}): ApplyObject => ({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, namespace: ns, ...meta },
+    metadata: { name, namespace: kube.ns, ...meta },
     data,
   });
-  const live = (name: string): Promise<ApplyObject> =>
-    client.request<ApplyObject>({ path: `/api/v1/namespaces/${ns}/configmaps/${name}` });
 
   it('says created, unchanged, configured; writes only what differs', async () => {
     methods.length = 0;
@@ -58,8 +35,8 @@ describe('ResourceManager (real apiserver)', () => {
       { desired: configMap('b', { k: '1' }), known: false },
     ]);
     expect(set.entries.map((e) => [e.subject, e.action])).toEqual([
-      [`ConfigMap ${ns}/a`, 'created'],
-      [`ConfigMap ${ns}/b`, 'created'],
+      [`ConfigMap ${kube.ns}/a`, 'created'],
+      [`ConfigMap ${kube.ns}/b`, 'created'],
     ]);
     expect(methods).toEqual(['POST', 'POST']);
 
@@ -119,7 +96,7 @@ describe('ResourceManager (real apiserver)', () => {
   it('an object not known that exists is shown to `existing` first; a refusal leaves it unwritten', async () => {
     await client.request({
       method: 'POST',
-      path: `/api/v1/namespaces/${ns}/configmaps`,
+      path: `/api/v1/namespaces/${kube.ns}/configmaps`,
       query: { fieldManager: 'someone' },
       body: configMap('theirs', { k: 'theirs' }),
     });
@@ -183,7 +160,7 @@ describe('ResourceManager (real apiserver)', () => {
     const ghost = {
       apiVersion: 'example.com/v1',
       kind: 'Ghost',
-      metadata: { name: 'g', namespace: ns },
+      metadata: { name: 'g', namespace: kube.ns },
     };
     expect((await resources.delete({ object: ghost })).action).toBe('absent');
     const err = await resources.apply({ desired: ghost, known: false }).catch((e: unknown) => e);

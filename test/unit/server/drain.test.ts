@@ -6,7 +6,7 @@ import https from 'node:https';
 import { Registry } from 'prom-client';
 import { createCertificateAuthority, issueCertificate } from '../../../src/pki/index.ts';
 import { allow, StaticCertificateSource, WebhookServer } from '../../../src/server/index.ts';
-import { admissionReview } from '../../support/admission.ts';
+import { configMapReview } from '../../support/admission.ts';
 import { capturingLogger } from '../../support/https.ts';
 
 const ca = createCertificateAuthority({ commonName: 'drain-ca' });
@@ -16,18 +16,7 @@ const leaf = issueCertificate(ca, {
   usage: 'server',
 });
 
-const body = JSON.stringify(
-  admissionReview({
-    uid: 'u1',
-    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-    resource: { group: '', version: 'v1', resource: 'configmaps' },
-    operation: 'CREATE',
-    namespace: 'ns',
-    name: 'cm',
-    userInfo: { username: 'alice' },
-    object: { metadata: { name: 'cm' } },
-  }),
-);
+const body = JSON.stringify(configMapReview({ uid: 'u1' }));
 
 function post(
   agent: https.Agent,

@@ -17,7 +17,7 @@ import {
   type AdmissionRequest,
 } from '../../../src/server/index.ts';
 import { capturingLogger, httpsRequest } from '../../support/https.ts';
-import { admissionReview } from '../../support/admission.ts';
+import { admissionReview, configMapReview } from '../../support/admission.ts';
 
 const ca = createCertificateAuthority({ commonName: 'test-ca' });
 const leaf = issueCertificate(ca, {
@@ -31,17 +31,7 @@ function review(request: Record<string, unknown>): string {
 }
 
 const cmRequest = (uid: string, extra: Record<string, unknown> = {}): string =>
-  review({
-    uid,
-    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-    resource: { group: '', version: 'v1', resource: 'configmaps' },
-    operation: 'CREATE',
-    namespace: 'ns',
-    name: 'cm',
-    userInfo: { username: 'alice' },
-    object: { metadata: { name: 'cm' } },
-    ...extra,
-  });
+  JSON.stringify(configMapReview({ uid, ...extra }));
 
 describe('WebhookServer', () => {
   const { logger, lines } = capturingLogger();

@@ -7,7 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { Condition, PlanStatus } from '../../../../src/kudo/api/types.ts';
 import { NODE_KIND_LABEL } from '../../../../src/localcluster/index.ts';
 import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
-import { installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
+import { deployTerminal, installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
 import { applyStepsOperatorVersion, instanceObject } from '../../../support/kudo-objects.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { requireRealNode } from '../../../support/real-node.ts';
@@ -58,19 +58,13 @@ describe('health on real kubelet status', () => {
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const apps = kc.makeApiClient(k8s.AppsV1Api);
-  const { create, getInstance } = kudoObjects(custom);
+  const objects = kudoObjects(custom);
+  const { create, getInstance } = objects;
   let planwright: StartedPlanwright | undefined;
   let ns = '';
 
   const terminal = (name: string): Promise<PlanStatus> =>
-    waitFor(
-      `${ns}/${name} deploy terminal`,
-      async () => {
-        const ps = (await getInstance(ns, name))?.status?.planStatus?.['deploy'];
-        return ps?.status === 'COMPLETE' || ps?.status === 'FATAL_ERROR' ? ps : undefined;
-      },
-      { timeoutMs: 150_000, intervalMs: 250 },
-    );
+    deployTerminal(objects, { namespace: ns, name });
 
   const ready = async (name: string): Promise<Condition | undefined> =>
     (await getInstance(ns, name))?.status?.conditions?.find((c: Condition) => c.type === 'Ready');

@@ -16,7 +16,12 @@ import type { ApplyObject } from '../../../../src/kube/apply.ts';
 import { NODE_KIND_LABEL } from '../../../../src/localcluster/index.ts';
 import { createTestNamespace, kubeConfig, kubectl, testCluster } from '../../../support/cluster.ts';
 import { join } from 'node:path';
-import { installKudoCrds, KUDO_PACKAGES, kudoObjects } from '../../../support/kudo.ts';
+import {
+  deployTerminal,
+  installKudoCrds,
+  KUDO_PACKAGES,
+  kudoObjects,
+} from '../../../support/kudo.ts';
 import { offlineCowsay, type OfflineCowsay } from '../../../support/offline-cowsay.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { requireRealNode } from '../../../support/real-node.ts';
@@ -32,7 +37,8 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const apps = kc.makeApiClient(k8s.AppsV1Api);
-  const { create, getInstance } = kudoObjects(custom);
+  const objects = kudoObjects(custom);
+  const { create, getInstance } = objects;
   let planwright: StartedPlanwright | undefined;
   let cowsay: OfflineCowsay | undefined;
   let ns = '';
@@ -40,14 +46,7 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
   let shipped = '';
 
   const terminal = (namespace: string, name: string): Promise<PlanStatus> =>
-    waitFor(
-      `${namespace}/${name} deploy terminal`,
-      async () => {
-        const ps = (await getInstance(namespace, name))?.status?.planStatus?.['deploy'];
-        return ps?.status === 'COMPLETE' || ps?.status === 'FATAL_ERROR' ? ps : undefined;
-      },
-      { timeoutMs: 150_000, intervalMs: 250 },
-    );
+    deployTerminal(objects, { namespace, name });
 
   beforeAll(async () => {
     requireRealNode('Pipe tasks');

@@ -3,13 +3,12 @@
  * made in a scratch folder, and the package commands both CLIs run on each; plus the list of
  * allowed differences, read from docs/cli.md.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { repositoryRoot } from '../../../../src/localcluster/paths.ts';
 import { KUDO_PACKAGES_DIR } from '../../../support/shared.ts';
-import type { CliResult } from '../built-cli.ts';
+import { runProcess, type CliResult } from '../built-cli.ts';
 
 /** A command with `{pkg}` for the package folder (given as `./name`) and `{out}` for a folder. */
 export const PACKAGE_COMMANDS: readonly string[] = [
@@ -147,13 +146,5 @@ export function runCli(
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(file, args, { cwd, env });
 }
