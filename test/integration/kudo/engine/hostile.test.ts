@@ -111,7 +111,7 @@ const HOSTILE_PLANS: Record<
     // function, so it renders in a worker (never on the main thread), where a limit ends it.
     templates: { 'repeat.yaml': `{{ repeat 60000000 "xxxxxxxx" }}${configMap('repeat')}` },
     message: new RegExp(
-      `template repeat\\.yaml: (${OUT_OF_MEMORY}|${DEADLINE}|.*output exceeds the limit of 4194304 characters|.*its result has 480000000 characters, more than the limit of 4194304|rendering produced a string longer)`,
+      `template repeat\\.yaml(: (${OUT_OF_MEMORY}|${DEADLINE}|.*output exceeds the limit of 4194304 characters|rendering produced a string longer)| line 1: .*error calling repeat: its result has 480000000 characters, more than the limit of 4194304)`,
     ),
   },
   nesting: {
