@@ -90,6 +90,11 @@ export const WALL_LIMIT_FACTOR = 10;
  * bounded where they are made (the engine's string limit).
  */
 export const RSS_POLL_MS = 20;
+/**
+ * A worker is stopped this far below its budget, MiB: it may grow between two reads, and the
+ * budget is what the container's limit counts, so the kill has to come before it.
+ */
+export const RSS_HEADROOM_MB = 8;
 
 /** A worker could not start (its modules did not load): not the job's fault, retry later. */
 export class RenderWorkerStartError extends Error {
@@ -429,7 +434,12 @@ export class RenderPool implements Renderer {
   /** Whether the worker's resident memory is past its budget (false where it is unknown). */
   private overBudget(slot: Slot): boolean {
     const rss = residentBytes(slot.worker.pid);
-    return rss !== undefined && rss > this.maxRssMb * 2 ** 20;
+    return rss !== undefined && rss > this.killAtMb() * 2 ** 20;
+  }
+
+  /** Resident memory at which a worker is stopped, MiB. */
+  private killAtMb(): number {
+    return Math.max(this.maxRssMb - RSS_HEADROOM_MB, this.maxRssMb / 2);
   }
 
   /** Ends a job whose worker uses more memory than its budget. */
@@ -445,7 +455,7 @@ export class RenderPool implements Renderer {
     const job = this.release(slot);
     if (!job) return;
     const { maxHeapMb } = this.options;
-    const detail = `ran out of memory: used more than ${this.maxRssMb} MiB (the limit is ${maxHeapMb} MiB of heap and ${this.maxRssMb} MiB in all per render worker)`;
+    const detail = `ran out of memory: used more than ${this.killAtMb()} MiB (the limit is ${maxHeapMb} MiB of heap and ${this.maxRssMb} MiB in all per render worker)`;
     this.options.logger.warn(
       { pool: this.options.name, subject: job.subject, limit: 'memory' },
       detail,
