@@ -219,15 +219,24 @@ describe('leader election', () => {
     await waitFor('reconcile in flight', () => started === 1);
 
     // Someone else takes the lease (as after a network partition), and then never renews it.
+    // The leader renews meanwhile, so the takeover retries on a conflict, as any writer would.
     const leases = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
-    const current = await leases.readNamespacedLease({ namespace, name: lease });
-    await leases.replaceNamespacedLease({
-      namespace,
-      name: lease,
-      body: {
-        ...current,
-        spec: { ...current.spec, holderIdentity: 'thief', renewTime: new k8s.V1MicroTime() },
-      },
+    await waitFor('the lease taken by the thief', async () => {
+      const current = await leases.readNamespacedLease({ namespace, name: lease });
+      try {
+        await leases.replaceNamespacedLease({
+          namespace,
+          name: lease,
+          body: {
+            ...current,
+            spec: { ...current.spec, holderIdentity: 'thief', renewTime: new k8s.V1MicroTime() },
+          },
+        });
+        return true;
+      } catch (err) {
+        if (err instanceof k8s.ApiException && err.code === 409) return false;
+        throw err;
+      }
     });
     await waitFor('leadership lost', () => !m.isLeader, { timeoutMs: 20_000, intervalMs: 20 });
     await waitFor('in-flight reconcile aborted', () => aborted === 1);
