@@ -87,6 +87,7 @@ class State {
     readonly missingKey: MissingKey,
     dot: V,
     private readonly maxOutput: number = Infinity,
+    private readonly maxString: number = maxOutput,
   ) {
     this.vars = [{ name: '$', value: dot }];
   }
@@ -540,8 +541,9 @@ class State {
           : nodeString(argNodes[0]!);
       argv.unshift(callee);
     }
+    let result: V;
     try {
-      return fun.impl(argv);
+      result = fun.impl(argv);
     } catch (e) {
       if (e instanceof FuncError) {
         this.at(node);
@@ -550,6 +552,16 @@ class State {
       if (e instanceof CallError) this.errorf(e.message);
       throw e;
     }
+    // Checked before anything reads the string: V8 builds long strings (`repeat`, repeated
+    // concatenation) as ropes that cost little until read, and flattening one allocates it
+    // whole outside the heap limit (a process-level memory overrun, not a heap error).
+    if (typeof result === 'string' && result.length > this.maxString) {
+      this.at(node);
+      this.errorf(
+        `error calling ${name}: its result has ${result.length} characters, more than the limit of ${this.maxString}`,
+      );
+    }
+    return result;
   }
 
   private evalArg(dot: V, typ: GoType, n: Node): V {
@@ -688,6 +700,8 @@ export interface ExecOptions {
   missingKey: MissingKey;
   /** Fail once the output is longer than this many characters (UTF-16 code units). */
   maxOutputLength?: number;
+  /** Fail once a function returns a longer string. Default: `maxOutputLength`. */
+  maxStringLength?: number;
 }
 
 /** Execute template `name` from `trees` with `data` as dot; returns the output. */
@@ -704,7 +718,15 @@ export function execute(
       'exec',
       name,
     );
-  const s = new State(tmpl, trees, opts.table, opts.missingKey, data, opts.maxOutputLength);
+  const s = new State(
+    tmpl,
+    trees,
+    opts.table,
+    opts.missingKey,
+    data,
+    opts.maxOutputLength,
+    opts.maxStringLength ?? opts.maxOutputLength,
+  );
   try {
     s.walk(data, tmpl.root);
   } catch (e) {

@@ -23,6 +23,11 @@ export interface ExecuteOptions {
    * no such limit; callers rendering untrusted templates bound their memory with it).
    */
   maxOutputLength?: number;
+  /**
+   * Fail once a function returns a string longer than this (default: `maxOutputLength`).
+   * Bounds what a template can make outside the engine's heap limit: see exec.ts.
+   */
+  maxStringLength?: number;
 }
 
 function table(funcs: TemplateOptions['funcs']): FuncTable {
@@ -69,6 +74,9 @@ export class Template {
       missingKey: this.missingKey,
       ...(options.maxOutputLength !== undefined
         ? { maxOutputLength: options.maxOutputLength }
+        : {}),
+      ...(options.maxStringLength !== undefined
+        ? { maxStringLength: options.maxStringLength }
         : {}),
     });
   }

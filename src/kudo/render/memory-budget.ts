@@ -11,8 +11,13 @@ import { readFileSync } from 'node:fs';
 export const RENDER_WORKER_HEAP_MB = 256;
 /** Heap of the admission worker, MiB. */
 export const ADMISSION_WORKER_HEAP_MB = 128;
-/** A worker process beyond its heap (code, new space, buffers), MiB. */
-export const WORKER_OVERHEAD_MB = 64;
+/**
+ * A worker process beyond its old-generation heap limit, MiB: the Node runtime, loaded code
+ * and buffers (an idle worker with a few MiB of heap is already most of it), new space
+ * (three semi-spaces) and V8's heap-limit slack. The render pool enforces it: a worker past
+ * heap + this is killed (pool.ts), so the container's limit built from it holds.
+ */
+export const WORKER_OVERHEAD_MB = 128;
 /** The main process (webhook, caches, controllers), MiB. */
 export const MAIN_PROCESS_MB = 256;
 

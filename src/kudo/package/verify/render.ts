@@ -8,7 +8,7 @@
 import { parseAllDocuments } from 'yaml';
 import { compileTemplate, TemplateError } from '../../../gotemplate/index.ts';
 import type { Instance, OperatorVersion, ParameterValueType } from '../../api/types.ts';
-import { templateParams } from '../../render/index.ts';
+import { MAX_TEMPLATE_OUTPUT_CHARS, templateParams } from '../../render/index.ts';
 import { planPipes, type DuplicatePipeKeyError } from '../pipes.ts';
 import type { Findings } from './findings.ts';
 import type { VerifySubject } from './subject.ts';
@@ -122,7 +122,11 @@ export function checkRendering(
     if (usages.get(key)?.error !== undefined) continue; // reported as a syntax error
     let rendered: string;
     try {
-      rendered = compileTemplate(key, text, { funcs: 'kudo', missingKey: 'error' }).execute(vars);
+      // The plan's own output limit: without one a template's output (or a string it builds)
+      // can grow past what a render worker may hold outside its heap.
+      rendered = compileTemplate(key, text, { funcs: 'kudo', missingKey: 'error' }).execute(vars, {
+        maxOutputLength: MAX_TEMPLATE_OUTPUT_CHARS,
+      });
     } catch (err) {
       // Anything execution throws is this template's problem, not a reason to stop verifying.
       const message =

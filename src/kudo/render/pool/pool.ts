@@ -34,7 +34,9 @@ import { RenderLimitError, RenderPoolBusyError, RenderPoolStoppedError } from '.
 import { READY, type WorkerFailure, type WorkerReply, type WorkerRequest } from './protocol.ts';
 import { RenderPoolMetrics } from './metrics.ts';
 import { cpuTimeMs } from './cpu-time.ts';
-import { spawnRenderWorker } from './spawn.ts';
+import { LOADER_OVERHEAD_MB, spawnRenderWorker } from './spawn.ts';
+import { residentBytes } from './rss.ts';
+import { WORKER_OVERHEAD_MB } from '../memory-budget.ts';
 import { templatesSubject } from './subject.ts';
 
 export interface RenderPoolOptions {
@@ -59,6 +61,12 @@ export interface RenderPoolOptions {
   /** Old-generation heap of each worker (V8 `--max-old-space-size`). */
   readonly maxHeapMb: number;
   /**
+   * Resident memory of each worker, MiB: a worker past it is killed and its job fails as out
+   * of memory. Default `maxHeapMb` + {@link WORKER_OVERHEAD_MB}, what the memory budget (and
+   * so the Deployment's limit) counts per worker.
+   */
+  readonly maxRssMb?: number;
+  /**
    * CPU niceness of the workers. Default 10 (below the main process). 0 for a pool that
    * answers within a caller's wall-clock deadline (admission): starved at 10 on a busy node,
    * its start and its jobs took ~10× longer.
@@ -75,6 +83,18 @@ export interface RenderPoolOptions {
 
 /** The default wall-clock limit of a job, in multiples of its (CPU-time) deadline. */
 export const WALL_LIMIT_FACTOR = 10;
+
+/**
+ * How often a busy worker's resident memory is read, ms. A template grows memory through
+ * the heap by at most a few MiB in that time; single allocations beyond the heap limit are
+ * bounded where they are made (the engine's string limit).
+ */
+export const RSS_POLL_MS = 20;
+/**
+ * A worker is stopped this far below its budget, MiB: it may grow between two reads, and the
+ * budget is what the container's limit counts, so the kill has to come before it.
+ */
+export const RSS_HEADROOM_MB = 8;
 
 /** A worker could not start (its modules did not load): not the job's fault, retry later. */
 export class RenderWorkerStartError extends Error {
@@ -98,6 +118,8 @@ interface Slot {
   ready: boolean;
   job: Pending | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** Reads the worker's resident memory while it has a job. */
+  watch: NodeJS.Timeout | undefined;
   /** Armed while the worker is ready and has no job: ends it after the pool's idle time. */
   idle: NodeJS.Timeout | undefined;
   /** When the worker last finished a job (or became ready). */
@@ -121,6 +143,7 @@ export class RenderPool implements Renderer {
   private readonly startTimeoutMs: number;
   private readonly idleMs: number;
   private readonly wallLimitMs: number;
+  private readonly maxRssMb: number;
   /** The last {@link warm} call: idle workers live `idleMs` past it. */
   private warmedAt = 0;
   /** When a worker last failed to start: {@link warm} does not retry for `idleMs` after. */
@@ -142,6 +165,10 @@ export class RenderPool implements Renderer {
     this.wallLimitMs = positive(
       'wallLimitMs',
       options.wallLimitMs ?? WALL_LIMIT_FACTOR * options.deadlineMs,
+    );
+    this.maxRssMb = positive(
+      'maxRssMb',
+      options.maxRssMb ?? options.maxHeapMb + WORKER_OVERHEAD_MB + LOADER_OVERHEAD_MB,
     );
     this.metrics = options.registry
       ? new RenderPoolMetrics(options.registry, options.name)
@@ -355,6 +382,7 @@ export class RenderPool implements Renderer {
       ready: false,
       job: undefined,
       timer: undefined,
+      watch: undefined,
       idle: undefined,
       idleSince: 0,
       stderr: '',
@@ -381,6 +409,13 @@ export class RenderPool implements Renderer {
       }
       const job = this.release(slot, false);
       if (job && job.request.id === message.id) this.settle(job, message);
+      if (this.overBudget(slot)) {
+        // What the job left behind (caches, fragmentation) would count against the next
+        // job's budget: a fresh worker takes it instead.
+        this.release(slot);
+        this.replace();
+        return;
+      }
       this.rest(slot);
       this.dispatch();
     });
@@ -394,6 +429,40 @@ export class RenderPool implements Renderer {
       if (!slot.ready) return this.failStart(slot, `exited (${signal ?? code}) while starting`);
       this.died(slot, `the render worker exited (${signal ?? code})`);
     });
+  }
+
+  /** Whether the worker's resident memory is past its budget (false where it is unknown). */
+  private overBudget(slot: Slot): boolean {
+    const rss = residentBytes(slot.worker.pid);
+    return rss !== undefined && rss > this.killAtMb() * 2 ** 20;
+  }
+
+  /** Resident memory at which a worker is stopped, MiB. */
+  private killAtMb(): number {
+    return Math.max(this.maxRssMb - RSS_HEADROOM_MB, this.maxRssMb / 2);
+  }
+
+  /** Ends a job whose worker uses more memory than its budget. */
+  private watchMemory(slot: Slot, pending: Pending): void {
+    if (slot.job !== pending) return;
+    if (residentBytes(slot.worker.pid) === undefined) {
+      // No /proc here: only the heap limit applies.
+      clearInterval(slot.watch);
+      slot.watch = undefined;
+      return;
+    }
+    if (!this.overBudget(slot)) return;
+    const job = this.release(slot);
+    if (!job) return;
+    const { maxHeapMb } = this.options;
+    const detail = `ran out of memory: used more than ${this.killAtMb()} MiB (the limit is ${maxHeapMb} MiB of heap and ${this.maxRssMb} MiB in all per render worker)`;
+    this.options.logger.warn(
+      { pool: this.options.name, subject: job.subject, limit: 'memory' },
+      detail,
+    );
+    this.metrics?.limited('memory');
+    this.settle(job, new RenderLimitError(job.subject, 'memory', detail));
+    this.replace();
   }
 
   /** A worker died on its own: its job ran out of memory, or crashed the runtime. */
@@ -481,6 +550,7 @@ export class RenderPool implements Renderer {
       this.replace();
     };
     slot.timer = setTimeout(check, deadlineMs);
+    slot.watch = setInterval(() => this.watchMemory(slot, pending), RSS_POLL_MS);
     this.metrics?.job(pending.request.kind);
     slot.worker.send(pending.request);
   }
@@ -511,6 +581,8 @@ export class RenderPool implements Renderer {
   private release(slot: Slot, terminate = true): Pending | undefined {
     clearTimeout(slot.timer);
     slot.timer = undefined;
+    clearInterval(slot.watch);
+    slot.watch = undefined;
     if (terminate) {
       clearTimeout(slot.idle);
       slot.idle = undefined;

@@ -26,6 +26,13 @@ export const WORKER_NICENESS = 10;
 const here = import.meta.url;
 const fromSources = here.endsWith('.ts');
 
+/**
+ * Resident memory a worker has beyond a built one's, MiB: run from sources, its TypeScript
+ * loader is a thread of its own (a second V8 isolate with the compiler loaded). Counted in
+ * the pool's memory budget so that tests run against the budget the built worker has.
+ */
+export const LOADER_OVERHEAD_MB = fromSources ? 96 : 0;
+
 export interface WorkerLimits {
   /** V8 old-generation heap (`--max-old-space-size`). */
   readonly maxHeapMb: number;

@@ -26,6 +26,7 @@ import { waitFor } from '../../../support/wait.ts';
 import { renderWorkers, treeRss, WebhookProbe } from '../../../support/planwright-probe.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { WALL_LIMIT_FACTOR } from '../../../../src/kudo/render/pool/pool.ts';
+import { WORKER_OVERHEAD_MB } from '../../../../src/kudo/render/memory-budget.ts';
 import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 
 /** Render limits for the test: a short deadline keeps it quick. */
@@ -49,6 +50,10 @@ const RENDER_WAIT_MS = WALL_LIMIT_FACTOR * RENDER.deadlineMs + 30_000;
  * render got less than a tenth of a core — the pool's wall-clock limit reached first.
  */
 const DEADLINE = `did not finish within (${RENDER.deadlineMs} ms \\(the render deadline\\)|\\d+ ms of wall-clock time \\(the limit is ${WALL_LIMIT_FACTOR * RENDER.deadlineMs} ms on a busy machine)`;
+/**
+ * A worker out of memory: its heap limit reached, or its resident memory past heap + overhead.
+ */
+const OUT_OF_MEMORY = `ran out of memory(: used more than \\d+ MiB)? \\(the limit is ${RENDER.maxHeapMb} MiB (of heap and ${RENDER.maxHeapMb + WORKER_OVERHEAD_MB} MiB in all )?per render worker\\)`;
 /**
  * Stated bound on resident memory of Planwright and its worker processes: the main process
  * (~200 MiB) + 2 render workers and 1 admission
@@ -93,9 +98,7 @@ const HOSTILE_PLANS: Record<
     },
     // Whichever limit it reaches first: near its heap limit V8 collects garbage for a long
     // time before it gives up, so on a busy machine the deadline may come first.
-    message: new RegExp(
-      `template grow\\.yaml: (ran out of memory \\(the limit is 128 MiB per render worker\\)|${DEADLINE})`,
-    ),
+    message: new RegExp(`template grow\\.yaml: (${OUT_OF_MEMORY}|${DEADLINE})`),
   },
   output: {
     templates: {
@@ -108,7 +111,7 @@ const HOSTILE_PLANS: Record<
     // function, so it renders in a worker (never on the main thread), where a limit ends it.
     templates: { 'repeat.yaml': `{{ repeat 60000000 "xxxxxxxx" }}${configMap('repeat')}` },
     message: new RegExp(
-      `template repeat\\.yaml: (ran out of memory \\(the limit is 128 MiB per render worker\\)|${DEADLINE}|.*output exceeds the limit of 4194304 characters|rendering produced a string longer)`,
+      `template repeat\\.yaml(: (${OUT_OF_MEMORY}|${DEADLINE}|.*output exceeds the limit of 4194304 characters|rendering produced a string longer)| line 1: .*error calling repeat: its result has 480000000 characters, more than the limit of 4194304)`,
     ),
   },
   nesting: {
