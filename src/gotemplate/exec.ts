@@ -80,15 +80,21 @@ class State {
   /** Static type of dot inside a range over interface elements (errors name it). */
   dotType: GoType | undefined;
 
+  readonly table: FuncTable;
+  readonly missingKey: MissingKey;
+  private readonly maxOutput: number;
+  private readonly maxString: number;
+
   constructor(
     public tmpl: Tree,
     readonly trees: ReadonlyMap<string, Tree>,
-    readonly table: FuncTable,
-    readonly missingKey: MissingKey,
     dot: V,
-    private readonly maxOutput: number = Infinity,
-    private readonly maxString: number = maxOutput,
+    opts: ExecOptions,
   ) {
+    this.table = opts.table;
+    this.missingKey = opts.missingKey;
+    this.maxOutput = opts.maxOutputLength ?? Infinity;
+    this.maxString = opts.maxStringLength ?? this.maxOutput;
     this.vars = [{ name: '$', value: dot }];
   }
 
@@ -718,15 +724,7 @@ export function execute(
       'exec',
       name,
     );
-  const s = new State(
-    tmpl,
-    trees,
-    opts.table,
-    opts.missingKey,
-    data,
-    opts.maxOutputLength,
-    opts.maxStringLength ?? opts.maxOutputLength,
-  );
+  const s = new State(tmpl, trees, data, opts);
   try {
     s.walk(data, tmpl.root);
   } catch (e) {
