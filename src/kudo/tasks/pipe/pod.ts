@@ -12,6 +12,8 @@ export const PIPE_POD_ANNOTATION = 'kudo.dev/pipepod';
 export const WAITER_CONTAINER = 'waiter';
 /** A pinned tag: `latest` would change under a running manager (--pipe-waiter-image overrides). */
 export const DEFAULT_WAITER_IMAGE = 'busybox:1.36';
+/** The waiter's shell script: sleeps until the pod is deleted, and exits on SIGTERM. */
+export const WAITER_SCRIPT = "trap 'exit 0' TERM; sleep infinity & wait";
 /** nobody: the waiter only sleeps and reads the files (tar, stat), which needs no root. */
 export const WAITER_USER = 65534;
 
@@ -160,7 +162,9 @@ export function buildPipePod(
           name: WAITER_CONTAINER,
           image: waiterImage,
           command: ['/bin/sh', '-c'],
-          args: ['sleep infinity'],
+          // As PID 1 a plain `sleep` ignores SIGTERM, so deleting the pod once its files are
+          // copied would wait out the whole grace period; the trap ends it at once.
+          args: [WAITER_SCRIPT],
           volumeMounts: [{ name: mount.volume, mountPath: mount.mountPath }],
           securityContext: structuredClone(WAITER_SECURITY_CONTEXT),
         },

@@ -170,7 +170,7 @@ describe('the pipe pod', () => {
         name: 'waiter',
         image: 'mirror/bb:1',
         command: ['/bin/sh', '-c'],
-        args: ['sleep infinity'],
+        args: ["trap 'exit 0' TERM; sleep infinity & wait"],
         volumeMounts: [{ name: 'shared-data', mountPath: '/tmp' }],
         // Pod Security "restricted" for the container Planwright adds.
         securityContext: {
