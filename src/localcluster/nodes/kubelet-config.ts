@@ -10,6 +10,8 @@ export interface KubeletConfigInput {
   readonly clientCaFile: string;
   readonly containerdSocket: string;
   readonly staticPodDir: string;
+  /** Where the node's container logs go (absolute, ASCII, normalized). */
+  readonly podLogsDir: string;
 }
 
 /** kubelet.config.k8s.io/v1beta1 KubeletConfiguration as YAML. */
@@ -24,6 +26,10 @@ export function kubeletConfigYaml(input: KubeletConfigInput): string {
     healthzPort: 0,
     containerRuntimeEndpoint: `unix://${input.containerdSocket}`,
     staticPodPath: input.staticPodDir,
+    // Each node its own: the default /var/log/pods is machine-wide, and a kubelet's garbage
+    // collection removes every pod log folder there of pods it does not know — another local
+    // cluster's node's.
+    podLogsDir: input.podLogsDir,
     // The kubelet API takes client certificates of the cluster's client CA (the apiserver's),
     // nothing anonymous; whoever holds one may use it.
     authentication: {

@@ -1,10 +1,11 @@
 // Removing everything a real node leaves on the machine: containers (through runc, whose state
 // folder holds exactly this node's), shims, mounts (container root filesystems, volumes,
-// network namespaces: all under the node's folder) and the pod bridge. Used by a normal stop
+// network namespaces: all under the node's folder), the pod bridge, and the kubelet's links
+// to container logs (in the machine-wide /var/log/containers, a path the kubelet hard-codes). Used by a normal stop
 // and by the next start after an owner was killed; what it finds is also what the checks of
 // "nothing outlived the cluster" look at.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { deleteBridge, interfaceExists } from './network.ts';
 import { removeServiceRoute, serviceRouteExists, type NftTool } from './service-route.ts';
@@ -26,7 +27,12 @@ export interface Leftovers {
   readonly bridge: boolean;
   /** The nftables table of the node's route to the apiserver. */
   readonly serviceRoute: boolean;
+  /** Links in /var/log/containers to the node's container logs. */
+  readonly logLinks: readonly string[];
 }
+
+/** Where every kubelet links its containers' logs (not configurable). */
+export const CONTAINER_LOG_LINKS_DIR = '/var/log/containers';
 
 /** Nothing left. */
 export const NO_LEFTOVERS: Leftovers = {
@@ -35,6 +41,7 @@ export const NO_LEFTOVERS: Leftovers = {
   mounts: [],
   bridge: false,
   serviceRoute: false,
+  logLinks: [],
 };
 
 /** Processes whose command line names the folder (containerd, kubelet, shims). */
@@ -65,6 +72,25 @@ function mountsUnder(dir: string): string[] {
   return [...new Set(points)].sort((a, b) => b.length - a.length);
 }
 
+/** The kubelet's log links that point into the folder. */
+function logLinksInto(dir: string, linksDir: string = CONTAINER_LOG_LINKS_DIR): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(linksDir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => join(linksDir, name))
+    .filter((link) => {
+      try {
+        return readlinkSync(link).startsWith(`${dir}/`);
+      } catch {
+        return false;
+      }
+    });
+}
+
 /** What of the node is still on the machine. */
 export function findLeftovers(traces: NodeTraces): Leftovers {
   return {
@@ -73,6 +99,7 @@ export function findLeftovers(traces: NodeTraces): Leftovers {
     mounts: mountsUnder(traces.nodeDir),
     bridge: interfaceExists(traces.bridge),
     serviceRoute: traces.nft ? serviceRouteExists(traces.nft, traces.bridge) : false,
+    logLinks: logLinksInto(traces.nodeDir),
   };
 }
 
@@ -119,5 +146,6 @@ export function removeLeftovers(traces: NodeTraces & { readonly runc: string }):
   }
   deleteBridge(traces.bridge);
   if (traces.nft) removeServiceRoute(traces.nft, traces.bridge);
+  for (const link of logLinksInto(traces.nodeDir)) rmSync(link, { force: true });
   return findLeftovers(traces);
 }

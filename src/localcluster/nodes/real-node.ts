@@ -180,6 +180,7 @@ export async function startRealNode(input: RealNodeInput): Promise<RealNode> {
         clientCaFile: input.pki.files.clientCa,
         containerdSocket: folders.containerdSocket,
         staticPodDir: join(nodeDir, 'static-pods'),
+        podLogsDir: join(nodeDir, 'pod-logs'),
       }),
     );
     const kubelet = startProcess(

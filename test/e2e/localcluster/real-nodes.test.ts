@@ -180,6 +180,7 @@ describe('real and kwok nodes in one cluster (mixed)', () => {
           mounts: [],
           bridge: false,
           serviceRoute: false,
+          logLinks: [],
         });
       }
       expect(existsSync(workDir)).toBe(false);

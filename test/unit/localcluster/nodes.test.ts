@@ -157,6 +157,7 @@ describe('the kubelet of a real node', () => {
         clientCaFile: '/c/pki/client-ca.crt',
         containerdSocket: '/c/node/containerd.sock',
         staticPodDir: '/c/node/static-pods',
+        podLogsDir: '/c/node/pod-logs',
       }),
     ) as Record<string, unknown>;
     expect(config).toMatchObject({
@@ -170,6 +171,8 @@ describe('the kubelet of a real node', () => {
       cgroupsPerQOS: false,
       enforceNodeAllocatable: [],
       containerRuntimeEndpoint: 'unix:///c/node/containerd.sock',
+      // Its own, not the machine-wide /var/log/pods another node's kubelet collects.
+      podLogsDir: '/c/node/pod-logs',
       authentication: {
         anonymous: { enabled: false },
         x509: { clientCAFile: '/c/pki/client-ca.crt' },
