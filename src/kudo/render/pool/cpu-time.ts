@@ -5,20 +5,15 @@
  * process's CPU time; Linux reports it in /proc/<pid>/stat. Elsewhere the answer is
  * undefined and callers fall back to wall-clock time.
  */
-import { readFileSync } from 'node:fs';
+import { readProcFile } from './proc.ts';
 
 /** Linux reports utime/stime in USER_HZ ticks, which is 100 per second on every architecture. */
 const MS_PER_TICK = 10;
 
 /** User + system CPU time of `pid` in ms (10 ms resolution), or undefined if unknown. */
 export function cpuTimeMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
+  const stat = readProcFile(pid, 'stat');
+  if (stat === undefined) return undefined;
   // Field 2 (the command name) is in parentheses and may itself hold spaces or ')'; the
   // fields after its last ')' start at field 3, so utime (14) and stime (15) are at 11, 12.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

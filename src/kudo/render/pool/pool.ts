@@ -433,8 +433,11 @@ export class RenderPool implements Renderer {
 
   /** Whether the worker's resident memory is past its budget (false where it is unknown). */
   private overBudget(slot: Slot): boolean {
-    const rss = residentBytes(slot.worker.pid);
-    return rss !== undefined && rss > this.killAtMb() * 2 ** 20;
+    return this.pastBudget(residentBytes(slot.worker.pid));
+  }
+
+  private pastBudget(rssBytes: number | undefined): boolean {
+    return rssBytes !== undefined && rssBytes > this.killAtMb() * 2 ** 20;
   }
 
   /** Resident memory at which a worker is stopped, MiB. */
@@ -445,13 +448,14 @@ export class RenderPool implements Renderer {
   /** Ends a job whose worker uses more memory than its budget. */
   private watchMemory(slot: Slot, pending: Pending): void {
     if (slot.job !== pending) return;
-    if (residentBytes(slot.worker.pid) === undefined) {
+    const rss = residentBytes(slot.worker.pid);
+    if (rss === undefined) {
       // No /proc here: only the heap limit applies.
       clearInterval(slot.watch);
       slot.watch = undefined;
       return;
     }
-    if (!this.overBudget(slot)) return;
+    if (!this.pastBudget(rss)) return;
     const job = this.release(slot);
     if (!job) return;
     const { maxHeapMb } = this.options;

@@ -5,20 +5,15 @@
  * string) come on top, so the pool also watches what the kernel counts. Linux reports it in
  * /proc/<pid>/statm; elsewhere the answer is undefined and only the heap limit applies.
  */
-import { readFileSync } from 'node:fs';
+import { readProcFile } from './proc.ts';
 
 /** Page size of /proc/<pid>/statm: 4 KiB on the architectures Planwright is built for. */
 const PAGE_BYTES = 4096;
 
 /** Resident set size of `pid` in bytes, or undefined if unknown. */
 export function residentBytes(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  let statm: string;
-  try {
-    statm = readFileSync(`/proc/${pid}/statm`, 'latin1');
-  } catch {
-    return undefined;
-  }
+  const statm = readProcFile(pid, 'statm');
+  if (statm === undefined) return undefined;
   const pages = Number(statm.split(' ')[1]);
   return Number.isFinite(pages) ? pages * PAGE_BYTES : undefined;
 }
