@@ -13,6 +13,7 @@ import { LeaderElector } from '../../../src/runtime/leaderelection.ts';
 import { EXIT_OK, Manager } from '../../../src/runtime/manager.ts';
 import { KubeClient } from '../../../src/kube/index.ts';
 import { createTestNamespace, kubeConfig, testCluster, uniqueName } from '../../support/cluster.ts';
+import { takeLease } from '../../support/lease.ts';
 import { waitFor } from '../../support/wait.ts';
 import { LEASE_TIMINGS } from './fixtures/timings.ts';
 
@@ -219,25 +220,8 @@ describe('leader election', () => {
     await waitFor('reconcile in flight', () => started === 1);
 
     // Someone else takes the lease (as after a network partition), and then never renews it.
-    // The leader renews meanwhile, so the takeover retries on a conflict, as any writer would.
     const leases = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
-    await waitFor('the lease taken by the thief', async () => {
-      const current = await leases.readNamespacedLease({ namespace, name: lease });
-      try {
-        await leases.replaceNamespacedLease({
-          namespace,
-          name: lease,
-          body: {
-            ...current,
-            spec: { ...current.spec, holderIdentity: 'thief', renewTime: new k8s.V1MicroTime() },
-          },
-        });
-        return true;
-      } catch (err) {
-        if (err instanceof k8s.ApiException && err.code === 409) return false;
-        throw err;
-      }
-    });
+    await takeLease(leases, { namespace, name: lease, holder: 'thief' });
     await waitFor('leadership lost', () => !m.isLeader, { timeoutMs: 20_000, intervalMs: 20 });
     await waitFor('in-flight reconcile aborted', () => aborted === 1);
     expect(exited).toBe(false);

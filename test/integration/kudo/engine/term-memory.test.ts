@@ -14,6 +14,7 @@ import { EXIT_OK, Manager } from '../../../../src/runtime/manager.ts';
 import { createTestNamespace, kubeConfig, uniqueName } from '../../../support/cluster.ts';
 import { installKudoCrds, kudoObjects } from '../../../support/kudo.ts';
 import { applyStepsOperatorVersion, instanceObject } from '../../../support/kudo-objects.ts';
+import { takeLease } from '../../../support/lease.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { LEASE_TIMINGS } from '../../runtime/fixtures/timings.ts';
 
@@ -126,25 +127,7 @@ describe('Instance controller memory per term of leadership', () => {
 
       // The Lease is taken by someone else (then never renewed): term 1 ends; once it
       // expires the manager leads again, and its new reconciler warns anew.
-      // (The leader renews every retry period: a write between our read and our replace is
-      // a conflict, and we read again.)
-      await waitFor('the Lease taken', async () => {
-        const current = await leases.readNamespacedLease({ namespace: ns, name: lease });
-        try {
-          await leases.replaceNamespacedLease({
-            namespace: ns,
-            name: lease,
-            body: {
-              ...current,
-              spec: { ...current.spec, holderIdentity: 'thief', renewTime: new k8s.V1MicroTime() },
-            },
-          });
-          return true;
-        } catch (err) {
-          if (err instanceof k8s.ApiException && err.code === 409) return false;
-          throw err;
-        }
-      });
+      await takeLease(leases, { namespace: ns, name: lease, holder: 'thief' });
       await waitFor('term 1 over', () => !manager.isLeader, { timeoutMs: 20_000, intervalMs: 20 });
       await waitFor('term 2', () => manager.isLeader, { timeoutMs: 30_000, intervalMs: 50 });
       await waitFor('the warning of term 2', async () => (await warningCount(name)) === 2, {
