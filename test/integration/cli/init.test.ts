@@ -176,28 +176,31 @@ describe('planwright init', () => {
       return { child, out, exited };
     };
     const init = spawnBuilt(initWaiting(120));
-    const manager = spawnBuilt([
-      'start',
-      '--install',
-      '--webhook-port',
-      '0',
-      '--no-leader-election',
-    ]);
+    let manager: ReturnType<typeof spawnBuilt> | undefined;
     try {
+      // The manager starts once init has applied both webhook configurations: started earlier,
+      // its registration could be overwritten by init's (the Service's, which nothing serves).
       await waitFor(
-        'init to apply the webhook registration',
-        () => init.out.stdout.includes('mutatingwebhookconfiguration'),
+        'init to apply the webhook registrations',
+        () =>
+          init.out.stdout.includes('mutatingwebhookconfiguration') &&
+          init.out.stdout.includes('validatingwebhookconfiguration'),
         { timeoutMs: 60_000 },
       );
-      expect(await init.exited).toBe(0);
+      manager = spawnBuilt(['start', '--install', '--webhook-port', '0', '--no-leader-election']);
+      // On failure the report shows what both processes said.
+      const exit = await init.exited;
+      expect({ exit, init: init.out.stderr, manager: manager.out.stderr }).toMatchObject({
+        exit: 0,
+      });
       expect(init.out.stdout).toContain('Planwright webhook answers\n');
       expect(manager.out.stderr).toContain(
         'Registered MutatingWebhookConfiguration planwright-instances',
       );
     } finally {
       init.child.kill();
-      manager.child.kill('SIGTERM');
+      manager?.child.kill('SIGTERM');
     }
-    expect(await manager.exited).toBe(0);
+    expect(await manager?.exited).toBe(0);
   }, 180_000);
 });

@@ -1,10 +1,5 @@
 /** Rendering and parameter decoding off the event loop: a bounded pool of worker processes. */
-export {
-  RenderPool,
-  RenderWorkerStartError,
-  RSS_HEADROOM_MB,
-  type RenderPoolOptions,
-} from './pool.ts';
+export { RenderPool, RenderWorkerStartError, type RenderPoolOptions } from './pool.ts';
 export {
   RenderLimitError,
   RenderPoolBusyError,

@@ -85,16 +85,16 @@ export interface RenderPoolOptions {
 export const WALL_LIMIT_FACTOR = 10;
 
 /**
- * How often a busy worker's resident memory is read, ms. A template grows memory through
- * the heap by at most a few MiB in that time; single allocations beyond the heap limit are
- * bounded where they are made (the engine's string limit).
+ * How often a busy worker's resident memory is read, ms. What a template grows in that time
+ * is judged from the previous interval (see watchMemory); single allocations beyond the heap
+ * limit are bounded where they are made (the engine's string limit).
  */
 export const RSS_POLL_MS = 20;
 /**
  * A worker is stopped this far below its budget, MiB: it may grow between two reads, and the
  * budget is what the container's limit counts, so the kill has to come before it.
  */
-export const RSS_HEADROOM_MB = 8;
+const RSS_HEADROOM_MB = 8;
 
 /** A worker could not start (its modules did not load): not the job's fault, retry later. */
 export class RenderWorkerStartError extends Error {
@@ -120,6 +120,8 @@ interface Slot {
   timer: NodeJS.Timeout | undefined;
   /** Reads the worker's resident memory while it has a job. */
   watch: NodeJS.Timeout | undefined;
+  /** The worker's resident memory at the watch's previous read, bytes (0 before the first). */
+  lastRss: number;
   /** Armed while the worker is ready and has no job: ends it after the pool's idle time. */
   idle: NodeJS.Timeout | undefined;
   /** When the worker last finished a job (or became ready). */
@@ -383,6 +385,7 @@ export class RenderPool implements Renderer {
       job: undefined,
       timer: undefined,
       watch: undefined,
+      lastRss: 0,
       idle: undefined,
       idleSince: 0,
       stderr: '',
@@ -455,11 +458,19 @@ export class RenderPool implements Renderer {
       slot.watch = undefined;
       return;
     }
-    if (!this.pastBudget(rss)) return;
+    // A worker that grows as fast again before the next read would pass its budget is stopped
+    // now: how much it may grow between two reads depends on the template and on how late the
+    // timer fires, so the last interval's growth is the best guess of the next one's.
+    const growth = slot.lastRss > 0 ? Math.max(0, rss - slot.lastRss) : 0;
+    slot.lastRss = rss;
+    if (!this.pastBudget(rss) && rss + growth <= this.maxRssMb * 2 ** 20) return;
     const job = this.release(slot);
     if (!job) return;
     const { maxHeapMb } = this.options;
-    const detail = `ran out of memory: used more than ${this.killAtMb()} MiB (the limit is ${maxHeapMb} MiB of heap and ${this.maxRssMb} MiB in all per render worker)`;
+    const usedMb = Math.floor(rss / 2 ** 20);
+    const growing =
+      growth > 0 ? ` and was growing by ${Math.ceil(growth / 2 ** 20)} MiB between two reads` : '';
+    const detail = `ran out of memory: used ${usedMb} MiB${growing} (the limit is ${maxHeapMb} MiB of heap and ${this.maxRssMb} MiB in all per render worker)`;
     this.options.logger.warn(
       { pool: this.options.name, subject: job.subject, limit: 'memory' },
       detail,
@@ -554,6 +565,7 @@ export class RenderPool implements Renderer {
       this.replace();
     };
     slot.timer = setTimeout(check, deadlineMs);
+    slot.lastRss = 0;
     slot.watch = setInterval(() => this.watchMemory(slot, pending), RSS_POLL_MS);
     this.metrics?.job(pending.request.kind);
     slot.worker.send(pending.request);

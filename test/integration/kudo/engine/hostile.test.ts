@@ -53,7 +53,7 @@ const DEADLINE = `did not finish within (${RENDER.deadlineMs} ms \\(the render d
 /**
  * A worker out of memory: its heap limit reached, or its resident memory past heap + overhead.
  */
-const OUT_OF_MEMORY = `ran out of memory(: used more than \\d+ MiB)? \\(the limit is ${RENDER.maxHeapMb} MiB (of heap and ${RENDER.maxHeapMb + WORKER_OVERHEAD_MB} MiB in all )?per render worker\\)`;
+const OUT_OF_MEMORY = `ran out of memory(: used \\d+ MiB( and was growing by \\d+ MiB between two reads)?)? \\(the limit is ${RENDER.maxHeapMb} MiB (of heap and ${RENDER.maxHeapMb + WORKER_OVERHEAD_MB} MiB in all )?per render worker\\)`;
 /**
  * Stated bound on resident memory of Planwright and its worker processes: the main process
  * (~200 MiB) + 2 render workers and 1 admission
