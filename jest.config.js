@@ -33,7 +33,7 @@ export default {
   // Every test file loads its own copy of the modules it imports, and the process running
   // them does not give that memory back: in one process the heap grew to ~2 GB over the unit
   // files alone and late files ran up to 10x slower (long collections). With this limit jest
-  // runs the files in a worker process even on two CPUs (one worker, not its own process)
+  // runs the files in one worker process even on two CPUs, rather than in its own process,
   // and replaces the worker once it has grown past the limit after a file.
   workerIdleMemoryLimit: '1GB',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],

@@ -95,6 +95,7 @@ export const RSS_POLL_MS = 20;
  * budget is what the container's limit counts, so the kill has to come before it.
  */
 const RSS_HEADROOM_MB = 8;
+const MIB = 2 ** 20;
 
 /** A worker could not start (its modules did not load): not the job's fault, retry later. */
 export class RenderWorkerStartError extends Error {
@@ -440,7 +441,16 @@ export class RenderPool implements Renderer {
   }
 
   private pastBudget(rssBytes: number | undefined): boolean {
-    return rssBytes !== undefined && rssBytes > this.killAtMb() * 2 ** 20;
+    return rssBytes !== undefined && rssBytes > this.killAtMb() * MIB;
+  }
+
+  /**
+   * Whether a busy worker is stopped now: past the headroom, or about to pass its budget if it
+   * grows as much again before the next read (what it grows between two reads depends on the
+   * template and on how late the timer fires; the last interval is the best guess).
+   */
+  private mustStop(rssBytes: number, growthBytes: number): boolean {
+    return this.pastBudget(rssBytes) || rssBytes + growthBytes > this.maxRssMb * MIB;
   }
 
   /** Resident memory at which a worker is stopped, MiB. */
@@ -458,18 +468,15 @@ export class RenderPool implements Renderer {
       slot.watch = undefined;
       return;
     }
-    // A worker that grows as fast again before the next read would pass its budget is stopped
-    // now: how much it may grow between two reads depends on the template and on how late the
-    // timer fires, so the last interval's growth is the best guess of the next one's.
     const growth = slot.lastRss > 0 ? Math.max(0, rss - slot.lastRss) : 0;
     slot.lastRss = rss;
-    if (!this.pastBudget(rss) && rss + growth <= this.maxRssMb * 2 ** 20) return;
+    if (!this.mustStop(rss, growth)) return;
     const job = this.release(slot);
     if (!job) return;
     const { maxHeapMb } = this.options;
-    const usedMb = Math.floor(rss / 2 ** 20);
+    const usedMb = Math.floor(rss / MIB);
     const growing =
-      growth > 0 ? ` and was growing by ${Math.ceil(growth / 2 ** 20)} MiB between two reads` : '';
+      growth > 0 ? ` and was growing by ${Math.ceil(growth / MIB)} MiB between two reads` : '';
     const detail = `ran out of memory: used ${usedMb} MiB${growing} (the limit is ${maxHeapMb} MiB of heap and ${this.maxRssMb} MiB in all per render worker)`;
     this.options.logger.warn(
       { pool: this.options.name, subject: job.subject, limit: 'memory' },
