@@ -22,9 +22,11 @@ const NEEDED = [KUDO_PACKAGES_DIR, KUDO_CASES_DIR, KUDO_REFERENCE_CRDS_DIR];
 export function sharedDataProblem(): string | undefined {
   const missing = NEEDED.filter((dir) => !existsSync(dir));
   if (missing.length === 0) return undefined;
+  const what = existsSync(SHARED_DIR)
+    ? `it lacks ${missing.map((d) => d.slice(SHARED_DIR.length + 1)).join(', ')}`
+    : 'there is no such folder';
   return (
-    `the tests need KUDO's packages, cases and CRDs in ${SHARED_DIR} ` +
-    `(missing: ${missing.map((d) => d.slice(SHARED_DIR.length + 1)).join(', ')}); ` +
-    'put the shared folder beside the clone or set PLANWRIGHT_SHARED_DIR'
+    `the tests need KUDO's packages, test cases and CRDs in ${SHARED_DIR} (the folder ` +
+    `"shared" beside the clone), but ${what}: put it there or name it in PLANWRIGHT_SHARED_DIR`
   );
 }

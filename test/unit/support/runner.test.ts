@@ -1,9 +1,11 @@
 // The test runner's own logic (test/runner): how wide each group runs, which files run alone,
 // and what it reads back from jest to print where the time went.
 import { describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { repositoryRoot } from '../../../src/localcluster/paths.ts';
 import { jestGroups, SERIAL_FILES, workersFrom } from '../../runner/plan.ts';
 import { formatFiles, formatSteps, readJestResult } from '../../runner/report.ts';
 
@@ -81,6 +83,28 @@ describe('the report', () => {
     expect(text.split('\n').slice(2)).toEqual([
       '   40.0 s  ✗ typecheck  (0 → 40 s)',
       '   60.0 s    jest unit  (5 → 65 s)',
+    ]);
+  });
+});
+
+describe('npm test without the shared data', () => {
+  it('stops at once with one line naming the folder and what to do', () => {
+    const run = spawnSync(
+      process.execPath,
+      ['--import', './scripts/register-ts.mjs', 'test/runner/main.ts'],
+      {
+        cwd: repositoryRoot(),
+        encoding: 'utf8',
+        env: { ...process.env, PLANWRIGHT_SHARED_DIR: '/nonexistent-shared' },
+        timeout: 60_000,
+      },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringContaining(
+        '/nonexistent-shared (the folder "shared" beside the clone), but there is no such folder',
+      ),
     ]);
   });
 });

@@ -1,0 +1,172 @@
+// The runner's work (main.ts checks the shared data first, then hands over here).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cacheRoot, repositoryRoot } from '../../src/localcluster/paths.ts';
+import { TEST_IMAGE_DIR_ENV, writeTestImage } from '../support/planwright-image.ts';
+import { TEST_TOOLS, type TestGroup } from '../support/tools.ts';
+import { jestGroups, workersFrom, type JestGroup } from './plan.ts';
+import { run, stopChildren } from './process.ts';
+import {
+  formatFiles,
+  formatSteps,
+  readJestResult,
+  type Counts,
+  type FileTime,
+  type StepTime,
+} from './report.ts';
+
+const root = repositoryRoot();
+const started = Date.now();
+const steps: StepTime[] = [];
+const files: FileTime[] = [];
+const counts: Counts = { passed: 0, failed: 0, skipped: 0 };
+let failures = 0;
+
+/** Runs `work` as a named step: timed, and a failure counted (never thrown). */
+async function step(name: string, work: () => Promise<boolean>): Promise<boolean> {
+  const startMs = Date.now() - started;
+  let ok = false;
+  try {
+    ok = await work();
+  } catch (err) {
+    process.stdout.write(`[${name}] ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+  steps.push({ name, startMs, endMs: Date.now() - started, ok });
+  if (!ok) failures++;
+  return ok;
+}
+
+const node = (prefix: string, args: readonly string[], env?: NodeJS.ProcessEnv): Promise<boolean> =>
+  run(prefix, process.execPath, args, { cwd: root, ...(env ? { env } : {}) }).then((c) => c === 0);
+
+function checks(): Promise<unknown> {
+  return Promise.all([
+    step('typecheck', () =>
+      node('typecheck', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']),
+    ),
+    step('eslint', () => node('eslint', ['node_modules/eslint/bin/eslint.js', '.'])),
+    step('prettier', () =>
+      node('prettier', [
+        'node_modules/prettier/bin/prettier.cjs',
+        '--check',
+        '--log-level',
+        'warn',
+        '**/*.{ts,js,mjs,cjs}',
+      ]),
+    ),
+  ]);
+}
+
+/** Builds the Go tools in order, one at a time (each `go build` already uses both cores). */
+function buildTools(): Record<TestGroup, Promise<unknown>> {
+  const ready: Partial<Record<TestGroup, Promise<unknown>>> = {};
+  let chain: Promise<unknown> = Promise.resolve();
+  for (const tool of TEST_TOOLS) {
+    chain = chain.then(() =>
+      step(`build ${tool.name}`, async () => {
+        await tool.ensure((line) => void process.stdout.write(`[build ${tool.name}] ${line}\n`));
+        return true;
+      }),
+    );
+    ready[tool.neededBy] = chain;
+  }
+  // A group waits for the tools of the groups before it too (build order).
+  const unit = ready.unit ?? Promise.resolve();
+  const integration = ready.integration ?? unit;
+  return { unit, integration, e2e: ready.e2e ?? integration };
+}
+
+async function jest(group: JestGroup, runDir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const output = join(runDir, `jest-${group.name}.json`);
+  const args = [
+    '--experimental-vm-modules',
+    '--no-warnings=ExperimentalWarning',
+    'node_modules/jest/bin/jest.js',
+    '--selectProjects',
+    ...group.projects,
+    '--maxWorkers',
+    String(group.workers),
+    '--json',
+    '--outputFile',
+    output,
+    // Transforms are keyed by content: a warm machine compiles only what changed.
+    '--cacheDirectory',
+    join(cacheRoot(), 'jest'),
+  ];
+  if (group.files) args.push('--runTestsByPath', ...group.files);
+  await step(
+    `jest ${group.name} (${group.workers} worker${group.workers > 1 ? 's' : ''})`,
+    async () => {
+      const ok = await node(group.name, args, env);
+      const result = await readJestResult(output, group.name, root);
+      if (!result) return false;
+      counts.passed += result.counts.passed;
+      counts.failed += result.counts.failed;
+      counts.skipped += result.counts.skipped;
+      files.push(...result.files);
+      return ok;
+    },
+  );
+}
+
+/** Runs what `argv` selects (see main.ts) and exits with the outcome. */
+export async function runTests(argv: readonly string[]): Promise<never> {
+  const groups = jestGroups(workersFrom(process.env));
+  const wanted = argv.filter((a) => !a.startsWith('--'));
+  const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `npm test: no group ${unknown.join(', ')} (groups: ${groups.map((g) => g.name).join(', ')})\n`,
+    );
+    process.exit(2);
+  }
+  const selected = groups.filter((g) => wanted.length === 0 || wanted.includes(g.name));
+  stopOnSignals();
+  const runDir = await mkdtemp(join(tmpdir(), 'planwright-test-run-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, [TEST_IMAGE_DIR_ENV]: join(runDir, 'image') };
+
+  const checked = argv.includes('--no-checks') ? Promise.resolve() : checks();
+  const built = step('build (npm run build)', () =>
+    node('build', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']),
+  );
+  const tools = buildTools();
+  const needsImage = selected.some((g) => g.projects.includes('e2e'));
+  const image = needsImage
+    ? built.then(() =>
+        step('build Planwright image', async () => {
+          await writeTestImage(join(runDir, 'image'));
+          return true;
+        }),
+      )
+    : Promise.resolve();
+  const after: Record<JestGroup['name'], Promise<unknown>> = {
+    unit: tools.unit,
+    integration: Promise.all([built, tools.integration]),
+    e2e: Promise.all([built, tools.e2e, image]),
+    serial: Promise.resolve(),
+  };
+  const parallel = selected.filter((g) => g.name !== 'serial');
+  await Promise.all(parallel.map((g) => after[g.name].then(() => jest(g, runDir, env))));
+  const serial = selected.find((g) => g.name === 'serial');
+  if (serial) await Promise.all([built, tools.e2e, image]).then(() => jest(serial, runDir, env));
+  await checked;
+  await rm(runDir, { recursive: true, force: true });
+
+  process.stdout.write(`${formatSteps(steps)}\n${formatFiles(files)}\n`);
+  const total = ((Date.now() - started) / 1000).toFixed(0);
+  process.stdout.write(
+    `\nnpm test: ${total} s; ${failures === 0 ? 'every step passed' : `${failures} step(s) failed`}\n` +
+      `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`,
+  );
+  process.exit(failures === 0 && counts.failed === 0 ? 0 : 1);
+}
+
+function stopOnSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stopChildren();
+      process.exit(130);
+    });
+  }
+}
