@@ -58,23 +58,26 @@ function checks(): Promise<unknown> {
   ]);
 }
 
-/** Builds the Go tools in order, one at a time (each `go build` already uses both cores). */
+/**
+ * Builds the Go tools: each lane in order, the lanes side by side. A group may start once every
+ * tool it or an earlier group needs is built.
+ */
 function buildTools(): Record<TestGroup, Promise<unknown>> {
-  const ready: Partial<Record<TestGroup, Promise<unknown>>> = {};
-  let chain: Promise<unknown> = Promise.resolve();
+  const lanes = new Map<string, Promise<unknown>>();
+  const built: Record<TestGroup, Promise<unknown>[]> = { unit: [], integration: [], e2e: [] };
   for (const tool of TEST_TOOLS) {
-    chain = chain.then(() =>
+    const done = (lanes.get(tool.lane) ?? Promise.resolve()).then(() =>
       step(`build ${tool.name}`, async () => {
         await tool.ensure((line) => void process.stdout.write(`[build ${tool.name}] ${line}\n`));
         return true;
       }),
     );
-    ready[tool.neededBy] = chain;
+    lanes.set(tool.lane, done);
+    built[tool.neededBy].push(done);
   }
-  // A group waits for the tools of the groups before it too (build order).
-  const unit = ready.unit ?? Promise.resolve();
-  const integration = ready.integration ?? unit;
-  return { unit, integration, e2e: ready.e2e ?? integration };
+  const unit = Promise.all(built.unit);
+  const integration = Promise.all([unit, ...built.integration]);
+  return { unit, integration, e2e: Promise.all([integration, ...built.e2e]) };
 }
 
 async function jest(group: JestGroup, runDir: string, env: NodeJS.ProcessEnv): Promise<void> {

@@ -17,6 +17,12 @@ export type TestGroup = 'unit' | 'integration' | 'e2e';
 
 export interface TestTool {
   readonly name: string;
+  /**
+   * Tools of one lane build one after the other, the two lanes side by side: a `go build`
+   * keeps both cores busy only while it compiles, not while it downloads modules or links.
+   * The tools of Kubernetes' own module share one lane, so their common packages compile once.
+   */
+  readonly lane: 'kubernetes' | 'other';
   /** The first group that needs it: the tool is built before that group starts. */
   readonly neededBy: TestGroup;
   /** Builds it on first use (or finds it in the cache). */
@@ -24,31 +30,50 @@ export interface TestTool {
 }
 
 /**
- * In build order: what the earliest groups need first, the e2e-only tools last (they build
- * while the unit and integration files run).
+ * In build order within each lane: what the earliest groups need first, the e2e-only tools
+ * last (they build while the unit and integration files run).
  */
 export const TEST_TOOLS: readonly TestTool[] = [
-  { name: 'gotemplate oracle (KUDO)', neededBy: 'unit', ensure: (p) => oracleBinary(p) },
+  {
+    name: 'gotemplate oracle (KUDO)',
+    lane: 'other',
+    neededBy: 'unit',
+    ensure: (p) => oracleBinary(p),
+  },
   {
     name: 'gotemplate oracle (sprig v3)',
+    lane: 'other',
     neededBy: 'unit',
     ensure: (p) => extensionOracleBinary(p),
   },
-  { name: 'yaml oracle', neededBy: 'unit', ensure: (p) => yamlOracleBinary(p) },
-  { name: 'conversion oracle', neededBy: 'unit', ensure: (p) => conversionOracle(p) },
+  { name: 'yaml oracle', lane: 'other', neededBy: 'unit', ensure: (p) => yamlOracleBinary(p) },
+  {
+    name: 'conversion oracle',
+    lane: 'kubernetes',
+    neededBy: 'unit',
+    ensure: (p) => conversionOracle(p),
+  },
   {
     name: 'control plane (bare)',
+    lane: 'kubernetes',
     neededBy: 'integration',
     ensure: (p) => ensureControlPlaneBinaries({ mode: 'bare', onProgress: p }),
   },
-  { name: 'kuttl', neededBy: 'integration', ensure: (p) => ensureKuttl({ onProgress: p }) },
+  {
+    name: 'kuttl',
+    lane: 'other',
+    neededBy: 'integration',
+    ensure: (p) => ensureKuttl({ onProgress: p }),
+  },
   {
     name: "KUDO's kubectl-kudo",
+    lane: 'other',
     neededBy: 'integration',
     ensure: (p) => ensureKudoCli({ onProgress: p }),
   },
   {
     name: 'control plane (workloads, real nodes)',
+    lane: 'kubernetes',
     neededBy: 'e2e',
     ensure: async (p: (line: string) => void): Promise<void> => {
       const prepared = await prepareRealNodes({ onProgress: p });
@@ -57,5 +82,10 @@ export const TEST_TOOLS: readonly TestTool[] = [
         await ensureControlPlaneBinaries({ mode: 'workloads', onProgress: p });
     },
   },
-  { name: 'cert-manager', neededBy: 'e2e', ensure: (p) => ensureCertManager({ onProgress: p }) },
+  {
+    name: 'cert-manager',
+    lane: 'other',
+    neededBy: 'e2e',
+    ensure: (p) => ensureCertManager({ onProgress: p }),
+  },
 ];
