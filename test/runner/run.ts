@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheRoot, repositoryRoot } from '../../src/localcluster/paths.ts';
+import { ensureBuiltCli } from '../integration/cli/built-cli.ts';
 import { TEST_IMAGE_DIR_ENV, writeTestImage } from '../support/planwright-image.ts';
 import { TEST_TOOLS, type TestGroup } from '../support/tools.ts';
 import { jestGroups, workersFrom, type JestGroup } from './plan.ts';
@@ -130,9 +131,11 @@ export async function runTests(argv: readonly string[]): Promise<never> {
   const env: NodeJS.ProcessEnv = { ...process.env, [TEST_IMAGE_DIR_ENV]: join(runDir, 'image') };
 
   const checked = argv.includes('--no-checks') ? Promise.resolve() : checks();
-  const built = step('build (npm run build)', () =>
-    node('build', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']),
-  );
+  // The tests' own build of dist/ (`tsc -p tsconfig.build.json`, stamped): they find it fresh.
+  const built = step('build (npm run build)', async () => {
+    await ensureBuiltCli();
+    return true;
+  });
   const tools = buildTools();
   const needsImage = selected.some((g) => g.projects.includes('e2e'));
   const image = needsImage
