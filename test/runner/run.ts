@@ -63,10 +63,13 @@ function checks(): Promise<unknown> {
  * Builds the Go tools: each lane in order, the lanes side by side. A group may start once every
  * tool it or an earlier group needs is built.
  */
-function buildTools(): Record<TestGroup, Promise<unknown>> {
+function buildTools(last: TestGroup): Record<TestGroup, Promise<unknown>> {
+  const order: readonly TestGroup[] = ['unit', 'integration', 'e2e'];
   const lanes = new Map<string, Promise<unknown>>();
   const built: Record<TestGroup, Promise<unknown>[]> = { unit: [], integration: [], e2e: [] };
-  for (const tool of TEST_TOOLS) {
+  // Only what the selected groups, or a group before them, need (e2e's tools take longest).
+  const wanted = TEST_TOOLS.filter((t) => order.indexOf(t.neededBy) <= order.indexOf(last));
+  for (const tool of wanted) {
     const done = (lanes.get(tool.lane) ?? Promise.resolve()).then(() =>
       step(`build ${tool.name}`, async () => {
         await tool.ensure((line) => void process.stdout.write(`[build ${tool.name}] ${line}\n`));
@@ -136,7 +139,13 @@ export async function runTests(argv: readonly string[]): Promise<never> {
     await ensureBuiltCli();
     return true;
   });
-  const tools = buildTools();
+  const tools = buildTools(
+    selected.some((g) => g.projects.includes('e2e'))
+      ? 'e2e'
+      : selected.some((g) => g.projects.includes('integration'))
+        ? 'integration'
+        : 'unit',
+  );
   const needsImage = selected.some((g) => g.projects.includes('e2e'));
   const image = needsImage
     ? built.then(() =>
