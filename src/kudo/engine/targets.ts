@@ -78,6 +78,17 @@ export function targetRef(instance: Instance): { name: string; key?: string } | 
     : { name: ref.name };
 }
 
+/**
+ * The cluster keys inventory entries of `instance` may name: those of the Secret its
+ * spec.kubeConfig names (fixed at creation), under its key or each default key; none without.
+ */
+export function targetClusterKeys(instance: Instance): string[] {
+  const ref = targetRef(instance);
+  if (!ref) return [];
+  const ns = instance.metadata.namespace ?? '';
+  return (ref.key ? [ref.key] : DEFAULT_KUBECONFIG_KEYS).map((k) => clusterKey(ns, ref.name, k));
+}
+
 interface SecretObject {
   data?: Record<string, string>;
 }

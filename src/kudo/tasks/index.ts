@@ -17,8 +17,9 @@ export {
   type TaskContext,
   type TaskOutcome,
 } from './types.ts';
+export { ANNOTATION_ADOPT, deletionRefused, previousOwner } from './ownership.ts';
+export { entryOutOfScope, scopeInventory } from './inventory-scope.ts';
 export {
-  ANNOTATION_ADOPT,
   ANNOTATION_SERVICE_ACCOUNT,
   KUDO_TENANCY,
   TENANCY_POSTURES,
