@@ -12,7 +12,9 @@
  * (`as`). These refusals hold whatever the manager's flags say.
  *
  * `allowUnsafe` (the manager's `--allow-unsafe-kubeconfig`) covers the transport only: a
- * cluster with `insecure-skip-tls-verify: true`, or a plain-http server URL.
+ * cluster with `insecure-skip-tls-verify: true`, or a plain-http server URL. A server address
+ * in a refused range (loopback, link-local, pod and Service networks: target-server.ts) is
+ * refused unless the administrator allowed it; a host name is judged where it resolves.
  *
  * The KubeConfig returned is built from the allowlisted values alone (loadFromOptions), so a
  * field this module does not know never reaches the client. See examples/api/kube.ts.
@@ -20,12 +22,15 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { KubeConfigError } from './errors.ts';
+import { TargetServerPolicy } from './target-server.ts';
 
 export interface TargetKubeconfigOptions {
   /** Where the text came from, for messages (`Secret ns/name, key value`). */
   readonly source: string;
   /** Let `insecure-skip-tls-verify` and plain-http servers through. Default false. */
   readonly allowUnsafe?: boolean;
+  /** Which server addresses are refused (target-server.ts). Default: the default policy. */
+  readonly servers?: TargetServerPolicy;
 }
 
 /** Largest kubeconfig accepted (Secrets are at most 1 MiB anyway). */
@@ -225,6 +230,10 @@ export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOp
       `cluster "${clusterName}" is reached over ${url.protocol.replace(':', '')}, not https: credentials would travel in clear text; use an https server URL`,
       source,
     );
+  }
+  const address = (options.servers ?? new TargetServerPolicy()).refusalOfUrl(url);
+  if (address !== undefined) {
+    throw new KubeConfigError(`cluster "${clusterName}" (server ${server}): ${address}`, source);
   }
   const kc = new KubeConfig();
   kc.loadFromOptions({

@@ -14,7 +14,12 @@ import type { KubeClient } from '../../kube/index.ts';
 import type { OperatorVersionSource } from '../api/contracts.ts';
 import { namespacedName } from '../../kube/index.ts';
 import { operatorVersionRef } from '../api/read.ts';
-import { KUDO_API_VERSION, type Instance, type InstanceStatus, type OperatorVersion } from '../api/types.ts';
+import {
+  KUDO_API_VERSION,
+  type Instance,
+  type InstanceStatus,
+  type OperatorVersion,
+} from '../api/types.ts';
 import type { Renderer } from '../render/index.ts';
 import { KUDO_TENANCY, operatorVersionProblem } from '../tasks/index.ts';
 import type { PodExec, TenancyPolicy } from '../tasks/index.ts';
@@ -158,7 +163,12 @@ export async function operatorVersionOf(pass: Pass): Promise<OperatorVersion | u
   const ref = operatorVersionRef(pass.instance);
   if (!ref) return undefined;
   if (foreignOperatorVersion(pass) !== undefined) {
-    return { apiVersion: KUDO_API_VERSION, kind: 'OperatorVersion', metadata: { ...ref }, spec: {} };
+    return {
+      apiVersion: KUDO_API_VERSION,
+      kind: 'OperatorVersion',
+      metadata: { ...ref },
+      spec: {},
+    };
   }
   return pass.engine.operatorVersions.get(ref.namespace, ref.name, pass.signal);
 }

@@ -186,7 +186,12 @@ async function applyOne(
  * the inventory (recorded before the look), so neither prune nor the Instance's deletion ever
  * reaches for it.
  */
-function notClaimed(task: string, live: ApplyObject, entry: InventoryEntry, ctx: TaskContext): void {
+function notClaimed(
+  task: string,
+  live: ApplyObject,
+  entry: InventoryEntry,
+  ctx: TaskContext,
+): void {
   if (ownedByInstance(live, ctx.instance)) return;
   ctx.inventory.forget([entry]);
   ctx.warn?.(

@@ -34,7 +34,8 @@ export function entryOutOfScope(
     if ((policy.clusterScoped ?? []).some((ns) => ns === '*' || ns === home)) return undefined;
     return `${what}, a cluster-scoped object, which the multi-tenant posture does not let ${who} touch; the entry was dropped and the object left alone. An administrator allows cluster-scoped objects with \`planwright start --allow-cluster-scoped ${home}\``;
   }
-  if (entry.namespace === home || granted(policy.namespaces, home, entry.namespace)) return undefined;
+  if (entry.namespace === home || granted(policy.namespaces, home, entry.namespace))
+    return undefined;
   return `${what}, outside the namespace ${home} of ${who}; the entry was dropped and the object left alone. An administrator allows namespace ${entry.namespace} with \`planwright start --allow-namespace ${home}=${entry.namespace}\``;
 }
 

@@ -91,7 +91,11 @@ export function parseNamespace(flag: string, value: string): string {
 }
 
 /** Whether `grants` let Instances of namespace `from` reach namespace `to`. */
-export function granted(grants: readonly NamespaceGrant[] | undefined, from: string, to: string): boolean {
+export function granted(
+  grants: readonly NamespaceGrant[] | undefined,
+  from: string,
+  to: string,
+): boolean {
   return (grants ?? []).some((g) => (g.from === '*' || g.from === from) && g.to === to);
 }
 
