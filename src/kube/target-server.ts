@@ -144,7 +144,7 @@ export class TargetServerPolicy {
    * it resolves, every time) and fails when none is left.
    */
   readonly lookup: LookupFunction = (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, found) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) {
         callback(err, '', 0);
         return;
