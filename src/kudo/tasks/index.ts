@@ -1,5 +1,6 @@
 /** Plan tasks: Apply, Delete, Toggle, Dummy, Pipe, KudoOperator. */
 export { runTask } from './run.ts';
+export { MAX_UNKNOWN_KINDS_PER_TASK } from './objects.ts';
 export { inventoryDeletion, resourcesOf } from './resources.ts';
 export {
   DEFAULT_WAITER_IMAGE,
