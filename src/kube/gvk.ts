@@ -76,7 +76,7 @@ export interface ResourceMapperOptions {
 
 export class ResourceMapper {
   private readonly known = new Map<string, Promise<ResourceMapping>>();
-  /** Answers read on the way to "unknown" (keys `gv:`, `kind:`, `group:`, …), for a while. */
+  /** Answers read on the way to "unknown" (keys `gv:`, `list:`, `answer:`), for a while. */
   private readonly misses: ExpiringCache<unknown>;
 
   /** `client` also reads CustomResourceDefinitions for resolveKind (the engine's own reads). */
@@ -99,9 +99,11 @@ export class ResourceMapper {
     const key = gvkKey(gvk);
     let found = this.known.get(key);
     if (found) return found;
-    const missing = this.misses.get(`kind:${key}`) ?? this.misses.get(`gv:${apiVersionOf(gvk)}`);
+    const missing = this.misses.get(`gv:${apiVersionOf(gvk)}`);
     if (typeof missing === 'string') return Promise.reject(new UnknownKindError(key, missing));
-    found = this.discover(gvk, signal);
+    // The group/version's resources as read when another kind was missing from them.
+    const listed = this.misses.get(`list:${apiVersionOf(gvk)}`) as APIResourceList | undefined;
+    found = listed ? this.fromList(gvk, listed) : this.discover(gvk, signal);
     this.known.set(key, found);
     found.catch(() => this.known.delete(key));
     return found;
@@ -177,13 +179,20 @@ export class ResourceMapper {
       }
       throw err;
     }
+    return this.fromList(gvk, list);
+  }
+
+  /** The kind's mapping from its group/version's resources; a miss remembers the list. */
+  private async fromList(gvk: GroupVersionKind, list: APIResourceList): Promise<ResourceMapping> {
     // Subresources (`pods/status`) share the kind; the top-level resource has no slash.
     const resource = list.resources.find((r) => r.kind === gvk.kind && !r.name.includes('/'));
     if (!resource) {
-      const detail = `no resource of kind ${gvk.kind} in ${apiVersionOf(gvk)}`;
-      this.misses.set(`kind:${gvkKey(gvk)}`, detail);
-      throw new UnknownKindError(gvkKey(gvk), detail);
+      this.misses.set(`list:${apiVersionOf(gvk)}`, list);
+      throw new UnknownKindError(
+        gvkKey(gvk),
+        `no resource of kind ${gvk.kind} in ${apiVersionOf(gvk)}`,
+      );
     }
-    return { ...gvk, plural: resource.name, namespaced: resource.namespaced };
+    return Promise.resolve({ ...gvk, plural: resource.name, namespaced: resource.namespaced });
   }
 }
