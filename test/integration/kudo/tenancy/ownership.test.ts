@@ -407,7 +407,7 @@ describe.each<Posture>(['kudo', 'multi-tenant'])('the %s posture', (posture) => 
     const result = await outcome(
       ns,
       'ppx',
-      `pipe pod ${ns}/${podName} exists and is not this Instance's`,
+      `pipe pod Pod ${ns}/${podName} exists and is not this Instance's`,
     );
     expect(result.text).toContain('owner: Instance');
     expect(result.text).toContain('rename one of the Instances');
