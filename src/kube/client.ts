@@ -184,11 +184,14 @@ export class KubeClient {
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         arm();
-        pending += chunk;
+        // Only the new chunk is searched for line ends: a long line arrives in many chunks, and
+        // searching all of it again for each one would cost its length squared.
+        let start = 0;
         let nl: number;
-        while ((nl = pending.indexOf('\n')) >= 0) {
-          const line = pending.slice(0, nl);
-          pending = pending.slice(nl + 1);
+        while ((nl = chunk.indexOf('\n', start)) >= 0) {
+          const line = pending + chunk.slice(start, nl);
+          pending = '';
+          start = nl + 1;
           if (line.trim() === '') continue;
           try {
             options.onEvent(JSON.parse(line));
@@ -197,6 +200,7 @@ export class KubeClient {
             return;
           }
         }
+        pending += start === 0 ? chunk : chunk.slice(start);
         // A line without its end is held until it ends: never longer than the limit (UTF-16
         // length, at most the byte length).
         if (pending.length > maxLine) {
