@@ -183,6 +183,33 @@ function parseDocument(input: string, source: string): Json {
   return doc;
 }
 
+/**
+ * A server URL the manager may send a target's requests to: https (http only when unsafe
+ * transports are allowed), at an address the server policy does not refuse.
+ */
+function checkServer(server: string, clusterName: string, options: TargetKubeconfigOptions): void {
+  const { source } = options;
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new KubeConfigError(
+      `cluster "${clusterName}" has an invalid server URL "${server}"`,
+      source,
+    );
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowUnsafe)) {
+    throw new KubeConfigError(
+      `cluster "${clusterName}" is reached over ${url.protocol.replace(':', '')}, not https: credentials would travel in clear text; use an https server URL`,
+      source,
+    );
+  }
+  const address = (options.servers ?? new TargetServerPolicy()).refusalOfUrl(url);
+  if (address !== undefined) {
+    throw new KubeConfigError(`cluster "${clusterName}" (server ${server}): ${address}`, source);
+  }
+}
+
 /** Parses and checks a target kubeconfig; throws {@link KubeConfigError} saying what to fix. */
 export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOptions): KubeConfig {
   const { source } = options;
@@ -216,25 +243,7 @@ export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOp
   const user = users.get(userName);
   if (!user) throw new KubeConfigError(`context "${context}" names no known user`, source);
   const server = text(cluster['server']) ?? '';
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new KubeConfigError(
-      `cluster "${clusterName}" has an invalid server URL "${server}"`,
-      source,
-    );
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowUnsafe)) {
-    throw new KubeConfigError(
-      `cluster "${clusterName}" is reached over ${url.protocol.replace(':', '')}, not https: credentials would travel in clear text; use an https server URL`,
-      source,
-    );
-  }
-  const address = (options.servers ?? new TargetServerPolicy()).refusalOfUrl(url);
-  if (address !== undefined) {
-    throw new KubeConfigError(`cluster "${clusterName}" (server ${server}): ${address}`, source);
-  }
+  checkServer(server, clusterName, options);
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [

@@ -29,6 +29,7 @@ import {
 import { installKudoCrds } from '../../../support/kudo.ts';
 import { applyStepsOperatorVersion, createKudoObject } from '../../../support/kudo-objects.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
+import { grantTenant } from '../../../support/tenant.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 const MIB = 1024 * 1024;
@@ -197,26 +198,10 @@ describe('a hostile target server', () => {
     await new Promise<void>((resolve) => lure.listen(0, '127.0.0.2', resolve));
     const user = uniqueName('tenant');
     tenant = new KubeClient(kubeConfig((await mintUser(user)).kubeconfigPath));
-    await admin.request({
-      method: 'POST',
-      path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`,
-      body: {
-        metadata: { name: 'tenant' },
-        rules: [
-          { apiGroups: ['kudo.dev'], resources: ['*'], verbs: ['*'] },
-          { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'get'] },
-        ],
-      },
-    });
-    await admin.request({
-      method: 'POST',
-      path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`,
-      body: {
-        metadata: { name: 'tenant' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant' },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
-      },
-    });
+    await grantTenant(admin, ns, user, [
+      { apiGroups: ['kudo.dev'], resources: ['*'], verbs: ['*'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'get'] },
+    ]);
     const ov = applyStepsOperatorVersion('app', {
       'cm.yaml': stringify({
         apiVersion: 'v1',

@@ -27,6 +27,7 @@ import {
   serialPlan,
 } from '../../../support/kudo-objects.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
+import { grantTenant as grantRole } from '../../../support/tenant.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 type Json = Record<string, unknown>;
@@ -45,27 +46,11 @@ let lureRequests = 0;
 let lureUrl = '';
 
 /** A Role of everything a tenant writes: kudo.dev objects, ConfigMaps, Secrets. */
-async function grantTenant(namespace: string, user: string): Promise<void> {
-  await admin.request({
-    method: 'POST',
-    path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles`,
-    body: {
-      metadata: { name: 'tenant' },
-      rules: [
-        { apiGroups: ['kudo.dev'], resources: ['*'], verbs: ['*'] },
-        { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['*'] },
-      ],
-    },
-  });
-  await admin.request({
-    method: 'POST',
-    path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`,
-    body: {
-      metadata: { name: 'tenant' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
-    },
-  });
+function grantTenant(namespace: string, user: string): Promise<void> {
+  return grantRole(admin, namespace, user, [
+    { apiGroups: ['kudo.dev'], resources: ['*'], verbs: ['*'] },
+    { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['*'] },
+  ]);
 }
 
 async function create(path: string, body: Json): Promise<void> {

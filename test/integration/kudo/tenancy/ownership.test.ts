@@ -25,6 +25,7 @@ import {
   serialPlan,
 } from '../../../support/kudo-objects.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
+import { grantTenant as grantRole } from '../../../support/tenant.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 type Json = Record<string, unknown>;
@@ -59,27 +60,11 @@ async function version(path: string): Promise<string> {
 }
 
 /** The tenant's Role: kudo.dev objects (status too) and reading ConfigMaps and pods. */
-async function grantTenant(ns: string): Promise<void> {
-  await admin.request({
-    method: 'POST',
-    path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`,
-    body: {
-      metadata: { name: 'tenant' },
-      rules: [
-        { apiGroups: ['kudo.dev'], resources: ['*'], verbs: ['*'] },
-        { apiGroups: [''], resources: ['configmaps', 'pods'], verbs: ['get', 'list', 'watch'] },
-      ],
-    },
-  });
-  await admin.request({
-    method: 'POST',
-    path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`,
-    body: {
-      metadata: { name: 'tenant' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: tenantUser }],
-    },
-  });
+function grantTenant(ns: string): Promise<void> {
+  return grantRole(admin, ns, tenantUser, [
+    { apiGroups: ['kudo.dev'], resources: ['*'], verbs: ['*'] },
+    { apiGroups: [''], resources: ['configmaps', 'pods'], verbs: ['get', 'list', 'watch'] },
+  ]);
 }
 
 async function adminConfigMap(ns: string, name: string): Promise<void> {
