@@ -131,6 +131,12 @@ export function tenancyOptions(): Option[] {
         '(repeatable; both postures)',
     ).argParser(repeated('--allow-operator-version', parseGrant)),
     new Option(
+      '--allow-target-server <address>',
+      'target-cluster kubeconfigs may name a server at this IP address or CIDR range although ' +
+        'it is loopback, link-local or private-use (pod and Service networks), which are ' +
+        'refused by default (repeatable; docs/security.md)',
+    ).argParser(targetServer),
+    new Option(
       '--default-service-account <name>',
       "plans write with the rights of this ServiceAccount of each Instance's namespace " +
         "(impersonated) instead of the manager's own (docs/security.md)",
@@ -254,14 +260,6 @@ export function startCommand(ctx: CliContext): Command {
         'verification or use a plain-http server; refused by default. Files, exec/auth-provider ' +
         'plugins, proxies and impersonation are refused whatever the flags',
       false,
-    )
-    .addOption(
-      new Option(
-        '--allow-target-server <address>',
-        'target-cluster kubeconfigs may name a server at this IP address or CIDR range although ' +
-          'it is loopback, link-local or private-use (pod and Service networks), which are ' +
-          'refused by default (repeatable; docs/security.md)',
-      ).argParser(targetServer),
     )
     .option(
       '--strict-package-admission',
