@@ -32,6 +32,7 @@ import {
 import { ParameterValidator } from './kudo/params/index.ts';
 import { RenderPool } from './kudo/render/pool/index.ts';
 import { RoutingRenderer } from './kudo/render/index.ts';
+import type { TenancyPolicy } from './kudo/tasks/index.ts';
 import {
   JitteredBackoff,
   Manager,
@@ -91,6 +92,8 @@ export interface AdmissionSettings {
   readonly controllerUsers: readonly string[];
   /** What a `package verify` error in an OperatorVersion does: warn (default, as KUDO) or refuse. */
   readonly packagePolicy?: PackagePolicy;
+  /** Whose OperatorVersions Instances may use (--allow-operator-version); default: their own. */
+  readonly tenancy?: TenancyPolicy;
 }
 
 export interface AppSettings {
@@ -207,6 +210,7 @@ export class App {
         verify: (ov, namespaceManifest, signal) =>
           this.admissionPool.verify(ov, namespaceManifest, signal),
         packagePolicy: settings.admission.packagePolicy ?? 'warn',
+        ...(settings.admission.tenancy ? { tenancy: settings.admission.tenancy } : {}),
         operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 2_000 }),
         usage: new CachedKudoUsage({
           instances: () => this.instanceCache,

@@ -55,6 +55,8 @@ export interface EngineOptions {
   readonly stepTimeoutMs?: number;
   /** Accept insecure TLS and plain-http servers in target kubeconfigs (--allow-unsafe-kubeconfig). */
   readonly allowUnsafeKubeconfig?: boolean;
+  /** Server addresses or CIDR ranges target kubeconfigs may name (--allow-target-server). */
+  readonly allowTargetServers?: readonly string[];
   /** The tenancy posture and its allowances (--tenancy, --allow-*; docs/security.md). */
   readonly tenancy?: TenancyPolicy;
   /** Reconcile only Instances of these namespaces (--watch-namespaces). */
@@ -135,6 +137,7 @@ export async function runPlanwright(
     admission: {
       controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
       packagePolicy: options.strictPackageAdmission ? 'strict' : 'warn',
+      ...(options.engine?.tenancy ? { tenancy: options.engine.tenancy } : {}),
     },
     ...(options.render ? { render: options.render } : {}),
     verifyEvents: watch ? { namespaces: (ns) => watchesNamespace(watch, ns) } : {},
@@ -146,7 +149,12 @@ export async function runPlanwright(
       ...(options.engine?.watchNamespaces
         ? { filter: inNamespaces(options.engine.watchNamespaces) }
         : {}),
-      remote: { allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig },
+      remote: {
+        allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig,
+        ...(options.engine?.allowTargetServers
+          ? { allowedServers: options.engine.allowTargetServers }
+          : {}),
+      },
     },
   });
   // Everything runs under the manager; CRDs go in first, the local registration needs the port.

@@ -2,6 +2,7 @@
 export {
   KubeClient,
   statusToApiError,
+  type KubeClientLimits,
   type RequestOptions,
   type WatchOptions,
   type QueryValue,
@@ -39,6 +40,7 @@ export {
   KubeConfigError,
   WatchInactivityError,
   UnknownKindError,
+  ResponseTooLargeError,
   parseRetryAfter,
   type StatusBody,
 } from './errors.ts';
@@ -48,6 +50,11 @@ export {
   MAX_TARGET_KUBECONFIG_BYTES,
   type TargetKubeconfigOptions,
 } from './target-kubeconfig.ts';
+export {
+  TargetServerPolicy,
+  TargetServerFlagError,
+  TargetServerRefusedError,
+} from './target-server.ts';
 export { impersonatingKubeConfig, serviceAccountUser } from './impersonation.ts';
 export {
   ClusterGate,

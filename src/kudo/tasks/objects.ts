@@ -156,6 +156,20 @@ function unservedMessage(r: Rendered, served: readonly string[]): string {
   return `template ${r.template}: ${describeObject(r.object)} is of kind ${kindOf(r.object)}, which ${where}; change the template's apiVersion to a served one, or install the CustomResourceDefinition that provides the kind (in an earlier step)`;
 }
 
+/**
+ * Kinds of one task no version of the cluster serves (or not yet), at most: each costs
+ * discovery requests (remembered a while, kube/gvk.ts), and no real package needs this many.
+ */
+export const MAX_UNKNOWN_KINDS_PER_TASK = 16;
+
+function tooManyUnknownKinds(task: string, unknown: ReadonlySet<string>): void {
+  if (unknown.size < MAX_UNKNOWN_KINDS_PER_TASK) return;
+  throw new FatalTaskError(
+    task,
+    `renders objects of ${unknown.size} kinds this cluster does not serve (${[...unknown].slice(0, 5).join(', ')}, …); at most ${MAX_UNKNOWN_KINDS_PER_TASK} are looked up per task. Fix the templates' apiVersion and kind, or install the CustomResourceDefinitions first`,
+  );
+}
+
 export interface DecorateOptions {
   /** Deleting: objects whose kind nothing serves cannot exist and are skipped. */
   readonly missingKindIsGone?: boolean;
@@ -179,11 +193,13 @@ export async function decorateAll(
 ): Promise<ApplyObject[]> {
   const { missingKindIsGone = false, pending } = options;
   const resolved: Array<{ r: Rendered; decoration: Decoration; resolution: KindResolution }> = [];
+  const unknown = new Set<string>();
   for (const r of rendered) {
     const { apiVersion, kind } = r.object;
     if (!apiVersion || !kind) {
       throw new FatalTaskError(task, `template ${r.template}: an object lacks apiVersion or kind`);
     }
+    tooManyUnknownKinds(task, unknown);
     const resolution: KindResolution = await resolveKind(
       ctx.ssa.mapper,
       // Discovery's client: CRDs are read with the manager's rights, whoever the plan acts as.
@@ -193,6 +209,7 @@ export async function decorateAll(
       ctx.signal,
     );
     if (resolution.state === 'pending' || resolution.state === 'unserved') {
+      unknown.add(kindOf(r.object));
       if (missingKindIsGone) continue;
       if (resolution.state === 'unserved') {
         throw new FatalTaskError(task, unservedMessage(r, resolution.served));

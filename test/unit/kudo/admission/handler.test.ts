@@ -141,6 +141,46 @@ describe('instanceMutator', () => {
     expect(result.status.details?.causes.map((c) => c.field)).toEqual(['spec.parameters.bar']);
   });
 
+  it('refuses an OperatorVersion of another namespace without an allowance, before reading it', async () => {
+    const ovs = source();
+    const foreign = edit(
+      idle,
+      (i) => (i.spec!.operatorVersion = { name: 'x', namespace: 'shared' }),
+    );
+    for (const [operation, old] of [
+      ['CREATE', null],
+      ['UPDATE', idle],
+    ] as const) {
+      const result = await handler(ovs)(request(operation, foreign, old), context);
+      expect(result.kind).toBe('deny');
+      if (result.kind !== 'deny') return;
+      expect(result.status.code).toBe(422);
+      expect(result.status.message).toMatch(
+        /^InstanceController: Error getting operatorVersion x for instance test\/test: OperatorVersion shared\/x is in another namespace/,
+      );
+      expect(result.status.message).toContain('--allow-operator-version test=shared');
+      expect(result.status.details?.causes.map((c) => c.field)).toEqual([
+        'spec.operatorVersion.namespace',
+      ]);
+    }
+    expect(ovs.asked).toEqual([]);
+    // Allowed by the administrator: looked up as any other.
+    const allowing = instanceMutator({
+      operatorVersions: ovs,
+      validator: new ParameterValidator({ maxCachedOperatorVersions: 4 }),
+      controllerUsers: new Set(),
+      newUid: () => 'uid-new',
+      tenancy: { posture: 'kudo', operatorVersions: [{ from: 'test', to: 'shared' }] },
+    });
+    await allowing(request('CREATE', foreign), context);
+    expect(ovs.asked).toEqual(['shared/x']);
+    // A stored reference that stays as it is passes (metadata writes must: finalizers).
+    const stored = edit(foreign, (i) => (i.metadata.labels = { touched: 'yes' }));
+    expect((await handler(source())(request('UPDATE', stored, foreign), context)).kind).not.toBe(
+      'deny',
+    );
+  });
+
   it('an upgrade looks up both OperatorVersions', async () => {
     const ovs = source();
     const next = edit(idle, (i) => (i.spec!.operatorVersion = { name: 'foo-operator-2.0' }));
