@@ -16,7 +16,6 @@ import {
 import type { Instance, OperatorVersion, PlanStatus } from '../../src/kudo/api/index.ts';
 import { CacheRegistry } from '../../src/runtime/index.ts';
 import { ParameterValidator } from '../../src/kudo/params/index.ts';
-import type { TenancyPolicy } from '../../src/kudo/tasks/index.ts';
 import type { WebhookServer } from '../../src/server/index.ts';
 import { StaticCertificateSource } from '../../src/server/index.ts';
 import { kubeConfig, kubectl, uniqueName } from './cluster.ts';
@@ -148,8 +147,6 @@ export async function startInstanceWebhook(options: {
   namespaces: readonly string[];
   operatorVersions?: OperatorVersionSource;
   controllerUsers?: readonly string[];
-  /** Whose OperatorVersions Instances may use (`planwright start --allow-operator-version`). */
-  tenancy?: TenancyPolicy;
 }): Promise<InstanceWebhook> {
   const kc = kubeConfig();
   const loopback = StaticCertificateSource.forLoopback('kudo-webhook-test');
@@ -180,7 +177,6 @@ export async function startInstanceWebhook(options: {
         options.operatorVersions ?? new CachedOperatorVersionSource({ cache: lease.cache, live }),
       validator: new ParameterValidator({ maxCachedOperatorVersions: 64 }),
       controllerUsers: new Set(options.controllerUsers ?? []),
-      ...(options.tenancy ? { tenancy: options.tenancy } : {}),
     }),
   );
   const { port } = await server.listen(stop.signal);

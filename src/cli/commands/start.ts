@@ -127,8 +127,8 @@ export function tenancyOptions(): Option[] {
     ).argParser(repeated('--allow-cluster-scoped', parseNamespace)),
     new Option(
       '--allow-operator-version <from=to>',
-      'Instances of namespace FROM (* for all) may use OperatorVersions of namespace TO ' +
-        '(repeatable; both postures)',
+      'multi-tenant: Instances of namespace FROM (* for all) may use OperatorVersions of ' +
+        'namespace TO (repeatable; the kudo posture allows every namespace, as KUDO did)',
     ).argParser(repeated('--allow-operator-version', parseGrant)),
     new Option(
       '--allow-target-server <address>',

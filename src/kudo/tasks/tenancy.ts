@@ -34,7 +34,7 @@ export interface TenancyPolicy {
   readonly namespaces?: readonly NamespaceGrant[];
   /** Namespaces whose Instances may apply cluster-scoped objects, multi-tenant (--allow-cluster-scoped). */
   readonly clusterScoped?: readonly string[];
-  /** Whose OperatorVersions Instances may use, both postures (--allow-operator-version). */
+  /** Whose OperatorVersions Instances may use, multi-tenant (--allow-operator-version). */
   readonly operatorVersions?: readonly NamespaceGrant[];
   /** Whose rights plans write with (--default-service-account, --allow-service-account). */
   readonly serviceAccounts?: ServiceAccountPolicy;
@@ -144,11 +144,12 @@ export function placeObject(policy: TenancyPolicy, input: PlacementInput): Place
 }
 
 /**
- * Why an Instance may not use the OperatorVersion `ovName` of namespace `ovNamespace`, if it may
- * not: another namespace's OperatorVersion renders that namespace's templates and parameter
- * defaults into this one, so it needs an administrator's allowance in both postures. The text
- * begins as KUDO's controller reported an OperatorVersion it could not get (Event
- * `InvalidOperatorVersion`).
+ * Why an Instance may not use the OperatorVersion `ov`, if it may not. The `kudo` posture uses
+ * whatever `spec.operatorVersion.namespace` names, as KUDO did (and KUDO's own cases rely on:
+ * their OperatorVersions live in `default`). Multi-tenant: another namespace's OperatorVersion
+ * renders that namespace's templates and parameter defaults into this one, so it needs an
+ * administrator's allowance. The text begins as KUDO's controller reported an OperatorVersion
+ * it could not get (Event `InvalidOperatorVersion`).
  */
 export function operatorVersionProblem(
   policy: TenancyPolicy,
@@ -156,9 +157,9 @@ export function operatorVersionProblem(
   ov: { readonly namespace: string; readonly name: string },
 ): string | undefined {
   const home = instance.metadata.namespace ?? '';
-  if (ov.namespace === home) return undefined;
+  if (ov.namespace === home || policy.posture === 'kudo') return undefined;
   if (granted(policy.operatorVersions, home, ov.namespace)) return undefined;
-  return `InstanceController: Error getting operatorVersion ${ov.name} for instance ${namespacedName(instance.metadata)}: OperatorVersion ${ov.namespace}/${ov.name} is in another namespace, and Instances of namespace ${home} may use OperatorVersions of their own namespace only. Install the operator in ${home}, or have an administrator allow it with \`planwright start --allow-operator-version ${home}=${ov.namespace}\``;
+  return `InstanceController: Error getting operatorVersion ${ov.name} for instance ${namespacedName(instance.metadata)}: OperatorVersion ${ov.namespace}/${ov.name} is in another namespace, and in the multi-tenant posture Instances of namespace ${home} may use OperatorVersions of their own namespace only. Install the operator in ${home}, or have an administrator allow it with \`planwright start --allow-operator-version ${home}=${ov.namespace}\``;
 }
 
 /** Whose rights an Instance's plans write with, or why the one it asks for is refused. */

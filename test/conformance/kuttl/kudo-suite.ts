@@ -4,10 +4,9 @@
 // integration project, workloads for e2e) or, for cases that need containers to really run, a
 // dedicated cluster with a real node (`realNodes`). Planwright runs as users start it: the built
 // CLI, `planwright start --install`, in a child process — every webhook configuration and
-// default it has — with `--watch-namespaces kuttl-test-*` (kuttl names its namespaces
-// `kuttl-test-<pet name>`; the other tests of a shared cluster keep theirs) and the allowance for
-// the OperatorVersions KUDO's cases keep in namespace default as the only additions. kuttl
-// installs ../shared/kudo-cases/manifests (manifestDirs) before the cases.
+// default it has — with `--watch-namespaces kuttl-test-*` as the only addition (kuttl names its
+// namespaces `kuttl-test-<pet name>`; the other tests of a shared cluster keep theirs). kuttl
+// installs the cases' manifests (kudo-cases/manifests, manifestDirs) before the cases.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -95,14 +94,7 @@ export function describeKudoCases(
           installKudoCrds(kubeconfig),
           ensureDefaultServiceAccount(kubeconfig),
         ]);
-        planwright = await startPlanwrightCli({
-          kubeconfig,
-          watchNamespaces: `${PREFIX}*`,
-          // KUDO's cases install their OperatorVersions into namespace default (manifestDirs)
-          // and refer to them from kuttl's namespaces: an administrator's allowance
-          // (docs/security.md, "OperatorVersions of another namespace").
-          args: ['--allow-operator-version', '*=default'],
-        });
+        planwright = await startPlanwrightCli({ kubeconfig, watchNamespaces: `${PREFIX}*` });
         registered = await registeredConfigurations(kubeconfig);
         run = await runKuttlSuite({
           kuttl,

@@ -46,12 +46,8 @@ describe("KUDO's test cases through the Instance webhook", () => {
       });
       if (res.code !== 0 && !res.stderr.includes('AlreadyExists')) throw new Error(res.stderr);
     }
-    // ...which needs the administrator's allowance: OperatorVersions of another namespace are
-    // refused otherwise (docs/security.md), as `planwright start --allow-operator-version`.
-    webhook = await startInstanceWebhook({
-      namespaces: [ns],
-      tenancy: { posture: 'kudo', operatorVersions: [{ from: '*', to: 'default' }] },
-    });
+    // The default (kudo) posture uses another namespace's OperatorVersion, as KUDO did.
+    webhook = await startInstanceWebhook({ namespaces: [ns] });
     await waitFor('instance webhook active', async () => {
       const r = await kubectl(['create', '--dry-run=server', '-n', ns, '-f', '-'], {
         input: stringify(instanceObject('probe', 'missing')),

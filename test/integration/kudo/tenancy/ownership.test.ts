@@ -401,18 +401,31 @@ describe.each<Posture>(['kudo', 'multi-tenant'])('the %s posture', (posture) => 
     expect((pod?.['metadata'] as Json)['deletionTimestamp']).toBeUndefined();
   });
 
-  it("an OperatorVersion of another namespace: refused at admission with KUDO's text", async () => {
-    const err = await createKudoObject(tenant, ns, 'instances', {
-      ...instanceObject('foreign', 'theirs', { namespace: ns }),
-      spec: { operatorVersion: { name: 'theirs', namespace: victimNs } },
-    }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).message).toContain(
-      `InstanceController: Error getting operatorVersion theirs for instance ${ns}/foreign: OperatorVersion ${victimNs}/theirs is in another namespace`,
-    );
-    expect((err as ApiError).message).toContain(`--allow-operator-version ${ns}=${victimNs}`);
-    expect(await get(kudoPath(ns, 'instances', 'foreign'))).toBeUndefined();
-  });
+  if (posture === 'multi-tenant') {
+    it("an OperatorVersion of another namespace: refused at admission with KUDO's text", async () => {
+      const err = await createKudoObject(tenant, ns, 'instances', {
+        ...instanceObject('foreign', 'theirs', { namespace: ns }),
+        spec: { operatorVersion: { name: 'theirs', namespace: victimNs } },
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).message).toContain(
+        `InstanceController: Error getting operatorVersion theirs for instance ${ns}/foreign: OperatorVersion ${victimNs}/theirs is in another namespace`,
+      );
+      expect((err as ApiError).message).toContain(`--allow-operator-version ${ns}=${victimNs}`);
+      expect(await get(kudoPath(ns, 'instances', 'foreign'))).toBeUndefined();
+    });
+  } else {
+    it("an OperatorVersion of another namespace: used as KUDO did, its objects in the Instance's namespace", async () => {
+      await createKudoObject(tenant, ns, 'instances', {
+        ...instanceObject('foreign', 'theirs', { namespace: ns }),
+        spec: { operatorVersion: { name: 'theirs', namespace: victimNs } },
+      });
+      expect((await outcome(ns, 'foreign')).status).toBe('COMPLETE');
+      // What it rendered landed at home; the other namespace's objects are untouched.
+      expect(await get(cmPath(ns, 'theirs'))).toBeDefined();
+      expect(await version(cmPath(victimNs, 'victim'))).toBe(victims[cmPath(victimNs, 'victim')]);
+    });
+  }
 
   if (posture === 'multi-tenant') {
     it('a refused adoption is never recorded: the next run refuses it again, injected or not', async () => {
