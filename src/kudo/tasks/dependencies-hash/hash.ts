@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApplyObject } from '../../../kube/index.ts';
-import { goYamlMarshal, type GoYamlValue } from './go-yaml.ts';
+import { goYamlMarshal, type GoYamlValue } from '../../../gotemplate/index.ts';
 
 export const ANNOTATION_DEPENDENCIES_HASH = 'kudo.dev/dependencies-hash';
 /** On a ConfigMap/Secret: leave it out of the hash (its digest counts as zeros). */
