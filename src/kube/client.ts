@@ -14,6 +14,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ApiError,
   KubeConfigError,
+  ResponseTooLargeError,
   WatchInactivityError,
   parseRetryAfter,
   type StatusBody,
@@ -35,6 +36,11 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   /** Receives the answer's `Warning` headers (admission warnings, deprecations), if any. */
   readonly onWarnings?: (warnings: readonly string[]) => void;
+  /**
+   * A successful answer longer than this fails with {@link ResponseTooLargeError} (the
+   * connection is dropped): for documents whose size the server decides. Default unbounded.
+   */
+  readonly maxBytes?: number;
 }
 
 export interface WatchOptions {
@@ -81,10 +87,10 @@ export class KubeClient {
       const warnings = warningHeaders(res.rawHeaders);
       if (warnings.length > 0) options.onWarnings(warnings);
     }
-    const text = await readBody(
-      res,
-      res.statusCode !== undefined && res.statusCode >= 300 ? MAX_ERROR_BODY : Infinity,
-    );
+    const failed = res.statusCode === undefined || res.statusCode >= 300;
+    const text = failed
+      ? await readBody(res, MAX_ERROR_BODY)
+      : await readBody(res, options.maxBytes ?? Infinity, `${verb} ${options.path}`);
     if (res.statusCode === undefined || res.statusCode >= 300) {
       throw toApiError(res, text, verb, options.path);
     }
@@ -318,13 +324,23 @@ function armTimeout(req: http.ClientRequest, ms: number): void {
   req.once('close', () => clearTimeout(timer));
 }
 
-function readBody(res: http.IncomingMessage, limit: number): Promise<string> {
+/**
+ * The body as text, at most `limit` bytes of it: the rest is dropped, or — with `failAs`, the
+ * request's name — the answer fails with ResponseTooLargeError and the connection is closed.
+ */
+function readBody(res: http.IncomingMessage, limit: number, failAs?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const tooLarge = (): void => {
+      res.destroy();
+      reject(new ResponseTooLargeError(failAs ?? '', limit));
+    };
+    if (failAs !== undefined && Number(res.headers['content-length']) > limit) return tooLarge();
     res.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) chunks.push(chunk);
+      else if (failAs !== undefined) tooLarge();
     });
     // Most answers arrive in one chunk: decoded as it is, without a concatenated copy.
     res.on('end', () =>

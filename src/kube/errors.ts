@@ -59,6 +59,18 @@ export class WatchInactivityError extends Error {
   }
 }
 
+/** An answer was longer than the caller allows for it (RequestOptions.maxBytes). */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  constructor(
+    /** `GET /openapi/v3/…`. */
+    readonly request: string,
+    readonly limitBytes: number,
+  ) {
+    super(`${request}: the answer is larger than the limit of ${limitBytes} bytes`);
+  }
+}
+
 /** The server does not serve the requested group/version/kind. */
 export class UnknownKindError extends Error {
   override readonly name = 'UnknownKindError';

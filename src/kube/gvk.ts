@@ -6,6 +6,7 @@
  */
 import type { KubeClient } from './client.ts';
 import { ApiError, UnknownKindError } from './errors.ts';
+import { OpenApiSchemas } from './openapi-schemas.ts';
 
 export interface GroupVersionKind {
   /** '' for the core group. */
@@ -62,9 +63,13 @@ interface APIResourceList {
 
 export class ResourceMapper {
   private readonly known = new Map<string, Promise<ResourceMapping>>();
+  /** The cluster's OpenAPI schemas, kept beside its discovery (one per cluster, like it). */
+  readonly schemas: OpenApiSchemas;
 
   /** `client` also reads CustomResourceDefinitions for resolveKind (the engine's own reads). */
-  constructor(readonly client: KubeClient) {}
+  constructor(readonly client: KubeClient) {
+    this.schemas = new OpenApiSchemas({ client });
+  }
 
   /** The mapping for a kind, from discovery of its group/version (cached; failures are not). */
   resolve(gvk: GroupVersionKind, signal?: AbortSignal): Promise<ResourceMapping> {

@@ -37,6 +37,7 @@ export {
 export {
   ApiError,
   KubeConfigError,
+  ResponseTooLargeError,
   WatchInactivityError,
   UnknownKindError,
   parseRetryAfter,
@@ -76,3 +77,4 @@ export {
   type DeleteRequest,
 } from './resource-manager.ts';
 export { type KindResolution, resolveKind } from './kinds.ts';
+export { OpenApiSchemas, type UnknownFields } from './openapi-schemas.ts';
