@@ -1,5 +1,5 @@
 /**
- * The KudoOperator task (../shared/spec/tasks-pipe-and-dependencies.md "KudoOperator task"):
+ * The KudoOperator task (docs/packages.md "Pipe and KudoOperator tasks"):
  * create the child Instance, or merge-patch its OperatorVersion and parameters (keys added or
  * overwritten, never removed; labels and owners untouched), then wait for the child's plan.
  * The child is in the parent's inventory (recorded before it is created), so deleting the
