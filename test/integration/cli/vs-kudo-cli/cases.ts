@@ -102,11 +102,12 @@ const VARIANTS: Record<string, { readonly base: string; readonly edits: readonly
     edits: [
       edit('operator.yaml', (t) => `${t.trimEnd()}\nnamespaceManifest: ns.yaml\n`),
       (dir) => writeFileSync(join(dir, 'templates', 'broken.yaml'), '{{ fail "boom" }}\n'),
-      (dir) =>
-        writeFileSync(
-          join(dir, 'templates', 'extra-namespace.yaml'),
-          'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: extra\n',
-        ),
+      // A second document in a template a task uses (KUDO lists unreferenced templates in Go's
+      // random map order: only one may be unreferenced here).
+      edit(
+        'templates/deployment.yaml',
+        (t) => `${t.trimEnd()}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: extra\n`,
+      ),
     ],
   },
   'no-plans-no-tasks': {
