@@ -21,9 +21,9 @@ import type { KubeClient } from './client.ts';
 import { parseApiVersion } from './gvk.ts';
 import { pruneUnknownFields, reduceDocument, type GroupVersionSchemas } from './unknown-fields.ts';
 
-/** The index is small (a URL per group/version). */
+/** The index is small: a URL per group/version (10 kB, 47 entries on Kubernetes 1.34). */
 const MAX_INDEX_BYTES = 1024 * 1024;
-/** The core group's document, the largest, is a few MiB. */
+/** The core group's document, the largest built-in one, is 1.5 MB on Kubernetes 1.34. */
 const MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
 const REVALIDATE_MS = 1_000;
 const MAX_INDEX_AGE_MS = 10 * 60_000;
