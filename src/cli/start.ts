@@ -209,6 +209,9 @@ async function runLocal(
     io.out('Install the example package and watch its deploy plan reach COMPLETE:');
     io.out(`  kubectl kudo install ${join(examples, example)} --instance hello --wait`);
     io.out('  kubectl kudo plan status --instance hello');
+    if (mode === 'workloads') {
+      io.out('  kubectl port-forward service/hello 8080:80   # the page: http://localhost:8080');
+    }
     io.out('  kubectl kudo update --instance hello -p message=hi --wait');
     io.out(`  kubectl kudo get all`);
     io.out('Press Ctrl-C to stop; the control plane and its files are removed.');

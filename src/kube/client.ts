@@ -37,6 +37,11 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   /** Receives the answer's `Warning` headers (admission warnings, deprecations), if any. */
   readonly onWarnings?: (warnings: readonly string[]) => void;
+  /**
+   * A successful answer longer than this fails with {@link ResponseTooLargeError} (the
+   * connection is dropped): for documents whose size the server decides. Default unbounded.
+   */
+  readonly maxBytes?: number;
 }
 
 export interface WatchOptions {
@@ -108,11 +113,12 @@ export class KubeClient {
       const text = await readBody(res, this.errorLimit, undefined);
       throw toApiError(res, text, verb, options.path);
     }
+    // The client's bound for every answer, or the request's own if smaller.
+    const limit = Math.min(options.maxBytes ?? Infinity, this.limits.maxResponseBytes ?? Infinity);
     const text = await readBody(
       res,
-      this.limits.maxResponseBytes ?? Infinity,
-      () =>
-        new ResponseTooLargeError(verb, options.path, 'answer', this.limits.maxResponseBytes ?? 0),
+      limit,
+      () => new ResponseTooLargeError(verb, options.path, 'answer', limit),
     );
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }

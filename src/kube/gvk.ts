@@ -7,6 +7,7 @@
 import type { KubeClient } from './client.ts';
 import { ApiError, UnknownKindError } from './errors.ts';
 import { ExpiringCache } from './expiring-cache.ts';
+import { OpenApiSchemas } from './openapi-schemas.ts';
 
 export interface GroupVersionKind {
   /** '' for the core group. */
@@ -78,6 +79,8 @@ export class ResourceMapper {
   private readonly known = new Map<string, Promise<ResourceMapping>>();
   /** Answers read on the way to "unknown" (keys `gv:`, `list:`, `answer:`), for a while. */
   private readonly misses: ExpiringCache<unknown>;
+  /** The cluster's OpenAPI schemas, kept beside its discovery (one per cluster, like it). */
+  readonly schemas: OpenApiSchemas;
 
   /** `client` also reads CustomResourceDefinitions for resolveKind (the engine's own reads). */
   constructor(
@@ -89,6 +92,7 @@ export class ResourceMapper {
       options.maxUnknown ?? 1_024,
       options.now,
     );
+    this.schemas = new OpenApiSchemas({ client });
   }
 
   /**

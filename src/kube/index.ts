@@ -38,9 +38,9 @@ export {
 export {
   ApiError,
   KubeConfigError,
+  ResponseTooLargeError,
   WatchInactivityError,
   UnknownKindError,
-  ResponseTooLargeError,
   parseRetryAfter,
   type StatusBody,
 } from './errors.ts';
@@ -83,3 +83,4 @@ export {
   type DeleteRequest,
 } from './resource-manager.ts';
 export { type KindResolution, resolveKind } from './kinds.ts';
+export { OpenApiSchemas, type UnknownFields } from './openapi-schemas.ts';

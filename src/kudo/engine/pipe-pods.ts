@@ -1,6 +1,6 @@
 /**
- * Deleting pipe pods once their step is recorded COMPLETE (../shared/spec/
- * tasks-pipe-and-dependencies.md "Controller interplay"). The Pipe task itself never deletes
+ * Deleting pipe pods once their step is recorded COMPLETE (docs/packages.md "Pipe and
+ * KudoOperator tasks"). The Pipe task itself never deletes
  * its pod: a pod deleted before the step's COMPLETE reached the API server would make a
  * retried pass (after a crash or a conflict) find no pod and start over. So the engine calls
  * {@link PipePodSweeper.sweep} after each successful status write; it deletes the pod of

@@ -1,6 +1,6 @@
 /**
  * The labels, annotations and owner reference every applied object carries, split the way
- * KUDO split them (../shared/spec/kudo-compat.md "Labels and annotations on applied objects"):
+ * KUDO split them (docs/packages.md "Old packages on a current cluster" lists them):
  * three labels that identify the owner (`heritage`, `kudo.dev/instance`, `kudo.dev/operator`);
  * annotations that say which plan/phase/step and run applied the object; pod templates get the
  * three labels and `kudo.dev/operator-version`, never plan/phase/step (a pod template change

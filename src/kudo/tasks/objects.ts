@@ -1,8 +1,9 @@
 /**
  * Rendering a task's resources into decorated objects of kinds the server serves, ordered for
  * applying. An object written for an API version the server no longer serves is converted to
- * the served one the way the API server did (kube/removed-apis), with a Warning Event once per
- * plan run; a kind no version serves is a fatal error naming template, kind and what to do.
+ * the served one the way the API server did (kube/removed-apis), and fields the server's
+ * schema does not know are dropped (kube/unknown-fields.ts), each with a Warning Event once
+ * per plan run; a kind no version serves is a fatal error naming template, kind and what to do.
  */
 import { describeObject, type ApplyObject } from '../../kube/index.ts';
 import { resolveKind, type KindResolution } from '../../kube/index.ts';
@@ -235,7 +236,7 @@ export async function decorateAll(
   }
   const decorated = resolved.map(({ r, decoration }) => decorate(r.object, decoration));
   if (!missingKindIsGone) await addDependencyHashes(resolved, decorated, ctx);
-  const out: ApplyObject[] = [];
+  const out: Rendered[] = [];
   resolved.forEach(({ r, resolution }, i) => {
     const object = decorated[i];
     if (!object || resolution.state === 'pending' || resolution.state === 'unserved') return;
@@ -247,7 +248,7 @@ export async function decorateAll(
       object.metadata = meta;
     }
     if (resolution.state === 'served') {
-      out.push(object);
+      out.push({ template: r.template, object });
       return;
     }
     const { removed } = resolution;
@@ -255,9 +256,25 @@ export async function decorateAll(
       'ConvertedRemovedAPI',
       `template ${r.template}: ${describeObject(object)} uses ${removed.from} ${removed.kind}, which Kubernetes stopped serving in ${removed.removedIn}; applied it as ${removed.to} (converted as the API server did). Update the package to ${removed.to}`,
     );
-    out.push(removed.convert(object));
+    out.push({ template: r.template, object: removed.convert(object) });
   });
-  return out;
+  if (missingKindIsGone) return out.map((o) => o.object);
+  return Promise.all(out.map((o) => withoutUnknownFields(o, ctx)));
+}
+
+/**
+ * The object without the fields the target cluster's schema does not know (server-side apply
+ * refuses them; older packages carry fields Kubernetes removed), with a Warning Event naming
+ * them. Without a schema to ask, the object as it is.
+ */
+async function withoutUnknownFields(r: Rendered, ctx: TaskContext): Promise<ApplyObject> {
+  const found = await ctx.ssa.mapper.schemas.withoutUnknownFields(r.object, ctx.signal);
+  if (!found || found.dropped.length === 0) return r.object;
+  ctx.warn?.(
+    'DroppedUnknownFields',
+    `template ${r.template}: ${describeObject(r.object)}: this cluster's schema of ${found.schema} has no field ${found.dropped.join(', ')}; applied without ${found.dropped.length === 1 ? 'it' : 'them'}. Remove ${found.dropped.length === 1 ? 'it' : 'them'} from the package`,
+  );
+  return found.object;
 }
 
 /**

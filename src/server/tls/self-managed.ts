@@ -133,7 +133,8 @@ export class SelfManagedTls implements CertificateSource {
         : new KubeClient(options.kubeConfig);
     this.client = client;
     const api = (): KubeClient => client as KubeClient;
-    this.store = options.store ?? new SecretTlsStore(api(), ns, options.secretName);
+    this.store =
+      options.store ?? new SecretTlsStore(api(), ns, options.secretName, options.serviceName);
     this.injector = options.injector ?? new ApiCaBundleInjector(api(), this.refs);
     this.changeFeed = options.changeFeed ?? new WatchConfigurationChangeFeed(api(), this.logger);
   }

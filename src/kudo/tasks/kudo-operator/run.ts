@@ -1,5 +1,5 @@
 /**
- * The KudoOperator task (../shared/spec/tasks-pipe-and-dependencies.md "KudoOperator task"):
+ * The KudoOperator task (docs/packages.md "Pipe and KudoOperator tasks"):
  * create the child Instance, or merge-patch its OperatorVersion and parameters (keys added or
  * overwritten, never removed; labels and owners untouched) — only an Instance whose owner
  * reference proves it is this Instance's child: any other is left alone, unrecorded, and the

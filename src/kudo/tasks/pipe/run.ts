@@ -1,5 +1,5 @@
 /**
- * The Pipe task (../shared/spec/tasks-pipe-and-dependencies.md "Pipe task"): render the
+ * The Pipe task (docs/packages.md "Pipe and KudoOperator tasks"): render the
  * package's pod template, check it, create the pipe pod (waiting first for a pod of an earlier
  * run to be gone), wait until its init container has produced the files and the waiter runs,
  * copy each file out through `pods/exec`, and write the Secrets/ConfigMaps. Done when they
