@@ -10,6 +10,7 @@ import { ensureCertManager } from '../e2e/manifests/cert-manager.ts';
 import { extensionOracleBinary, oracleBinary } from '../gotemplate/oracle.ts';
 import { yamlOracleBinary } from '../gotemplate/yaml-oracle.ts';
 import { conversionOracle } from './conversion-oracle.ts';
+import { ensureHelm } from './helm.ts';
 import { ensureKudoCli } from './kudo-cli.ts';
 
 /** The jest groups of the runner (test/runner/plan.ts). */
@@ -47,6 +48,7 @@ export const TEST_TOOLS: readonly TestTool[] = [
     ensure: (p) => extensionOracleBinary(p),
   },
   { name: 'yaml oracle', lane: 'other', neededBy: 'unit', ensure: (p) => yamlOracleBinary(p) },
+  { name: 'helm', lane: 'other', neededBy: 'unit', ensure: (p) => ensureHelm({ onProgress: p }) },
   {
     name: 'conversion oracle',
     lane: 'kubernetes',
