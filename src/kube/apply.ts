@@ -9,7 +9,8 @@
  */
 import type { KubeClient } from './client.ts';
 import { ApiError } from './errors.ts';
-import { objectPath, parseApiVersion, type ResourceMapper, type ResourceMapping } from './gvk.ts';
+import { parseApiVersion } from './api-version.ts';
+import { objectPath, type ResourceMapper, type ResourceMapping } from './gvk.ts';
 import { fieldsOf, ownEntry, ownershipUpgrade, type FieldsV1 } from './ownership.ts';
 
 /** A Kubernetes object as JSON. */

@@ -5,6 +5,7 @@
  * See examples/api/kube.ts.
  */
 import type { KubeClient } from './client.ts';
+import { apiVersionOf } from './api-version.ts';
 import { ApiError, UnknownKindError } from './errors.ts';
 import { ExpiringCache } from './expiring-cache.ts';
 import { OpenApiSchemas } from './openapi-schemas.ts';
@@ -26,19 +27,6 @@ export function gvkKey(gvk: GroupVersionKind): string {
   return gvk.group === ''
     ? `${gvk.version}/${gvk.kind}`
     : `${gvk.group}/${gvk.version}/${gvk.kind}`;
-}
-
-/** `apps/v1` or `v1`. */
-export function apiVersionOf(gvk: Pick<GroupVersionKind, 'group' | 'version'>): string {
-  return gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`;
-}
-
-/** Splits an apiVersion (`apps/v1`, `v1`) into group and version. */
-export function parseApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0
-    ? { group: '', version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 function groupVersionPath(gvk: Pick<GroupVersionKind, 'group' | 'version'>): string {

@@ -19,13 +19,12 @@ export {
 export {
   ResourceMapper,
   gvkKey,
-  apiVersionOf,
-  parseApiVersion,
   collectionPath,
   objectPath,
   type GroupVersionKind,
   type ResourceMapping,
 } from './gvk.ts';
+export { apiVersionOf, parseApiVersion } from './api-version.ts';
 export {
   exponentialDelayMs,
   JitteredBackoff,

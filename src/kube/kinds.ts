@@ -11,14 +11,8 @@
  */
 import type { KubeClient } from './client.ts';
 import { ApiError, UnknownKindError } from './errors.ts';
-import {
-  apiVersionOf,
-  gvkKey,
-  parseApiVersion,
-  type GroupVersionKind,
-  type ResourceMapper,
-  type ResourceMapping,
-} from './gvk.ts';
+import { gvkKey, type GroupVersionKind, type ResourceMapper, type ResourceMapping } from './gvk.ts';
+import { apiVersionOf, parseApiVersion } from './api-version.ts';
 import { removedApi, type RemovedApi } from './removed-apis/index.ts';
 
 export type KindResolution =

@@ -18,7 +18,7 @@
  * API discovery: no RBAC rule is needed.
  */
 import type { KubeClient } from './client.ts';
-import { parseApiVersion } from './gvk.ts';
+import { parseApiVersion } from './api-version.ts';
 import { pruneUnknownFields, reduceDocument, type GroupVersionSchemas } from './unknown-fields.ts';
 
 /** The index is small: a URL per group/version (10 kB, 47 entries on Kubernetes 1.34). */
