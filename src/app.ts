@@ -5,11 +5,10 @@
  * to the part it configures. Used by `planwright start` and by tests that run Planwright
  * in-process. See examples/api/app.ts.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { GroupVersionKind } from './kube/index.ts';
+import type { GroupVersionKind, KubeConfig } from './kube/index.ts';
 import {
   CachedKudoUsage,
   CachedOperatorVersionSource,

@@ -17,7 +17,7 @@
  * The KubeConfig returned is built from the allowlisted values alone (loadFromOptions), so a
  * field this module does not know never reaches the client. See examples/api/kube.ts.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { LiteKubeConfig, type KubeConfig } from './kubeconfig.ts';
 import { parse } from 'yaml';
 import { KubeConfigError } from './errors.ts';
 
@@ -226,7 +226,7 @@ export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOp
       source,
     );
   }
-  const kc = new KubeConfig();
+  const kc = new LiteKubeConfig();
   kc.loadFromOptions({
     clusters: [
       {
