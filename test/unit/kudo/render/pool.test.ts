@@ -302,8 +302,12 @@ describe('RenderPool', () => {
     p.start(term1.signal);
     await new Promise((r) => setTimeout(r, 200));
     expect(p.workers).toBe(0);
-    // A burst of three gets both workers.
+    // One namespace's burst gets all workers but one (the one left for other namespaces)…
     const burst = [1, 2, 3].map((i) => p.render(configMap(`b${i}.yaml`)));
+    expect(p.workers).toBe(1);
+    // …and a burst of two namespaces gets them all.
+    const other = { ...configMap('other.yaml'), scalars: { ...scalars, Namespace: 'other' } };
+    burst.push(p.render(other));
     expect(p.workers).toBe(2);
     await Promise.all(burst);
     expect(p.workers).toBe(2);
