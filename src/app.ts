@@ -28,6 +28,7 @@ import {
   registerVerifyEvents,
   type InstanceControllerSettings,
 } from './kudo/controller/index.ts';
+import { RoutingVerifier } from './kudo/package/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
 import { RenderPool } from './kudo/render/pool/index.ts';
 import { RoutingRenderer } from './kudo/render/index.ts';
@@ -198,13 +199,15 @@ export class App {
         probes: manager.probes,
       });
       this.server = server;
+      const admissionVerifier = new RoutingVerifier(this.admissionPool);
       registerAdmissionWebhooks(server, {
         operatorVersions,
         validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
         controllerUsers: new Set(settings.admission.controllerUsers),
         decoder: (raw, type, signal) => this.admissionPool.decode(raw, type, signal),
+        // Bounded packages verify on this thread; the rest in the admission worker.
         verify: (ov, namespaceManifest, signal) =>
-          this.admissionPool.verify(ov, namespaceManifest, signal),
+          admissionVerifier.verify(ov, namespaceManifest, signal),
         packagePolicy: settings.admission.packagePolicy ?? 'warn',
         operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 2_000 }),
         usage: new CachedKudoUsage({
@@ -251,11 +254,12 @@ export class App {
       registry,
     });
     if (settings.verifyEvents) {
+      const renderVerifier = new RoutingVerifier(this.renderPool);
       registerVerifyEvents({
         manager,
         logger: logger.child({ controller: 'operatorversion-verify' }),
         verify: (ov, namespaceManifest, signal) =>
-          this.renderPool.verify(ov, namespaceManifest, signal),
+          renderVerifier.verify(ov, namespaceManifest, signal),
         operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 5_000 }),
         ...(settings.verifyEvents.namespaces
           ? { namespaces: settings.verifyEvents.namespaces }
