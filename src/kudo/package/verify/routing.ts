@@ -25,6 +25,7 @@ import {
 } from '../../render/index.ts';
 import { planPipes } from '../pipes.ts';
 import type { VerifyResult } from './findings.ts';
+import { PLACEHOLDERS } from './render.ts';
 import { operatorVersionSubject } from './subject.ts';
 import { verifyOperatorVersion } from './verify.ts';
 
@@ -56,18 +57,6 @@ export class RoutingVerifier implements WorkerVerifier {
   }
 }
 
-/** Placeholder variables verify renders with (render.ts), for their sizes. */
-const PLACEHOLDER_SCALARS = {
-  Name: 'Name',
-  Namespace: 'Namespace',
-  OperatorName: 'OperatorName',
-  OperatorVersion: 'OperatorVersion',
-  AppVersion: 'AppVersion',
-  PlanName: 'PlanName',
-  PhaseName: 'PhaseName',
-  StepName: 'StepName',
-} as const;
-
 /** Whether verifying `ov` is cheap by construction (see the module comment). */
 export function verifiesInline(ov: OperatorVersion): boolean {
   const templates = Object.entries(ov.spec?.templates ?? {});
@@ -92,7 +81,7 @@ function placeholderInputSize(ov: OperatorVersion): number | undefined {
       const all = planPipes(name, plan, subject.tasks, { instance: '', onDuplicate: () => {} });
       for (const [key, value] of all) pipes[key] = value;
     }
-    return inputSize('', PLACEHOLDER_SCALARS, parameters, pipes);
+    return inputSize('', PLACEHOLDERS, parameters, pipes);
   } catch {
     // A shape verify reports on (its findings say what): not proven cheap, a worker finds out.
     return undefined;
