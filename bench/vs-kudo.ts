@@ -8,12 +8,12 @@
 // peak RSS of the manager's process tree (the sum of its processes' VmRSS, sampled every
 // 250 ms from the burst's start until 5 s after COMPLETE) next to the main process's own
 // VmHWM (the kernel's peak, since its start), CPU of the tree (/proc), then an idle window:
-// API writes and CPU per minute. Both run without leader election (KUDO 0.19's manager has none by default).
-// Idle is measured twice: the first minute after the workload settled (what a burst leaves
-// behind: Planwright's idle render workers exit, garbage collection) and a later minute
-// (steady state), each with wakeups (voluntary context switches of all threads: every time a
-// thread sleeps again after waking). BENCH_IDLE_TRACE=1 prints the tree's CPU and wakeups
-// every 5 s of both windows.
+// API writes and CPU per minute. Both run without leader election (KUDO 0.19's manager has
+// none by default). Idle is measured twice: the first minute after the workload settled
+// (what a burst leaves behind: Planwright's idle render workers exit, garbage collection) and
+// a later minute (steady state), each with wakeups (voluntary context switches of all
+// threads: every time a thread sleeps again after waking). BENCH_IDLE_TRACE=1 prints the
+// tree's CPU and wakeups every 5 s of both windows.
 //
 // KUDO's manager is built from bench/kudo/go.mod once (≈ 2.5 min cold on 2 cores, cached under
 // ~/.cache/planwright/kudo) and runs out-of-cluster with KUBECONFIG and KUDO_CERT_DIR. Its
