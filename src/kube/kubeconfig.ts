@@ -199,7 +199,7 @@ export class LiteKubeConfig implements KubeConfig {
   }
 }
 
-/** Whether the user's credentials come from an exec plugin or an auth provider other than a token file. */
+/** Whether the user's credentials come from an exec plugin or an auth provider (not a token file). */
 function pluginCredentials(user: User): boolean {
   if (user.exec) return true;
   // client-node's parser leaves absent fields null.
