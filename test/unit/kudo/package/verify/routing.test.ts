@@ -16,30 +16,25 @@ import {
   type VerifyResult,
   type WorkerVerifier,
 } from '../../../../../src/kudo/package/index.ts';
+import { operatorVersionObject, serialPlan } from '../../../../support/kudo-objects.ts';
 import { KUDO_PACKAGES_DIR } from '../../../../support/shared.ts';
 
 function operatorVersion(
   templates: Record<string, string>,
   parameters: NonNullable<OperatorVersion['spec']>['parameters'] = [],
 ): OperatorVersion {
-  return {
-    apiVersion: 'kudo.dev/v1beta1',
-    kind: 'OperatorVersion',
-    metadata: { name: 'op-1.0', namespace: 'team-a' },
-    spec: {
+  return operatorVersionObject(
+    'op-1.0',
+    {
       operator: { name: 'op', kind: 'Operator' },
       version: '1.0',
       parameters,
       templates,
       tasks: [{ name: 'all', kind: 'Apply', spec: { resources: Object.keys(templates) } }],
-      plans: {
-        deploy: {
-          strategy: 'serial',
-          phases: [{ name: 'p', strategy: 'serial', steps: [{ name: 's', tasks: ['all'] }] }],
-        },
-      },
+      plans: { deploy: serialPlan([{ name: 's', tasks: ['all'] }]) },
     },
-  };
+    'team-a',
+  );
 }
 
 const CONFIGMAP =
