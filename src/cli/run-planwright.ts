@@ -6,10 +6,9 @@
  * webhook configurations — or, with `certDir` (files mode, the cert-manager variant), read
  * from tls.crt/tls.key there and swapped in place when the files change.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { App } from '../app.ts';
-import { KubeClient, inClusterNamespace } from '../kube/index.ts';
+import { KubeClient, inClusterNamespace, type KubeConfig } from '../kube/index.ts';
 import type { Instance } from '../kudo/api/index.ts';
 import type { TenancyPolicy } from '../kudo/tasks/index.ts';
 import { collectProcessMetrics } from '../runtime/index.ts';

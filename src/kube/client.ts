@@ -11,7 +11,7 @@ import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { urlToHttpOptions } from 'node:url';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kubeconfig.ts';
 import {
   ApiError,
   KubeConfigError,

@@ -8,7 +8,7 @@
  *
  * See examples/api/kube.ts.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kubeconfig.ts';
 import { JitteredBackoff } from './backoff.ts';
 import {
   KubeClient,

@@ -8,6 +8,13 @@ export {
   type QueryValue,
 } from './client.ts';
 export {
+  LiteKubeConfig,
+  clientNodeKubeConfig,
+  loadClientNode,
+  type KubeConfig,
+  type KubeConfigParts,
+} from './kubeconfig.ts';
+export {
   loadKubeConfig,
   inClusterNamespace,
   SERVICE_ACCOUNT_DIR,

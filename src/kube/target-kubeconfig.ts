@@ -19,7 +19,7 @@
  * The KubeConfig returned is built from the allowlisted values alone (loadFromOptions), so a
  * field this module does not know never reaches the client. See examples/api/kube.ts.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { LiteKubeConfig, type KubeConfig } from './kubeconfig.ts';
 import { parse } from 'yaml';
 import { KubeConfigError } from './errors.ts';
 import { TargetServerPolicy } from './target-server.ts';
@@ -244,7 +244,7 @@ export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOp
   if (!user) throw new KubeConfigError(`context "${context}" names no known user`, source);
   const server = text(cluster['server']) ?? '';
   checkServer(server, clusterName, options);
-  const kc = new KubeConfig();
+  const kc = new LiteKubeConfig();
   kc.loadFromOptions({
     clusters: [
       {

@@ -14,7 +14,8 @@ import type { Findings } from './findings.ts';
 import type { VerifySubject } from './subject.ts';
 import type { TemplateUsage } from './template-usage.ts';
 
-const PLACEHOLDERS = {
+/** The variables verify renders every template with (routing.ts sizes them too). */
+export const PLACEHOLDERS = {
   Name: 'Name',
   Namespace: 'Namespace',
   OperatorName: 'OperatorName',
