@@ -10,7 +10,19 @@ export interface JestGroup {
   readonly workers: number;
   /** Only these files (the serial group), or every file of the projects but the serial ones. */
   readonly files?: readonly string[];
+  /** CPU niceness of its jest process and workers (see BACKGROUND_NICENESS). */
+  readonly niceness: number;
 }
+
+/**
+ * CPU niceness of the work that only needs CPU — the checks and the unit files — while the
+ * integration and e2e files, which wait on API servers, Leases and clocks, run at normal
+ * priority beside it. On 2 cores everything at one priority made the waits of the timing
+ * tests (webhook deadlines, lease renewals, render deadlines) stretch until they failed; this
+ * way the CPU-bound work takes what the waiting work leaves. (Render workers the unit files
+ * start set their own niceness, 10, as in production.)
+ */
+export const BACKGROUND_NICENESS = 5;
 
 /**
  * Files that run after every other group has finished, one at a time, and why. Each asserts
@@ -26,7 +38,7 @@ export const SERIAL_FILES: readonly { readonly file: string; readonly why: strin
  * more of them run than there are cores. Override with PLANWRIGHT_TEST_WORKERS, e.g.
  * `unit=1,integration=6,e2e=2`.
  */
-const DEFAULT_WORKERS: Readonly<Record<TestGroup, number>> = { unit: 2, integration: 4, e2e: 2 };
+const DEFAULT_WORKERS: Readonly<Record<TestGroup, number>> = { unit: 2, integration: 3, e2e: 2 };
 
 export function workersFrom(env: NodeJS.ProcessEnv): Record<TestGroup, number> {
   const workers = { ...DEFAULT_WORKERS };
@@ -45,15 +57,16 @@ export function workersFrom(env: NodeJS.ProcessEnv): Record<TestGroup, number> {
 
 export function jestGroups(workers: Readonly<Record<TestGroup, number>>): JestGroup[] {
   const groups: JestGroup[] = [
-    { name: 'unit', projects: ['unit'], workers: workers.unit },
-    { name: 'integration', projects: ['integration'], workers: workers.integration },
-    { name: 'e2e', projects: ['e2e'], workers: workers.e2e },
+    { name: 'unit', projects: ['unit'], workers: workers.unit, niceness: BACKGROUND_NICENESS },
+    { name: 'integration', projects: ['integration'], workers: workers.integration, niceness: 0 },
+    { name: 'e2e', projects: ['e2e'], workers: workers.e2e, niceness: 0 },
   ];
   if (SERIAL_FILES.length > 0) {
     groups.push({
       name: 'serial',
       projects: ['integration', 'e2e'],
       workers: 1,
+      niceness: 0,
       files: SERIAL_FILES.map((s) => s.file),
     });
   }

@@ -59,7 +59,7 @@ describe("the quick start's hello-web on the real node", () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: namespace,
     });
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();

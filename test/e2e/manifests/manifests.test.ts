@@ -80,7 +80,7 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
 
   afterAll(async () => {
     await dedicated?.stop();
-  }, 120_000);
+  });
 
   it('builds the image without a daemon, and init --wait brings it up as two replicas on the real node', async () => {
     expect(cluster.nodeKind).toBe('mixed');
@@ -328,7 +328,7 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
       path: `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/planwright-leader`,
     });
     expect(lease.spec.holderIdentity).toBeTruthy();
-  }, 120_000);
+  });
 
   describe('availability under a steady stream of Instance writes', () => {
     const leaseHolder = async (): Promise<string> =>
@@ -693,5 +693,5 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
     } finally {
       asSa.close();
     }
-  }, 60_000);
+  });
 });

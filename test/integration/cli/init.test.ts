@@ -202,5 +202,5 @@ describe('planwright init', () => {
       manager?.child.kill('SIGTERM');
     }
     expect(await manager?.exited).toBe(0);
-  }, 180_000);
+  });
 });

@@ -102,7 +102,7 @@ describe('OpenAPI schemas of a real kube-apiserver', () => {
         .catch(() => undefined);
       return (list?.resources.length ?? 0) >= 2 ? true : undefined;
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     for (const plural of ['widgets', 'gadgets']) {
@@ -203,7 +203,7 @@ describe('OpenAPI schemas of a real kube-apiserver', () => {
     );
     expect(after.object).toBe(widget);
     expect((await ssa.apply(widget)).metadata?.name).toBe('w');
-  }, 60_000);
+  });
 
   it('applies objects as they are when the schema cannot be had', async () => {
     const unknownGroup = await schemas.withoutUnknownFields({

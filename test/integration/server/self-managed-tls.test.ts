@@ -292,7 +292,7 @@ describe('rotation with a validity of seconds under load', () => {
     // Several serving rotations, and at least one under a new CA.
     expect(swapped.length).toBeGreaterThanOrEqual(4);
     expect(issuers.size).toBeGreaterThanOrEqual(2);
-  }, 60_000);
+  });
 });
 
 async function freePort(): Promise<number> {

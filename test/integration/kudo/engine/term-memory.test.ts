@@ -49,7 +49,7 @@ describe('Instance controller memory per term of leadership', () => {
     apps = kc.makeApiClient(k8s.AppsV1Api);
     leases = kc.makeApiClient(k8s.CoordinationV1Api);
     ns = await createTestNamespace('term');
-  }, 120_000);
+  });
 
   const warningCount = async (instance: string): Promise<number> => {
     const events = await core.listNamespacedEvent({

@@ -106,7 +106,7 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [ns, failures],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();
@@ -206,7 +206,7 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
     expect(events.items.map((e) => e.message)).toContain(
       'Execution of plan cleanup finished with status COMPLETE',
     );
-  }, 120_000);
+  });
 
   it.each([
     {

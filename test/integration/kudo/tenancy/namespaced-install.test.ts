@@ -143,7 +143,7 @@ beforeAll(async () => {
   });
   const probe = await waitForWebhooks(admin, { namespace: served, timeoutMs: 30_000 });
   expect(probe).toMatchObject({ answered: true });
-}, 240_000);
+});
 
 afterAll(async () => {
   if (planwright) expect(await planwright.stop()).toBe(0);

@@ -112,7 +112,7 @@ describe('RoutingRenderer', () => {
     // And it rendered something real (not two equal failures or empty lists).
     expect(inline[1]?.objects[0]?.data).toMatchObject({ first: 'one', count: '3' });
     expect(inline[2]?.objects[0]?.data).toMatchObject({ three: 'yes', a: '1' });
-  }, 60_000);
+  });
 
   it('fails bounded templates inline with exactly the errors a worker gives', async () => {
     const { pool, workers, router } = setup();
@@ -133,7 +133,7 @@ describe('RoutingRenderer', () => {
       expect(here.message).toContain(j.template === 'param.yaml' ? 'parameter L' : j.template);
     }
     expect(workers.seen).toEqual([]);
-  }, 60_000);
+  });
 
   it('renders a bounded template whose output is long in a worker (its YAML is parsed there)', async () => {
     const { workers, router } = setup();
@@ -145,7 +145,7 @@ describe('RoutingRenderer', () => {
     const out = await router.render(j);
     expect(workers.seen).toEqual(['long.yaml']); // …but parsed in a worker
     expect(out.objects[0]?.data).toEqual({ x: long });
-  }, 60_000);
+  });
 
   it.each([
     ['a range', `${HEAD}{{ range .Params.L }}{{ end }}`, PARAMS],
@@ -184,7 +184,6 @@ describe('RoutingRenderer', () => {
       });
       expect(workers.seen).toEqual(['w.yaml', 'ok.yaml+w.yaml']);
     },
-    60_000,
   );
 
   it('sends a hostile template to a worker, where its limit ends it; bounded ones go on inline', async () => {
@@ -208,7 +207,7 @@ describe('RoutingRenderer', () => {
     expect(ok.objects).toHaveLength(1);
     expect(workers.seen).toHaveLength(2);
     expect(pool.workers).toBeLessThanOrEqual(1);
-  }, 120_000);
+  });
 
   it('renders every bounded template of the shared KUDO packages inline as a worker does', async () => {
     const { pool, router } = setup();
@@ -240,5 +239,5 @@ describe('RoutingRenderer', () => {
       }
     }
     expect(bounded).toBeGreaterThan(10);
-  }, 120_000);
+  });
 });
