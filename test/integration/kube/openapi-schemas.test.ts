@@ -102,6 +102,14 @@ describe('OpenAPI schemas of a real kube-apiserver', () => {
         .catch(() => undefined);
       return (list?.resources.length ?? 0) >= 2 ? true : undefined;
     });
+    // The OpenAPI index lists a new group some time after discovery serves it (longer on a
+    // busy machine): until then the schemas are "not to be had", which is not what is tested.
+    await waitFor('the CRDs in the OpenAPI index', async () => {
+      const index = await admin
+        .request<{ paths: Record<string, unknown> }>({ path: '/openapi/v3' })
+        .catch(() => undefined);
+      return index?.paths[`apis/${GROUP}/v1`] !== undefined;
+    });
   });
 
   afterAll(async () => {
