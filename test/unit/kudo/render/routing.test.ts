@@ -19,6 +19,7 @@ import { INLINE_MAX_PARSE_CHARS } from '../../../../src/kudo/render/bounded.ts';
 import { RenderLimitError, RenderPool } from '../../../../src/kudo/render/pool/index.ts';
 import { KUDO_PACKAGES_DIR } from '../../../support/shared.ts';
 import { failure, job, packageDefaults, scalars } from './jobs.ts';
+import { TEST_PRIORITY } from './jobs.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -59,6 +60,7 @@ describe('RoutingRenderer', () => {
   const pools: RenderPool[] = [];
   const setup = (registry?: Registry) => {
     const pool = new RenderPool({
+      ...TEST_PRIORITY,
       name: 'test',
       size: 1,
       deadlineMs: 5_000,
