@@ -13,6 +13,7 @@ import type { GroupVersionKind } from './kube/index.ts';
 import {
   CachedKudoUsage,
   CachedOperatorVersionSource,
+  INSTANCE_USAGE_VIEW,
   LiveOperatorSource,
   LiveOperatorVersionSource,
   registerAdmissionWebhooks,
@@ -39,6 +40,7 @@ import {
   runnable,
   sleep,
   type Cache,
+  type CacheView,
   type KubeObject,
   type ManagerOptions,
   type Runnable,
@@ -188,9 +190,9 @@ export class App {
     // Callers that do not wait for the port must not see an unhandled rejection.
     this.listening.catch(() => undefined);
     const manager = this.manager;
-    // Only the leader's controller renders: a non-leader starts no render workers, and a
-    // lost term stops them (the next term takes jobs again).
-    manager.add(pool('render-pool', this.renderPool, true));
+    // The controllers of the shards this replica runs render; a replica that runs none never
+    // starts a render worker (they start when renders wait, and exit when idle).
+    manager.add(pool('render-pool', this.renderPool, false));
     if (settings.webhook) {
       const server = new WebhookServer({
         ...settings.webhook,
@@ -214,6 +216,8 @@ export class App {
           client: manager.client,
           timeoutMs: 3_000,
         }),
+        // Every Instance admitted gets its shard's label: the replica running the shard reads it.
+        sharding: { shards: manager.shards },
       });
       // What admission reads, warmed on every replica (nothing else is, off the leader).
       manager.add(
@@ -221,10 +225,16 @@ export class App {
           this.operatorVersionCache = cache;
         }),
       );
+      // Only the names and OperatorVersion references: the full Instances are in the caches of
+      // the shards this replica reconciles.
       manager.add(
-        this.admissionCache<Instance>(INSTANCE_GVK, (cache) => {
-          this.instanceCache = cache;
-        }),
+        this.admissionCache<Instance>(
+          INSTANCE_GVK,
+          (cache) => {
+            this.instanceCache = cache;
+          },
+          { transform: INSTANCE_USAGE_VIEW },
+        ),
       );
       manager.probes.addReadyz(
         OPERATOR_VERSION_CACHE_CHECK,
@@ -282,12 +292,13 @@ export class App {
   private admissionCache<T extends KubeObject>(
     gvk: GroupVersionKind,
     acquired: (cache: Cache<T>) => void,
+    view?: CacheView,
   ): Runnable {
     return runnable(`cache:${gvk.kind}`, false, async (signal) => {
       const backoff = new JitteredBackoff({ initialMs: 500, maxMs: 30_000 });
       while (!signal.aborted) {
         try {
-          const lease = await this.manager.caches.acquire<T>(gvk, 'admission');
+          const lease = await this.manager.caches.acquire<T>(gvk, 'admission', undefined, view);
           acquired(lease.cache);
           await aborted(signal);
           lease.release();

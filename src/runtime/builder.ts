@@ -19,6 +19,9 @@ import {
 import { RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { Runnable } from './runnable.ts';
+import { Semaphore } from './semaphore.ts';
+import { ShardedController } from './sharding/controller.ts';
+import type { ShardRunnable } from './sharding/types.ts';
 import type { IndexFunc } from './store.ts';
 import { objectKey, type KubeObject } from './types.ts';
 
@@ -28,6 +31,8 @@ export interface ControllerBuilderDeps {
   readonly metrics?: RuntimeMetrics;
   /** Called with the built controller (the manager registers it). */
   readonly onComplete?: (controller: Runnable) => void;
+  /** Called with a built sharded controller (the manager runs it for each shard term). */
+  readonly onCompleteSharded?: (controller: ShardRunnable) => void;
 }
 
 /** Passes adds, deletes, and updates whose metadata.generation changed (spec changes). */
@@ -195,6 +200,56 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     this.deps.onComplete?.(controller);
     return controller;
   }
+
+  /**
+   * Builds a controller per shard term (see {@link ShardedController}): the `for` kind is
+   * read per shard (`<label>=<shard>`), the workers are one limit shared by all the shards a
+   * replica runs.
+   */
+  completeSharded(completion: ShardedCompletion<T>): ShardedController<T> {
+    const state = this.state;
+    const primary = state.primary;
+    if (!primary)
+      throw new RuntimeConfigError('call for(kind) before complete()', 'controller.for');
+    const name = state.name ?? primary.kind.toLowerCase();
+    const limiter = new Semaphore(state.workers);
+    const [first, ...rest] = state.sources;
+    const sharded = new ShardedController<T>({
+      name,
+      shardLabel: completion.label,
+      ...(completion.onTermEnd ? { onTermEnd: completion.onTermEnd } : {}),
+      build: (shard, view) =>
+        new Controller<T>({
+          name,
+          queueName: `${name}/${shard}`,
+          caches: this.deps.caches,
+          logger: this.deps.logger.child({ shard }),
+          metrics: this.deps.metrics,
+          sources: first ? [{ ...first, view }, ...rest] : rest,
+          filters: state.filters,
+          reconcilerForTerm: completion.reconcilerForTerm,
+          indexes: this.indexes,
+          workers: state.workers,
+          debounceMs: state.debounceMs,
+          drainTimeoutMs: state.drainTimeoutMs,
+          backoff: state.backoff,
+          rateLimit: state.rateLimit,
+          limiter,
+        }),
+    });
+    this.deps.onCompleteSharded?.(sharded);
+    return sharded;
+  }
+}
+
+/** What a sharded controller is built with beyond the builder's state. */
+export interface ShardedCompletion<T extends KubeObject> {
+  /** Label key whose value is an object's shard. */
+  readonly label: string;
+  /** The reconciler of each term of each shard (what it remembers ends with the term). */
+  readonly reconcilerForTerm: ReconcilerFactory<T>;
+  /** After a shard's term ended, with the keys it held. */
+  readonly onTermEnd?: (keys: readonly string[]) => void;
 }
 
 /** Filters typed for a kind's objects, kept beside the other sources of the controller. */
