@@ -112,13 +112,17 @@ export class RingLeases {
     this.seen.delete(name);
   }
 
-  /** Identities of the members whose Lease changed within the lease duration. */
+  /**
+   * Identities of the members whose Lease changed within the lease duration. A member Lease
+   * held by anyone but the member it is named after counts for nobody: its member lost it.
+   */
   liveMembers(now: number): string[] {
     const out: string[] = [];
     for (const lease of this.seen.values()) {
       if (this.role(lease.object) !== ROLE_MEMBER) continue;
       const holder = lease.object.spec?.holderIdentity ?? '';
-      if (holder !== '' && lease.changedAt + this.options.leaseDurationMs > now) out.push(holder);
+      if (holder === '' || lease.object.metadata?.name !== this.memberLeaseName(holder)) continue;
+      if (lease.changedAt + this.options.leaseDurationMs > now) out.push(holder);
     }
     return out;
   }
@@ -132,8 +136,8 @@ export class RingLeases {
 
   /**
    * Whether `identity`'s member Lease is dead, read afresh (a stalled watch must not make a
-   * live member look dead): gone, emptied, or unchanged since it was seen for a lease
-   * duration.
+   * live member look dead): gone, held by anyone else (emptied on leaving, or taken), or
+   * unchanged since it was seen for a lease duration.
    */
   async memberDead(identity: string, now: number, signal: AbortSignal): Promise<boolean> {
     const name = this.memberLeaseName(identity);
@@ -147,7 +151,7 @@ export class RingLeases {
       if (err instanceof ApiError && err.statusCode === 404) return true;
       throw err;
     }
-    if ((fresh.spec?.holderIdentity ?? '') === '') return true;
+    if ((fresh.spec?.holderIdentity ?? '') !== identity) return true;
     const before = this.seen.get(name);
     const unchanged = before !== undefined && record(before.object) === record(fresh);
     this.remember(fresh, now);

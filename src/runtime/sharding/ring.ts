@@ -320,11 +320,16 @@ export class ShardRing implements ShardSet {
     }
   }
 
-  /** Graceful end of membership: drain all, hand every shard to whom it goes without us. */
+  /**
+   * Graceful end of membership: drain every shard, step out of the membership (so that no
+   * one hands this replica a shard any more), then name in each shard's Lease the member it
+   * goes to without this one, and delete the member Lease.
+   */
   private async leave(elector: LeaderElector): Promise<void> {
     const me = this.me;
     const held = this.shards.filter((s) => this.terms.has(s) || this.holderOf(s) === me);
     await this.terms.stopAll(new ShardHandoffError('*', undefined, 'this replica stops'));
+    await elector.release();
     const others = this.leases.liveMembers(Date.now()).filter((m) => m !== me);
     const holders = new Map<string, string>();
     for (const shard of this.shards) {
@@ -340,7 +345,6 @@ export class ShardRing implements ShardSet {
       ),
     );
     this.log.info({ shards: held.length, to: [...new Set(next.values())] }, 'left the shard ring');
-    await elector.release();
     if (me) {
       await this.leases
         .removeByName(
