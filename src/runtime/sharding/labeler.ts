@@ -60,32 +60,60 @@ export class ShardLabeler implements Runnable {
     return [`!${label}`, `${label},${label} notin (${shards.shards.join(',')})`];
   }
 
+  /**
+   * Watches while this replica runs a shard (a replica that runs none writes no label, and
+   * costs no watch); looks at everything again whenever what it runs changes.
+   */
   async start(signal: AbortSignal): Promise<void> {
-    const registry = this.options.caches;
-    this.client = registry.client();
+    this.client = this.options.caches.client();
+    let active: Promise<() => void> | undefined;
+    const follow = (): void => {
+      const runsAny = this.options.shards.shards.some((s) => this.options.shards.runs(s));
+      if (runsAny && !active) {
+        active = this.watch(signal).catch((err: unknown) => {
+          if (!signal.aborted) this.options.logger.warn({ err }, 'shard labeler cannot watch');
+          active = undefined;
+          return () => undefined;
+        });
+      } else if (!runsAny && active) {
+        void active.then((stop) => stop());
+        active = undefined;
+      }
+      for (const cache of this.caches) for (const object of cache.list()) this.look(object, signal);
+    };
+    const stopFollowing = this.options.shards.onChange(follow);
+    follow();
+    try {
+      await aborted(signal);
+    } finally {
+      stopFollowing();
+      if (active) (await active)();
+    }
+  }
+
+  /** Acquires the two caches and subscribes; resolves with what undoes it. */
+  private async watch(signal: AbortSignal): Promise<() => void> {
     const leases = await Promise.all(
       this.selectors().map((labelSelector) =>
-        registry.acquire<KubeObject>(this.options.gvk, 'shard-labeler', undefined, {
+        this.options.caches.acquire<KubeObject>(this.options.gvk, 'shard-labeler', undefined, {
           labelSelector,
         }),
       ),
     );
     this.caches = leases.map((l) => l.cache);
-    const look = (object: KubeObject): void => void this.consider(object, signal);
+    const look = (object: KubeObject): void => this.look(object, signal);
     const unsubscribe = this.caches.map((cache) =>
       cache.subscribe({ onAdd: look, onUpdate: (_old, object) => look(object) }),
     );
-    // A shard taken, or a shard beyond our count let go: look at everything again.
-    const stopWatching = this.options.shards.onChange(() => {
-      for (const cache of this.caches) for (const object of cache.list()) look(object);
-    });
-    try {
-      await aborted(signal);
-    } finally {
-      stopWatching();
+    return () => {
       for (const u of unsubscribe) u();
       for (const lease of leases) lease.release();
-    }
+      this.caches = [];
+    };
+  }
+
+  private look(object: KubeObject, signal: AbortSignal): void {
+    void this.consider(object, signal);
   }
 
   private async consider(object: KubeObject, signal: AbortSignal): Promise<void> {
