@@ -16,6 +16,7 @@
  * See examples/api/manager.ts.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { KubeClient } from '../kube/index.ts';
@@ -103,6 +104,9 @@ export class Manager {
 
   constructor(private readonly options: ManagerOptions) {
     this.log = options.logger;
+    // Every long-running part of the replica waits on these two (one listener each, removed
+    // when it ends): a dozen and more is the design, not a leak.
+    setMaxListeners(256, this.root.signal, this.stopping.signal);
     this.client = new KubeClient(options.kubeConfig, LOCAL_CLUSTER);
     this.metrics = new RuntimeMetrics(options.registry);
     const inactivityMs = options.inactivityMs ?? DEFAULT_INACTIVITY_MS;
