@@ -138,10 +138,10 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
 
     const child = (await getInstance(ns, 'web-dependency-child')) as Instance;
     // The webhook put the child in its parent's shard (api/shard.ts).
-    const parent = (await getInstance(ns, 'web')) as Instance;
+    const web = (await getInstance(ns, 'web')) as Instance;
     expect(child.metadata.labels).toEqual({
       'kudo.dev/operator': 'dependency-child',
-      'planwright.dev/shard': parent.metadata.labels?.['planwright.dev/shard'],
+      'planwright.dev/shard': web.metadata.labels?.['planwright.dev/shard'],
     });
     expect(child.metadata.ownerReferences).toEqual([
       expect.objectContaining({ apiVersion: 'kudo.dev/v1beta1', kind: 'Instance', name: 'web' }),
