@@ -31,6 +31,10 @@ export async function startPlanwrightProcess(options: {
    * run an earlier version beside this one; default this checkout's, built when stale.
    */
   readonly main?: string;
+  /** Default true: install the CRDs and register the webhooks at this process (`--install`). */
+  readonly install?: boolean;
+  /** More `start` flags (e.g. `--shards 12`). */
+  readonly args?: readonly string[];
 }): Promise<LoggedChild> {
   if (options.main === undefined) await ensureBuiltCli();
   const child = spawnLogged(
@@ -41,10 +45,11 @@ export async function startPlanwrightProcess(options: {
       'start',
       '--kubeconfig',
       options.kubeconfig,
-      '--install',
+      ...(options.install === false ? [] : ['--install']),
       '--webhook-port',
       String(options.webhookPort),
       ...(options.leaderElection ? [] : ['--no-leader-election']),
+      ...(options.args ?? []),
     ],
     { ...process.env, NODE_ENV: 'production' },
   );
