@@ -17,7 +17,7 @@ import { installKudoCrds, kudoObjects } from '../../support/kudo.ts';
 import { applyStepsOperatorVersion, instanceObject } from '../../support/kudo-objects.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../support/planwright-start.ts';
 import { waitFor } from '../../support/wait.ts';
-import { PLANWRIGHT, runBuilt } from './built-cli.ts';
+import { PLANWRIGHT, runBuilt, runKudo } from './built-cli.ts';
 
 const TIMINGS = [
   '--leader-elect-lease-duration',
@@ -110,8 +110,20 @@ describe('two installations in one cluster', () => {
       const i = await objects.getInstance(ns, 'two');
       return i?.status?.planStatus?.['deploy']?.status === 'COMPLETE';
     });
-    expect(await shardHolder(home)).toMatch(/.+/);
+    const holder = (await shardHolder(home)) ?? '';
+    expect(holder).toMatch(/.+/);
     expect(await shardHolder(other)).toBeUndefined();
+    // Who reconciles it: its shard, and the replica whose Lease holds the shard.
+    const wide = await runKudo(['get', 'instances', '-o', 'wide'], {
+      namespace: ns,
+      kubeconfig: testCluster().kubeconfigPath,
+    });
+    expect([wide.code, wide.stderr]).toEqual([0, '']);
+    expect(wide.stdout.split('\n').map((l) => l.trim().split(/\s+/))).toEqual([
+      ['NAME', 'SHARD', 'REPLICA'],
+      ['two', '0', holder],
+      [''],
+    ]);
     child.kill('SIGTERM');
     expect(await new Promise((r) => child.once('exit', r))).toBe(0);
   }, 120_000);
