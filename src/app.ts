@@ -1,7 +1,8 @@
 /**
  * The composition root: one Manager and what it runs — the HTTPS server with the Instance
- * admission webhook, the caches admission reads and the render pools on every replica, the
- * Instance controller on the leader. Plain wiring: each nested settings object goes unchanged
+ * admission webhook, the caches admission reads and the render pools on every replica; the
+ * Instance controller for each shard of the Instances the replica runs (the webhook labels
+ * each Instance with its shard); the verify-Events controller on the leader. Plain wiring: each nested settings object goes unchanged
  * to the part it configures. Used by `planwright start` and by tests that run Planwright
  * in-process. See examples/api/app.ts.
  */

@@ -1,11 +1,13 @@
 /**
  * The manager owns every long-running part of a replica (controller-runtime's
  * `Manager.Start(ctx)`): `start(signal)` starts the non-leader {@link Runnable}s (webhook
- * server, TLS, render pools) at once, then stands for election and runs the leader runnables
- * (controllers) for each term of leadership, until `signal` aborts.
+ * server, TLS, render pools) at once; then, while its {@link ParticipationGate} admits it, it
+ * stands for election and runs the leader runnables (cluster-wide work) for each term of
+ * leadership, and runs the sharded runnables (controllers of objects split into shards) for
+ * each term of each shard its {@link ShardSet} gives it, until `signal` aborts.
  *
- * * A lost lease ends one term, not the run: the leader runnables stop at once, the replica
- *   rejoins the election, everything else keeps serving.
+ * * A lost lease ends one term, not the run: the leader runnables (or a shard's) stop at
+ *   once, the replica rejoins, everything else keeps serving.
  * * A runnable that fails (or returns before the signal aborted) is an unrecoverable error:
  *   everything stops and `start` resolves {@link EXIT_FAILED}.
  * * Shutdown is bounded by `shutdownTimeoutMs` ({@link EXIT_SHUTDOWN_TIMEOUT} when it passes);

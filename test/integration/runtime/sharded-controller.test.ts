@@ -45,8 +45,9 @@ function replica(namespace: string, ring: string, name: string): Replica {
     .workers(2)
     .completeSharded({
       label: LABEL,
-      reconcilerForTerm: () => async (key, _signal, object) => {
+      reconcilerForTerm: () => (key, _signal, object) => {
         if (object) reconciled.add(key);
+        return Promise.resolve();
       },
     });
   manager.add(

@@ -3,7 +3,7 @@
 // it names no shard of this installation and no live replica holds it. Checked by applying
 // the returned JSON patch to the object (the label key's "/" must be escaped).
 import { describe, expect, it } from '@jest/globals';
-import { applyPatch, type Operation } from 'rfc6902';
+import { applyPatch } from 'rfc6902';
 import { shardLabelPatch } from '../../../../src/kudo/admission/shard-label.ts';
 import { SHARD_LABEL, type Instance } from '../../../../src/kudo/api/index.ts';
 import { shardNames, shardOf, type ShardView } from '../../../../src/runtime/index.ts';
@@ -43,10 +43,7 @@ function instance(name: string, labels?: Record<string, string>, parent?: string
 /** The labels `object` ends with once the webhook's patch is applied. */
 function admitted(object: Instance, old?: Instance, held?: readonly string[]): unknown {
   const copy = structuredClone(object);
-  const result = applyPatch(
-    copy,
-    shardLabelPatch(object, old, { shards: view(held) }) as Operation[],
-  );
+  const result = applyPatch(copy, shardLabelPatch(object, old, { shards: view(held) }));
   expect(result.every((r) => r === null)).toBe(true);
   return copy.metadata.labels;
 }
