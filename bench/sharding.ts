@@ -19,7 +19,6 @@
 // Run: node --import ./scripts/register-ts.mjs bench/sharding.ts
 //   BENCH_N=10000 (default)  BENCH_CONFIGS=1x1,1x12,3x12 (default)
 import { mkdtemp } from 'node:fs/promises';
-import https from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -37,7 +36,7 @@ import {
   waitForPlans,
 } from './support/bench-operator.ts';
 import type { LoggedChild } from './support/child.ts';
-import { startPlanwrightProcess } from './support/planwright-process.ts';
+import { localMetrics, startPlanwrightProcess } from './support/planwright-process.ts';
 import { peakRssOf } from './support/process-stats.ts';
 import { formatTable, mib, ratio } from './support/table.ts';
 import { pool } from './pool.ts';
@@ -69,20 +68,6 @@ interface Result {
   readonly recovered: number;
 }
 
-/** A replica's /metrics (local mode: the development certificate, no authentication). */
-function scrape(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    https
-      .get({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve(text));
-      })
-      .on('error', reject);
-  });
-}
-
 function metric(text: string, name: string, labels = ''): number {
   let sum = 0;
   for (const line of text.split('\n')) {
@@ -112,7 +97,7 @@ async function holders(admin: KubeClient): Promise<Map<string, string>> {
 async function owned(replicas: readonly Replica[]): Promise<string[][]> {
   return Promise.all(
     replicas.map(async (r) => {
-      const text = await scrape(r.port).catch(() => '');
+      const text = await localMetrics(r.port).catch(() => '');
       return [...text.matchAll(/^planwright_shard_owned\{[^}]*shard="(\d+)"[^}]*\} 1$/gm)].map(
         (m) => m[1] ?? '',
       );
@@ -179,7 +164,7 @@ async function run(config: { replicas: number; shards: number }): Promise<Result
     await sleep(5_000);
     await tally.refresh();
     const requests = total(countsSince(tally.snapshot(USER), before));
-    const texts = await Promise.all(replicas.map((r) => scrape(r.port)));
+    const texts = await Promise.all(replicas.map((r) => localMetrics(r.port)));
     const result = {
       peakRss: replicas.map((r) => peakRssOf(r.child.pid)),
       heapUsed: texts.map((t) => metric(t, 'nodejs_heap_size_used_bytes')),

@@ -83,3 +83,17 @@ function readyz(port: number): Promise<boolean> {
     req.on('timeout', () => req.destroy());
   });
 }
+
+/** A local replica's /metrics (local mode: the development certificate, no authentication). */
+export function localMetrics(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(text));
+      })
+      .on('error', reject);
+  });
+}

@@ -10,6 +10,7 @@ import type { BucketRateLimiterOptions, ItemExponentialBackoff } from './backoff
 import type { CacheRegistry } from './cache-registry.ts';
 import {
   Controller,
+  type ControllerOptions,
   type EventFilter,
   type EventSource,
   type KeyMapper,
@@ -179,10 +180,43 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
    * term, as the queue does.
    */
   completeForEachTerm(reconcilerForTerm: ReconcilerFactory<T>): Controller<T> {
+    const controller = new Controller<T>(this.options(reconcilerForTerm));
+    this.deps.onComplete?.(controller);
+    return controller;
+  }
+
+  /**
+   * Builds a controller per shard term (see {@link ShardedController}): the `for` kind is
+   * read per shard (`<label>=<shard>`), the workers are one limit shared by all the shards a
+   * replica runs.
+   */
+  completeSharded(completion: ShardedCompletion<T>): ShardedController<T> {
+    const options = this.options(completion.reconcilerForTerm);
+    const limiter = new Semaphore(options.workers ?? 1);
+    const [first, ...rest] = options.sources;
+    const sharded = new ShardedController<T>({
+      name: options.name,
+      shardLabel: completion.label,
+      ...(completion.onTermEnd ? { onTermEnd: completion.onTermEnd } : {}),
+      build: (shard, view) =>
+        new Controller<T>({
+          ...options,
+          queueName: `${options.name}/${shard}`,
+          logger: options.logger.child({ shard }),
+          sources: first ? [{ ...first, view }, ...rest] : rest,
+          limiter,
+        }),
+    });
+    this.deps.onCompleteSharded?.(sharded);
+    return sharded;
+  }
+
+  /** The controller's options from what the builder collected. */
+  private options(reconcilerForTerm: ReconcilerFactory<T>): ControllerOptions<T> {
     const state = this.state;
     if (!state.primary)
       throw new RuntimeConfigError('call for(kind) before complete()', 'controller.for');
-    const controller = new Controller<T>({
+    return {
       name: state.name ?? state.primary.kind.toLowerCase(),
       caches: this.deps.caches,
       logger: this.deps.logger,
@@ -196,49 +230,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
       drainTimeoutMs: state.drainTimeoutMs,
       backoff: state.backoff,
       rateLimit: state.rateLimit,
-    });
-    this.deps.onComplete?.(controller);
-    return controller;
-  }
-
-  /**
-   * Builds a controller per shard term (see {@link ShardedController}): the `for` kind is
-   * read per shard (`<label>=<shard>`), the workers are one limit shared by all the shards a
-   * replica runs.
-   */
-  completeSharded(completion: ShardedCompletion<T>): ShardedController<T> {
-    const state = this.state;
-    const primary = state.primary;
-    if (!primary)
-      throw new RuntimeConfigError('call for(kind) before complete()', 'controller.for');
-    const name = state.name ?? primary.kind.toLowerCase();
-    const limiter = new Semaphore(state.workers);
-    const [first, ...rest] = state.sources;
-    const sharded = new ShardedController<T>({
-      name,
-      shardLabel: completion.label,
-      ...(completion.onTermEnd ? { onTermEnd: completion.onTermEnd } : {}),
-      build: (shard, view) =>
-        new Controller<T>({
-          name,
-          queueName: `${name}/${shard}`,
-          caches: this.deps.caches,
-          logger: this.deps.logger.child({ shard }),
-          metrics: this.deps.metrics,
-          sources: first ? [{ ...first, view }, ...rest] : rest,
-          filters: state.filters,
-          reconcilerForTerm: completion.reconcilerForTerm,
-          indexes: this.indexes,
-          workers: state.workers,
-          debounceMs: state.debounceMs,
-          drainTimeoutMs: state.drainTimeoutMs,
-          backoff: state.backoff,
-          rateLimit: state.rateLimit,
-          limiter,
-        }),
-    });
-    this.deps.onCompleteSharded?.(sharded);
-    return sharded;
+    };
   }
 }
 

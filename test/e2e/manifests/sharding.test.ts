@@ -15,12 +15,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { pushPlanwrightImage } from '../../../src/cli/image.ts';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
-import { loadPackage } from '../../../src/kudo/package/index.ts';
 import { shardOf } from '../../../src/runtime/index.ts';
 import { ensureBuiltCli } from '../../integration/cli/built-cli.ts';
 import { waitFor } from '../../support/wait.ts';
 import { startAdmissionStream } from './admission-stream.ts';
-import { repeatedRuns, valueChanges, watchRevisions } from './plan-ledger.ts';
+import { createConfigPackage, openLedger } from './ledger.ts';
 import { startPlanWrites } from './plan-writes.ts';
 import {
   containerPid,
@@ -46,7 +45,6 @@ const LEDGER_NS = 'ledger';
 // expired a lease duration after its last renewal, at the next look (a retry period).
 const LEASE_DURATION_MS = 15_000;
 const RETRY_PERIOD_MS = 2_000;
-const PACKAGE = new URL('../../fixtures/packages/dependency-child', import.meta.url).pathname;
 
 describe('three replicas share the Instances (sharded reconciling on a real node)', () => {
   let dedicated: DedicatedCluster;
@@ -82,25 +80,6 @@ describe('three replicas share the Instances (sharded reconciling on a real node
       throw new Error(`${(err as Error).message}\n${await logs()}`);
     });
 
-  const createPackage = async (ns: string): Promise<Instance> => {
-    await admin.request({
-      method: 'POST',
-      path: '/api/v1/namespaces',
-      body: { metadata: { name: ns } },
-    });
-    const pkg = await loadPackage(PACKAGE, { namespace: ns });
-    for (const [plural, body] of [
-      ['operators', pkg.operator],
-      ['operatorversions', pkg.operatorVersion],
-    ] as const) {
-      await admin.request({
-        method: 'POST',
-        path: `/apis/kudo.dev/v1beta1/namespaces/${ns}/${plural}`,
-        body,
-      });
-    }
-    return pkg.instance;
-  };
   /** Instances of `ns` whose current plan run is COMPLETE. */
   const complete = async (ns: string, names?: ReadonlySet<string>): Promise<number> => {
     const list = await admin.request<{ items: Instance[] }>({ path: instancePath(ns) });
@@ -168,7 +147,7 @@ describe('three replicas share the Instances (sharded reconciling on a real node
   }, 120_000);
 
   it(`spreads ${N} Instances: every one COMPLETE, each replica reconciling its shards’ share, within 20 % of N/3`, async () => {
-    const template = await createPackage(SPREAD);
+    const template = await createConfigPackage(admin, SPREAD);
     const names = Array.from({ length: N }, (_, i) => `inst-${i}`);
     for (let i = 0; i < names.length; i += 10) {
       await Promise.all(
@@ -246,39 +225,11 @@ describe('three replicas share the Instances (sharded reconciling on a real node
       disrupt: (ledgerShard: string) => Promise<void>,
     ): Promise<void> => {
       if (ledger === '') {
-        const template = await createPackage(LEDGER_NS);
+        const template = await createConfigPackage(admin, LEDGER_NS);
         ledger = template.metadata.name ?? '';
         await admin.request({ method: 'POST', path: instancePath(LEDGER_NS), body: template });
       }
-      const deployed = await waitFor(
-        'the ledger Instance COMPLETE',
-        async () => {
-          const i = await admin.request<Instance>({ path: instancePath(LEDGER_NS, ledger) });
-          const ps = i.status?.planStatus?.['deploy'];
-          return ps?.status === 'COMPLETE' && ps.uid === i.spec?.planExecution?.uid ? i : undefined;
-        },
-        { timeoutMs: 300_000, intervalMs: 500 },
-      );
-      const configMaps = `/api/v1/namespaces/${LEDGER_NS}/configmaps`;
-      const configMap = await admin.request<{ metadata: { resourceVersion: string } }>({
-        path: `${configMaps}/${ledger}-config`,
-      });
-      const instanceStates = track(
-        watchRevisions<Instance>({
-          client: admin,
-          collection: instancePath(LEDGER_NS),
-          name: ledger,
-          resourceVersion: deployed.metadata.resourceVersion ?? '',
-        }),
-      );
-      const configStates = track(
-        watchRevisions<{ data?: Record<string, string> }>({
-          client: admin,
-          collection: configMaps,
-          name: `${ledger}-config`,
-          resourceVersion: configMap.metadata.resourceVersion,
-        }),
-      );
+      const states = track(await openLedger(admin, LEDGER_NS, ledger, 300_000));
       const admissions = track(startAdmissionStream({ client: admin, namespace: LEDGER_NS }));
       const runs = track(
         startPlanWrites({
@@ -291,41 +242,16 @@ describe('three replicas share the Instances (sharded reconciling on a real node
         }),
       );
       await runs.more(2);
-      await disrupt(deployed.metadata.labels?.['planwright.dev/shard'] ?? '');
+      await disrupt(states.deployed.metadata.labels?.['planwright.dev/shard'] ?? '');
       await runs.more(2);
       const written = await runs.stop();
       const result = await admissions.stop();
-      const last = written.at(-1);
-      const settled = await admin.request<Instance>({ path: instancePath(LEDGER_NS, ledger) });
-      await waitFor('the watches caught up', () =>
-        instanceStates.seen.some(
-          (i) => i.metadata.resourceVersion === settled.metadata.resourceVersion,
-        ),
-      );
-      await waitFor('the ConfigMap watch caught up', () =>
-        configStates.seen.some((c) => c.data?.['message'] === last?.value),
-      );
-      await instanceStates.stop();
-      await configStates.stop();
       process.stderr.write(
         `[sharding e2e] ${what}: ${written.length} plan runs written and COMPLETE, ${result.answered} admissions answered, ${result.failed.length} failed\n`,
       );
       expect(result.failed).toEqual([]);
       expect(result.answered).toBeGreaterThan(0);
-      expect(
-        valueChanges(configStates.seen.map((c) => c.data?.['message'] ?? '')).slice(
-          -written.length,
-        ),
-      ).toEqual(written.map((w) => w.value));
-      expect(settled.status?.planStatus?.['deploy']).toMatchObject({
-        uid: last?.uid,
-        status: 'COMPLETE',
-      });
-      const seenUids = new Set(
-        instanceStates.seen.map((i) => i.status?.planStatus?.['deploy']?.uid ?? ''),
-      );
-      expect(written.filter((w) => !seenUids.has(w.uid))).toEqual([]);
-      expect(repeatedRuns(instanceStates.seen, 'deploy')).toEqual([]);
+      await states.judge(written);
     };
 
     it('deleting the pod that runs a shard: its shards go to the other two, its Instances keep running plans, the replacement takes its share back', async () => {
