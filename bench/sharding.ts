@@ -18,6 +18,8 @@
 //
 // Run: node --import ./scripts/register-ts.mjs bench/sharding.ts
 //   BENCH_N=10000 (default)  BENCH_CONFIGS=1x1,1x12,3x12 (default)
+//   BENCH_BASELINE=<checkout>: first, one replica of an earlier Planwright run from
+//   <checkout>/dist/main.js (`npm run build` there first; no --shards), ratios to it
 import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,10 +44,22 @@ import { formatTable, mib, ratio } from './support/table.ts';
 import { pool } from './pool.ts';
 
 const N = Number(process.env['BENCH_N'] ?? 10_000);
-const CONFIGS = (process.env['BENCH_CONFIGS'] ?? '1x1,1x12,3x12').split(',').map((c) => {
-  const [replicas = '1', shards = '1'] = c.split('x');
-  return { replicas: Number(replicas), shards: Number(shards) };
-});
+const BASELINE = process.env['BENCH_BASELINE'];
+
+interface Config {
+  readonly replicas: number;
+  readonly shards: number;
+  /** `dist/main.js` of another checkout (the baseline); this one's by default. */
+  readonly main?: string;
+}
+
+const CONFIGS: Config[] = [
+  ...(BASELINE ? [{ replicas: 1, shards: 1, main: join(BASELINE, 'dist', 'main.js') }] : []),
+  ...(process.env['BENCH_CONFIGS'] ?? '1x1,1x12,3x12').split(',').map((c) => {
+    const [replicas = '1', shards = '1'] = c.split('x');
+    return { replicas: Number(replicas), shards: Number(shards) };
+  }),
+];
 const NS = 'default';
 const USER = 'planwright-replicas';
 const progress = (line: string): void => void process.stderr.write(`[bench sharding] ${line}\n`);
@@ -105,22 +119,30 @@ async function owned(replicas: readonly Replica[]): Promise<string[][]> {
   );
 }
 
-async function startReplicas(
+/** One replica of `config` (`install`: it registers the webhooks). */
+async function startReplica(
   kubeconfig: string,
-  config: { replicas: number; shards: number },
-): Promise<Replica[]> {
+  config: Config,
+  install: boolean,
+): Promise<Replica> {
+  const port = await freeLoopbackPort();
+  const child = await startPlanwrightProcess({
+    kubeconfig,
+    webhookPort: port,
+    leaderElection: true,
+    install,
+    ...(config.main ? { main: config.main } : { args: ['--shards', String(config.shards)] }),
+  });
+  return { child, port, install };
+}
+
+async function startReplicas(kubeconfig: string, config: Config): Promise<Replica[]> {
   const replicas: Replica[] = [];
   for (let i = 0; i < config.replicas; i++) {
-    const port = await freeLoopbackPort();
-    const child = await startPlanwrightProcess({
-      kubeconfig,
-      webhookPort: port,
-      leaderElection: true,
-      install: i === 0,
-      args: ['--shards', String(config.shards)],
-    });
-    replicas.push({ child, port, install: i === 0 });
+    replicas.push(await startReplica(kubeconfig, config, i === 0));
   }
+  // An earlier version has no shards to wait for.
+  if (config.main) return replicas;
   // Every shard run, each replica its even share (the others join a lease duration after start).
   const floor = Math.floor(config.shards / config.replicas);
   for (;;) {
@@ -135,8 +157,8 @@ async function startReplicas(
   }
 }
 
-async function run(config: { replicas: number; shards: number }): Promise<Result> {
-  const name = `${config.replicas} × ${config.shards}`;
+async function run(config: Config): Promise<Result> {
+  const name = config.main ? 'baseline, 1 replica' : `${config.replicas} × ${config.shards}`;
   const workDir = await mkdtemp(join(tmpdir(), 'bench-sharding-'));
   const audit = await auditLogArgs(workDir, [USER, ADMIN_USER]);
   const cluster: LocalCluster = await startLocalCluster({
@@ -192,12 +214,13 @@ async function recover(
   kc: KubeConfig,
   admin: KubeClient,
   replicas: Replica[],
-  config: { replicas: number; shards: number },
+  config: Config,
   kubeconfig: string,
 ): Promise<{ replicas: Replica[]; takeoverMs: number; recoverMs: number; recovered: number }> {
   const victim = replicas.length > 1 ? replicas[replicas.length - 1]! : replicas[0]!;
-  const victimShards = (await owned([victim]))[0] ?? [];
-  const before = await holders(admin);
+  // An earlier version runs everything on its one replica (shard "0" of one).
+  const victimShards = config.main ? ['0'] : ((await owned([victim]))[0] ?? []);
+  const before = config.main ? await leaderHolder(admin) : await holders(admin);
   const victimIdentity = before.get(victimShards[0] ?? '') ?? '';
   const names = Array.from({ length: N }, (_, i) => `b${i}`)
     .filter((n) => victimShards.includes(shardOf(`${NS}/${n}`, config.shards)))
@@ -206,28 +229,14 @@ async function recover(
   victim.child.proc.kill('SIGKILL');
   await victim.child.exited;
   let rest = replicas.filter((r) => r !== victim);
-  if (rest.length === 0) {
-    const port = await freeLoopbackPort();
-    const child = await startPlanwrightProcess({
-      kubeconfig,
-      webhookPort: port,
-      leaderElection: true,
-      args: ['--shards', String(config.shards)],
-    });
-    rest = [{ child, port, install: true }];
-  }
-  await pool(names.length, 16, (i) =>
-    admin.request({
-      method: 'PATCH',
-      path: `/apis/kudo.dev/v1beta1/namespaces/${NS}/instances/${names[i]}`,
-      body: { spec: { parameters: { V: 'after-kill' } } },
-      contentType: 'application/merge-patch+json',
-    }),
-  );
+  // Alone: a new process in its place, as a Deployment would start one.
+  if (rest.length === 0) rest = [await startReplica(kubeconfig, config, true)];
+  await pool(names.length, 16, (i) => patchRetrying(admin, names[i] ?? ''));
   let takeoverMs = -1;
   const takeover = (async () => {
     for (;;) {
-      const now = await holders(admin);
+      // An earlier version holds the leader Lease instead.
+      const now = config.main ? await leaderHolder(admin) : await holders(admin);
       if (victimShards.every((s) => (now.get(s) ?? '') !== victimIdentity && now.get(s) !== '')) {
         takeoverMs = performance.now() - killedAt;
         return;
@@ -242,6 +251,35 @@ async function recover(
     `recovery: ${victimShards.length} shards taken over after ${takeoverMs.toFixed(0)} ms, ${names.length} Instances COMPLETE again after ${recoverMs.toFixed(0)} ms`,
   );
   return { replicas: rest, takeoverMs, recoverMs, recovered: names.length };
+}
+
+/**
+ * A parameter change on Instance `name`; a webhook call that timed out (a replica just
+ * started, syncing its caches on a loaded machine) is tried again, up to 5 times.
+ */
+async function patchRetrying(admin: KubeClient, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin.request({
+        method: 'PATCH',
+        path: `/apis/kudo.dev/v1beta1/namespaces/${NS}/instances/${name}`,
+        body: { spec: { parameters: { V: 'after-kill' } } },
+        contentType: 'application/merge-patch+json',
+      });
+      return;
+    } catch (err) {
+      if (attempt >= 5 || !String(err).includes('failed calling webhook')) throw err;
+      await sleep(1_000);
+    }
+  }
+}
+
+/** The leader Lease's holder, as "shard 0" (an earlier version without shards). */
+async function leaderHolder(admin: KubeClient): Promise<Map<string, string>> {
+  const lease = await admin.request<{ spec?: { holderIdentity?: string } }>({
+    path: `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/planwright-leader`,
+  });
+  return new Map([['0', lease.spec?.holderIdentity ?? '']]);
 }
 
 /** Until every Instance named has its latest scheduled run COMPLETE. */
