@@ -228,15 +228,14 @@ async function recover(
   const killedAt = performance.now();
   victim.child.proc.kill('SIGKILL');
   await victim.child.exited;
-  let rest = replicas.filter((r) => r !== victim);
-  // Alone: a new process in its place, as a Deployment would start one.
-  if (rest.length === 0) rest = [await startReplica(kubeconfig, config, true)];
-  await pool(names.length, 16, (i) => patchRetrying(admin, names[i] ?? ''));
+  // Watched from the kill on: the Leases naming live replicas again.
   let takeoverMs = -1;
   const takeover = (async () => {
     for (;;) {
       // An earlier version holds the leader Lease instead.
-      const now = config.main ? await leaderHolder(admin) : await holders(admin);
+      const now = await (config.main ? leaderHolder(admin) : holders(admin)).catch(
+        () => new Map<string, string>(),
+      );
       if (victimShards.every((s) => (now.get(s) ?? '') !== victimIdentity && now.get(s) !== '')) {
         takeoverMs = performance.now() - killedAt;
         return;
@@ -244,6 +243,10 @@ async function recover(
       await sleep(100);
     }
   })();
+  let rest = replicas.filter((r) => r !== victim);
+  // Alone: a new process in its place, as a Deployment would start one.
+  if (rest.length === 0) rest = [await startReplica(kubeconfig, config, true)];
+  await pool(names.length, 16, (i) => patchRetrying(admin, names[i] ?? ''));
   await waitForInstances(kc, admin, names);
   await takeover;
   const recoverMs = performance.now() - killedAt;
