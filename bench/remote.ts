@@ -40,7 +40,11 @@ try {
   sampler = new TreeSampler(process.pid, {
     exclude: [home, ...targets].flatMap((c) => Object.values(c.pids)),
   });
-  planwright = await startInProcessPlanwright(kc, client);
+  // The target control planes listen on loopback: allowed as an administrator would
+  // (`planwright start --allow-target-server 127.0.0.1`; refused by default).
+  planwright = await startInProcessPlanwright(kc, client, {
+    remote: { allowedServers: ['127.0.0.1'] },
+  });
   const { app } = planwright;
   for (const ns of ['local', 'remote', 'local-again']) {
     await client.request({

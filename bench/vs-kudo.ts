@@ -5,13 +5,15 @@
 //    with minReadySeconds, so each plan waits and KUDO's status rewriting while it waits shows.
 // For each: time until all COMPLETE, the manager's requests per Instance (from the apiserver's
 // audit log: every manager has its own client-certificate user, apart from the bench client's),
-// peak RSS and CPU of the manager's process tree (/proc), then an idle window: API writes and
-// CPU per minute. Both run without leader election (KUDO 0.19's manager has none by default).
-// Idle is measured twice: the first minute after the workload settled (what a burst leaves
-// behind: Planwright's idle render workers exit, garbage collection) and a later minute
-// (steady state), each with wakeups (voluntary context switches of all threads: every time a
-// thread sleeps again after waking). BENCH_IDLE_TRACE=1 prints the tree's CPU and wakeups
-// every 5 s of both windows.
+// peak RSS of the manager's process tree (the sum of its processes' VmRSS, sampled every
+// 250 ms from the burst's start until 5 s after COMPLETE) next to the main process's own
+// VmHWM (the kernel's peak, since its start), CPU of the tree (/proc), then an idle window:
+// API writes and CPU per minute. Both run without leader election (KUDO 0.19's manager has
+// none by default). Idle is measured twice: the first minute after the workload settled
+// (what a burst leaves behind: Planwright's idle render workers exit, garbage collection) and
+// a later minute (steady state), each with wakeups (voluntary context switches of all
+// threads: every time a thread sleeps again after waking). BENCH_IDLE_TRACE=1 prints the
+// tree's CPU and wakeups every 5 s of both windows.
 //
 // KUDO's manager is built from bench/kudo/go.mod once (≈ 2.5 min cold on 2 cores, cached under
 // ~/.cache/planwright/kudo) and runs out-of-cluster with KUBECONFIG and KUDO_CERT_DIR. Its
@@ -392,7 +394,7 @@ function report(workload: Workload, results: ReadonlyArray<[Contestant, Result]>
     ['manager requests per Instance', (r) => total(r.requests) / n, (v) => v.toFixed(2)],
     ['  of which writes', (r) => total(r.requests, true) / n, (v) => v.toFixed(2)],
     ['manager requests at startup', (r) => r.startupRequests, (v) => v.toFixed(0)],
-    ['manager peak RSS (process tree)', (r) => r.peakRss, (v) => `${mib(v)} MiB`],
+    ['manager peak RSS (process tree, sampled)', (r) => r.peakRss, (v) => `${mib(v)} MiB`],
     ['  processes at that peak', (r) => r.processesAtPeak, (v) => v.toFixed(0)],
     ['  main process alone (VmHWM)', (r) => r.mainPeakRss, (v) => `${mib(v)} MiB`],
     ['manager CPU', (r) => r.cpuSeconds, (v) => `${v.toFixed(1)} s`],

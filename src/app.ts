@@ -6,11 +6,10 @@
  * to the part it configures. Used by `planwright start` and by tests that run Planwright
  * in-process. See examples/api/app.ts.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { GroupVersionKind } from './kube/index.ts';
+import type { GroupVersionKind, KubeConfig } from './kube/index.ts';
 import {
   CachedKudoUsage,
   CachedOperatorVersionSource,
@@ -31,9 +30,11 @@ import {
   registerVerifyEvents,
   type InstanceControllerSettings,
 } from './kudo/controller/index.ts';
+import { RoutingVerifier } from './kudo/package/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
 import { RenderPool } from './kudo/render/pool/index.ts';
 import { RoutingRenderer } from './kudo/render/index.ts';
+import type { TenancyPolicy } from './kudo/tasks/index.ts';
 import {
   JitteredBackoff,
   Manager,
@@ -94,6 +95,8 @@ export interface AdmissionSettings {
   readonly controllerUsers: readonly string[];
   /** What a `package verify` error in an OperatorVersion does: warn (default, as KUDO) or refuse. */
   readonly packagePolicy?: PackagePolicy;
+  /** Whose OperatorVersions Instances may use (--allow-operator-version); default: their own. */
+  readonly tenancy?: TenancyPolicy;
 }
 
 export interface AppSettings {
@@ -202,14 +205,17 @@ export class App {
         probes: manager.probes,
       });
       this.server = server;
+      const admissionVerifier = new RoutingVerifier(this.admissionPool);
       registerAdmissionWebhooks(server, {
         operatorVersions,
         validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
         controllerUsers: new Set(settings.admission.controllerUsers),
         decoder: (raw, type, signal) => this.admissionPool.decode(raw, type, signal),
+        // Bounded packages verify on this thread; the rest in the admission worker.
         verify: (ov, namespaceManifest, signal) =>
-          this.admissionPool.verify(ov, namespaceManifest, signal),
+          admissionVerifier.verify(ov, namespaceManifest, signal),
         packagePolicy: settings.admission.packagePolicy ?? 'warn',
+        ...(settings.admission.tenancy ? { tenancy: settings.admission.tenancy } : {}),
         operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 2_000 }),
         usage: new CachedKudoUsage({
           instances: () => this.instanceCache,
@@ -263,11 +269,12 @@ export class App {
       registry,
     });
     if (settings.verifyEvents) {
+      const renderVerifier = new RoutingVerifier(this.renderPool);
       registerVerifyEvents({
         manager,
         logger: logger.child({ controller: 'operatorversion-verify' }),
         verify: (ov, namespaceManifest, signal) =>
-          this.renderPool.verify(ov, namespaceManifest, signal),
+          renderVerifier.verify(ov, namespaceManifest, signal),
         operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 5_000 }),
         ...(settings.verifyEvents.namespaces
           ? { namespaces: settings.verifyEvents.namespaces }

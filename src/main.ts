@@ -2,11 +2,10 @@
 // The `planwright` executable: every `kubectl kudo` verb, plus `start` (run the manager; what
 // `npm start` runs) and `init` (install Planwright into a cluster).
 //
-// Source maps for Planwright's own modules only: @kubernetes/client-node is loaded first,
-// before they are enabled. Its maps, held in the manager's heap for good, cost more memory
-// than all the engine's caches at a thousand Instances, for stack frames inside a dependency
-// (figures: bench/README.md). Hence dynamic imports below.
-await import('@kubernetes/client-node');
+// Source maps are enabled before Planwright's modules load (hence the dynamic imports): stack
+// frames in logs then name TypeScript lines. Nothing here loads @kubernetes/client-node's
+// generated API (src/kube/kubeconfig.ts): only a Pipe task or a plugin-authenticated user does,
+// and its maps are not read (they cost ~14 MiB held for good; bench/README.md).
 process.setSourceMapsEnabled(true);
 const { runCli } = await import('./cli/run.ts');
 const { startCommand } = await import('./cli/commands/start.ts');

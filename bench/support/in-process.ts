@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { App } from '../../src/app.ts';
+import type { InstanceControllerSettings } from '../../src/kudo/controller/index.ts';
 import { installCrds, registerLocalWebhook } from '../../src/cli/install.ts';
 import type { KubeClient } from '../../src/kube/index.ts';
 import { StaticCertificateSource } from '../../src/server/index.ts';
@@ -18,6 +19,7 @@ export interface InProcessPlanwright {
 export async function startInProcessPlanwright(
   kubeConfig: KubeConfig,
   client: KubeClient,
+  controller?: InstanceControllerSettings,
 ): Promise<InProcessPlanwright> {
   await installCrds(client);
   const loopback = StaticCertificateSource.forLoopback('bench-webhook');
@@ -28,6 +30,7 @@ export async function startInProcessPlanwright(
     manager: { leaderElection: false },
     webhook: { port: 0, host: '127.0.0.1', tls: loopback.source },
     admission: { controllerUsers: [] },
+    ...(controller ? { controller } : {}),
   });
   const abort = new AbortController();
   const running = app.start(abort.signal);

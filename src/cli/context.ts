@@ -5,8 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient, KubeConfigError, loadKubeConfig } from '../kube/index.ts';
+import { KubeClient, KubeConfigError, loadKubeConfig, type KubeConfig } from '../kube/index.ts';
 import { assertKudoCrds } from './crd-check.ts';
 import { CliError } from './errors.ts';
 import type { Terminal } from './io.ts';

@@ -158,18 +158,22 @@ export function runConfigOf(stage: ImageStage): ImageRunConfig {
   };
 }
 
-/** Builds the image and pushes it to a registry (the local cluster's) as `reference`. */
+/**
+ * Builds the image (unless `image` is one built already: a test run builds it once for all its
+ * clusters) and pushes it to a registry (the local cluster's) as `reference`.
+ */
 export async function pushPlanwrightImage(input: {
   readonly registry: string;
   readonly reference?: string;
   readonly root?: string;
+  readonly image?: OciImage;
 }): Promise<{ readonly reference: string; readonly bytes: number }> {
   const reference = input.reference ?? DEFAULT_IMAGE;
   const { repository, reference: tag } = parseImageRef(reference);
   if (tag.startsWith('sha256:')) {
     throw new ImageBuildError(`--tag ${reference}: give a tag, not a digest`);
   }
-  const image = await buildPlanwrightImage(input.root ? { root: input.root } : {});
+  const image = input.image ?? (await buildPlanwrightImage(input.root ? { root: input.root } : {}));
   await pushImage({ registry: input.registry, repository, tags: [tag], image });
   const bytes = image.layers.reduce((n, l) => n + l.length, image.config.length);
   return { reference, bytes };

@@ -102,6 +102,38 @@ export function missingRequiredParameters(
     .map((p) => p.name);
 }
 
+/** The OperatorVersion among `versions` of the same operator and version (KUDO's test). */
+function sameVersion(
+  versions: readonly OperatorVersion[],
+  wanted: OperatorVersion,
+): OperatorVersion | undefined {
+  return versions.find(
+    (ov) =>
+      ov.spec?.operator?.name === wanted.spec?.operator?.name &&
+      ov.spec?.version === wanted.spec?.version,
+  );
+}
+
+/**
+ * The name of the root package's OperatorVersion in the namespace when installOperators would
+ * write nothing for `packages` (every Operator and OperatorVersion is there), else undefined.
+ */
+export async function installedRootVersion(
+  api: KudoApi,
+  packages: readonly ResolvedPackage[],
+  namespace: string,
+): Promise<string | undefined> {
+  const versions = await api.list<OperatorVersion>('operatorversions', namespace);
+  let root: OperatorVersion | undefined;
+  for (const pkg of packages) {
+    const { operator, operatorVersion } = pkg.resources;
+    if (!(await api.getOperator(namespace, operator.metadata.name ?? ''))) return undefined;
+    root = sameVersion(versions, operatorVersion);
+    if (!root) return undefined;
+  }
+  return root?.metadata.name;
+}
+
 /**
  * Creates the Operator (if no GET finds it) and the OperatorVersion (unless the namespace holds
  * one of the same operator and version: content is not compared, as in KUDO) of each package,
@@ -122,11 +154,7 @@ export async function installOperators(
         await api.create('operators', namespace, operator);
         term.out(`operator ${namespace}/${opName} created`);
       }
-      const existing = versions.find(
-        (ov) =>
-          ov.spec?.operator?.name === operatorVersion.spec?.operator?.name &&
-          ov.spec?.version === operatorVersion.spec?.version,
-      );
+      const existing = sameVersion(versions, operatorVersion);
       if (existing) {
         term.out(`operatorversion ${namespace}/${existing.metadata.name ?? ''} already installed`);
         continue;

@@ -6,10 +6,9 @@
  * webhook configurations — or, with `certDir` (files mode, the cert-manager variant), read
  * from tls.crt/tls.key there and swapped in place when the files change.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { App } from '../app.ts';
-import { KubeClient, inClusterNamespace } from '../kube/index.ts';
+import { KubeClient, inClusterNamespace, type KubeConfig } from '../kube/index.ts';
 import type { Instance } from '../kudo/api/index.ts';
 import type { TenancyPolicy } from '../kudo/tasks/index.ts';
 import { collectProcessMetrics } from '../runtime/index.ts';
@@ -66,6 +65,8 @@ export interface EngineOptions {
   readonly stepTimeoutMs?: number;
   /** Accept insecure TLS and plain-http servers in target kubeconfigs (--allow-unsafe-kubeconfig). */
   readonly allowUnsafeKubeconfig?: boolean;
+  /** Server addresses or CIDR ranges target kubeconfigs may name (--allow-target-server). */
+  readonly allowTargetServers?: readonly string[];
   /** The tenancy posture and its allowances (--tenancy, --allow-*; docs/security.md). */
   readonly tenancy?: TenancyPolicy;
   /** Reconcile only Instances of these namespaces (--watch-namespaces). */
@@ -164,6 +165,7 @@ export async function runPlanwright(
     admission: {
       controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
       packagePolicy: options.strictPackageAdmission ? 'strict' : 'warn',
+      ...(options.engine?.tenancy ? { tenancy: options.engine.tenancy } : {}),
     },
     ...(options.render ? { render: options.render } : {}),
     verifyEvents: watch ? { namespaces: (ns) => watchesNamespace(watch, ns) } : {},
@@ -175,7 +177,12 @@ export async function runPlanwright(
       ...(options.engine?.watchNamespaces
         ? { filter: inNamespaces(options.engine.watchNamespaces) }
         : {}),
-      remote: { allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig },
+      remote: {
+        allowUnsafeKubeconfig: options.engine?.allowUnsafeKubeconfig,
+        ...(options.engine?.allowTargetServers
+          ? { allowedServers: options.engine.allowTargetServers }
+          : {}),
+      },
     },
   });
   listening = app.listening;

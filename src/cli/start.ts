@@ -1,7 +1,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
-import { KubeConfigError, loadKubeConfig as loadApiConfig } from '../kube/index.ts';
+import {
+  KubeClient,
+  KubeConfigError,
+  LiteKubeConfig,
+  loadKubeConfig as loadApiConfig,
+  type KubeConfig,
+} from '../kube/index.ts';
 import {
   KUBERNETES_VERSION,
   startLocalCluster,
@@ -9,7 +14,6 @@ import {
   type NodeKind,
 } from '../localcluster/index.ts';
 import { repositoryRoot } from '../localcluster/index.ts';
-import { withDeadline } from '../runtime/index.ts';
 import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
 import { runPlanwright, type EngineOptions, type RunPlanwrightOptions } from './run-planwright.ts';
 import type { LeaseTimings, RenderLimits } from './start-tuning.ts';
@@ -110,7 +114,7 @@ function admissionOptions(
  * Parsing and validation are src/kube's (shared with the manager); this adds where the
  * configuration came from and the way out, for a person at the terminal.
  */
-function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): k8s.KubeConfig {
+function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): KubeConfig {
   if (source.kind === 'kubeconfig' && !existsSync(source.path)) {
     throw new ClusterConnectionError(
       `kubeconfig ${source.path} (from ${source.origin}) does not exist. ` +
@@ -131,24 +135,29 @@ function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): k8s.
   }
 }
 
-function describeSource(source: ClusterSource, kc: k8s.KubeConfig): string {
+function describeSource(source: ClusterSource, kc: KubeConfig): string {
   if (source.kind === 'kubeconfig') {
     return `context "${kc.getCurrentContext()}" of ${source.path}, from ${source.origin}`;
   }
   return source.kind === 'in-cluster' ? 'in-cluster service account' : 'local control plane';
 }
 
-async function serverVersion(kc: k8s.KubeConfig, where: string): Promise<string> {
-  const api = kc.makeApiClient(k8s.VersionApi);
+async function serverVersion(kc: KubeConfig, where: string): Promise<string> {
+  const client = new KubeClient(kc);
   try {
-    const info = await withDeadline(api.getCode(), VERSION_TIMEOUT_MS, 'GET /version');
-    return info.gitVersion;
+    const info = await client.request<{ gitVersion?: unknown }>({
+      path: '/version',
+      timeoutMs: VERSION_TIMEOUT_MS,
+    });
+    return String(info.gitVersion);
   } catch (err) {
     throw new ClusterConnectionError(
       `cannot reach the Kubernetes API at ${kc.getCurrentCluster()?.server ?? '?'} (${where}): ` +
         `${describeError(err)}. Check that the cluster is up and the credentials are valid, ` +
         'or run `npm start -- --local` for the embedded control plane.',
     );
+  } finally {
+    client.close();
   }
 }
 
@@ -212,10 +221,13 @@ async function runLocal(
     io.out('Install the example package and watch its deploy plan reach COMPLETE:');
     io.out(`  kubectl kudo install ${join(examples, example)} --instance hello --wait`);
     io.out('  kubectl kudo plan status --instance hello');
+    if (mode === 'workloads') {
+      io.out('  kubectl port-forward service/hello 8080:80   # the page: http://localhost:8080');
+    }
     io.out('  kubectl kudo update --instance hello -p message=hi --wait');
     io.out(`  kubectl kudo get all`);
     io.out('Press Ctrl-C to stop; the control plane and its files are removed.');
-    const kc = new k8s.KubeConfig();
+    const kc = new LiteKubeConfig();
     kc.loadFromFile(cluster.kubeconfigPath);
     // Ctrl-C while Planwright is still starting is a normal stop, not a failure.
     const code = await runPlanwright(
@@ -243,7 +255,7 @@ async function runLocal(
   }
 }
 
-/** undici reports "fetch failed" and hides the reason (ECONNREFUSED, a TLS error…) in `cause`. */
+/** The reason (ECONNREFUSED, a TLS error…) may hide in an error's `cause`. */
 function describeError(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err; e instanceof Error && parts.length < 4; e = e.cause) {

@@ -35,8 +35,9 @@ export {
 export type { FuncDef, GoType, GoValue, IntKind } from './values.ts';
 export { kudoFuncs, kudoFuncNames } from './funcs/kudo.ts';
 export { compareSemver, parseSemver, type SemVersion } from './funcs/sprig-semver.ts';
-/** Go strconv's rule for `_` in number literals (also go-yaml's, which parses with strconv). */
-export { underscoreOK } from './numbers.ts';
+/** gopkg.in/yaml.v2's Marshal for JSON-shaped data (KUDO's dependencies hash, `-o yaml`). */
+export { goYamlMarshal, type GoYamlValue } from './goyaml/marshal.ts';
+export { goYamlKeyLess } from './goyaml/keys.ts';
 /** Go's time.ParseDuration (nanoseconds): the duration syntax of Kubernetes components' flags. */
 export { parseDuration as parseGoDuration, ParseDurationError } from './gotime/duration.ts';
 

@@ -9,7 +9,8 @@
  */
 import type { KubeClient } from './client.ts';
 import { ApiError } from './errors.ts';
-import { objectPath, parseApiVersion, type ResourceMapper, type ResourceMapping } from './gvk.ts';
+import { parseApiVersion } from './api-version.ts';
+import { objectPath, type ResourceMapper, type ResourceMapping } from './gvk.ts';
 import { fieldsOf, ownEntry, ownershipUpgrade, type FieldsV1 } from './ownership.ts';
 
 /** A Kubernetes object as JSON. */
@@ -116,6 +117,19 @@ export class ServerSideApply {
   ): Promise<ApplyObject> {
     const path = await this.path(obj, options.signal);
     if (options.dryRun) return this.sendApply(path, obj, options);
+    try {
+      return await this.applyWithHandOver(path, obj, options);
+    } finally {
+      // A CRD makes kinds discovery may remember as unknown, or lists it read before: forget.
+      if (obj.kind === 'CustomResourceDefinition') this.options.mapper.forgetUnknown();
+    }
+  }
+
+  private async applyWithHandOver(
+    path: string,
+    obj: ApplyObject,
+    options: { signal?: AbortSignal; live?: ApplyObject },
+  ): Promise<ApplyObject> {
     const { live, signal } = options;
     if (live) await this.handOver(path, live, fieldsOf(stripForApply(obj)), signal);
     let stored: ApplyObject;

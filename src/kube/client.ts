@@ -8,12 +8,14 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { urlToHttpOptions } from 'node:url';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kubeconfig.ts';
 import {
   ApiError,
   KubeConfigError,
+  ResponseTooLargeError,
   WatchInactivityError,
   parseRetryAfter,
   type StatusBody,
@@ -35,6 +37,11 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   /** Receives the answer's `Warning` headers (admission warnings, deprecations), if any. */
   readonly onWarnings?: (warnings: readonly string[]) => void;
+  /**
+   * A successful answer longer than this fails with {@link ResponseTooLargeError} (the
+   * connection is dropped): for documents whose size the server decides. Default unbounded.
+   */
+  readonly maxBytes?: number;
 }
 
 export interface WatchOptions {
@@ -47,8 +54,27 @@ export interface WatchOptions {
   readonly onEvent: (event: unknown) => void;
 }
 
-/** Largest error body we read; Status objects are small. */
+/** Largest error body we read by default; Status objects are small. */
 const MAX_ERROR_BODY = 64 * 1024;
+
+/**
+ * What a client reads from its server at most. The home API server is the administrator's and
+ * gets no limits but the error body's; a target cluster is named by a tenant's kubeconfig, and
+ * its client is bounded in size and time (engine/targets.ts), so a hostile server cannot make
+ * the manager buffer without end or hold a watch forever.
+ */
+export interface KubeClientLimits {
+  /** Largest successful answer (bytes): a larger one fails with ResponseTooLargeError. */
+  readonly maxResponseBytes?: number;
+  /** Largest error answer read (bytes); the rest is cut off unread. Default 64 KiB. */
+  readonly maxErrorBytes?: number;
+  /** Longest watch line (one event, bytes): a longer one ends the watch with ResponseTooLargeError. */
+  readonly maxWatchLineBytes?: number;
+  /** A watch ends after this long (as if the server had closed it; the caller watches again). */
+  readonly maxWatchMs?: number;
+  /** Resolves server host names (and refuses addresses): passed to every connection. */
+  readonly lookup?: LookupFunction;
+}
 
 export class KubeClient {
   private agent: https.Agent | http.Agent | undefined;
@@ -70,6 +96,8 @@ export class KubeClient {
     readonly kubeConfig: KubeConfig,
     /** The cluster key this client talks to (`local` for the home cluster). */
     readonly cluster: string = 'local',
+    /** What it reads at most (none but the error body's by default: the home cluster). */
+    readonly limits: KubeClientLimits = {},
   ) {
     const current = kubeConfig.getCurrentCluster();
     if (!current) throw new KubeConfigError('no current cluster in the kubeconfig', cluster);
@@ -87,20 +115,25 @@ export class KubeClient {
       const warnings = warningHeaders(res.rawHeaders);
       if (warnings.length > 0) options.onWarnings(warnings);
     }
-    const text = await readBody(
-      res,
-      res.statusCode !== undefined && res.statusCode >= 300 ? MAX_ERROR_BODY : Infinity,
-    );
     if (res.statusCode === undefined || res.statusCode >= 300) {
+      const text = await readBody(res, this.errorLimit, undefined);
       throw toApiError(res, text, verb, options.path);
     }
+    // The client's bound for every answer, or the request's own if smaller.
+    const limit = Math.min(options.maxBytes ?? Infinity, this.limits.maxResponseBytes ?? Infinity);
+    const text = await readBody(
+      res,
+      limit,
+      () => new ResponseTooLargeError(verb, options.path, 'answer', limit),
+    );
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
   /**
    * Streams a watch until the server ends it (resolves), or fails (rejects with
-   * {@link ApiError}, {@link WatchInactivityError} or a network error). Aborting `signal`
-   * resolves. `watch=true` is added.
+   * {@link ApiError}, {@link WatchInactivityError}, {@link ResponseTooLargeError} or a network
+   * error). Aborting `signal` resolves, and so does the client's `maxWatchMs` running out (the
+   * caller watches again from where it is). `watch=true` is added.
    */
   async watch(options: WatchOptions): Promise<void> {
     if (options.signal.aborted) return;
@@ -109,6 +142,7 @@ export class KubeClient {
     options.signal.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let inactive = false;
+    let expired = false;
     const arm = (): void => {
       clearTimeout(timer);
       timer = setTimeout(() => {
@@ -116,6 +150,14 @@ export class KubeClient {
         local.abort();
       }, options.inactivityMs);
     };
+    const { maxWatchMs } = this.limits;
+    const deadline =
+      maxWatchMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            expired = true;
+            local.abort();
+          }, maxWatchMs);
     try {
       arm();
       const res = await this.send(
@@ -124,43 +166,71 @@ export class KubeClient {
         true,
       );
       if (res.statusCode !== 200) {
-        const text = await readBody(res, MAX_ERROR_BODY);
+        const text = await readBody(res, this.errorLimit, undefined);
         throw toApiError(res, text, 'WATCH', options.path);
       }
-      await new Promise<void>((resolve, reject) => {
-        let pending = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          arm();
-          pending += chunk;
-          let nl: number;
-          while ((nl = pending.indexOf('\n')) >= 0) {
-            const line = pending.slice(0, nl);
-            pending = pending.slice(nl + 1);
-            if (line.trim() === '') continue;
-            try {
-              options.onEvent(JSON.parse(line));
-            } catch (err) {
-              res.destroy();
-              reject(err instanceof Error ? err : new Error(String(err)));
-              return;
-            }
-          }
-        });
-        res.on('end', () => resolve());
-        res.on('error', reject);
-        res.on('close', () =>
-          res.complete ? resolve() : reject(new Error(`watch ${options.path}: connection closed`)),
-        );
-      });
+      await this.streamLines(res, options, arm);
     } catch (err) {
-      if (options.signal.aborted) return;
+      if (options.signal.aborted || expired) return;
       if (inactive) throw new WatchInactivityError(options.path, options.inactivityMs);
       throw err;
     } finally {
       clearTimeout(timer);
+      clearTimeout(deadline);
       options.signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** Decodes the watch's lines in order until the stream ends; `arm` on every chunk. */
+  private streamLines(
+    res: http.IncomingMessage,
+    options: WatchOptions,
+    arm: () => void,
+  ): Promise<void> {
+    const maxLine = this.limits.maxWatchLineBytes ?? Infinity;
+    return new Promise<void>((resolve, reject) => {
+      let pending = '';
+      const fail = (err: Error): void => {
+        res.destroy();
+        reject(err);
+      };
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        arm();
+        // Only the new chunk is searched for line ends: a long line arrives in many chunks, and
+        // searching all of it again for each one would cost its length squared.
+        let start = 0;
+        let nl: number;
+        while ((nl = chunk.indexOf('\n', start)) >= 0) {
+          const line = pending + chunk.slice(start, nl);
+          pending = '';
+          start = nl + 1;
+          if (line.trim() === '') continue;
+          try {
+            options.onEvent(JSON.parse(line));
+          } catch (err) {
+            fail(err instanceof Error ? err : new Error(String(err)));
+            return;
+          }
+        }
+        pending += start === 0 ? chunk : chunk.slice(start);
+        // A line without its end is held until it ends: never longer than the limit (UTF-16
+        // length, at most the byte length).
+        if (pending.length > maxLine) {
+          pending = '';
+          fail(new ResponseTooLargeError('WATCH', options.path, 'watch line', maxLine));
+        }
+      });
+      res.on('end', () => resolve());
+      res.on('error', reject);
+      res.on('close', () =>
+        res.complete ? resolve() : reject(new Error(`watch ${options.path}: connection closed`)),
+      );
+    });
+  }
+
+  private get errorLimit(): number {
+    return this.limits.maxErrorBytes ?? MAX_ERROR_BODY;
   }
 
   /** Closes pooled connections. Requests after close fail. */
@@ -186,8 +256,12 @@ export class KubeClient {
             ...tlsOptionsOf(auth),
             keepAlive: true,
             maxSockets,
+            ...(this.limits.lookup ? { lookup: this.limits.lookup } : {}),
           })
-        : new http.Agent({ keepAlive: true });
+        : new http.Agent({
+            keepAlive: true,
+            ...(this.limits.lookup ? { lookup: this.limits.lookup } : {}),
+          });
     if (forWatch) this.watchAgent ??= newAgent(Infinity);
     else this.agent ??= newAgent(64);
     const headers: Record<string, string> = { ...auth.headers };
@@ -329,19 +403,45 @@ function armTimeout(req: http.ClientRequest, ms: number): void {
   req.once('close', () => clearTimeout(timer));
 }
 
-function readBody(res: http.IncomingMessage, limit: number): Promise<string> {
+/**
+ * The body, up to `limit` bytes. Past the limit the response is destroyed (the rest is never
+ * read, and the socket is not reused): `tooLarge` says what to reject with, or, without it
+ * (error bodies), what came before the limit is the body.
+ */
+function readBody(
+  res: http.IncomingMessage,
+  limit: number,
+  tooLarge: (() => Error) | undefined,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
+    const text = (): string =>
+      (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))?.toString('utf8') ?? '';
     res.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      if (size + chunk.length > limit) {
+        settled = true;
+        if (tooLarge) reject(tooLarge());
+        else {
+          chunks.push(chunk.subarray(0, limit - size));
+          resolve(text());
+        }
+        chunks.length = 0;
+        res.destroy();
+        return;
+      }
       size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
+      chunks.push(chunk);
     });
     // Most answers arrive in one chunk: decoded as it is, without a concatenated copy.
-    res.on('end', () =>
-      resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))?.toString('utf8') ?? ''),
-    );
-    res.on('error', reject);
+    res.on('end', () => {
+      if (!settled) resolve(text());
+    });
+    res.on('error', (err) => {
+      if (!settled) reject(err);
+    });
   });
 }
 

@@ -8,9 +8,14 @@
  *
  * See examples/api/kube.ts.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kubeconfig.ts';
 import { JitteredBackoff } from './backoff.ts';
-import { KubeClient, type RequestOptions } from './client.ts';
+import {
+  KubeClient,
+  type KubeClientLimits,
+  type RequestOptions,
+  type WatchOptions,
+} from './client.ts';
 import { ApiError } from './errors.ts';
 
 /** The cluster did not answer; nothing is sent to it before `retryAt`. */
@@ -134,16 +139,21 @@ export class ClusterGate {
 export interface GatedKubeClientOptions {
   /** Timeout of every request that does not set its own (bounded either way). Default 10 s. */
   readonly timeoutMs?: number;
+  /** What the client reads at most (sizes, watch duration, which addresses it connects to). */
+  readonly limits?: KubeClientLimits;
 }
 
-/** A {@link KubeClient} whose requests pass the cluster's {@link ClusterGate}. */
+/**
+ * A {@link KubeClient} whose requests pass the cluster's {@link ClusterGate}, each with a
+ * deadline of its own, and whose watches are refused while the gate is closed.
+ */
 export class GatedKubeClient extends KubeClient {
   constructor(
     kubeConfig: KubeConfig,
     readonly gate: ClusterGate,
     private readonly gated: GatedKubeClientOptions = {},
   ) {
-    super(kubeConfig, gate.cluster);
+    super(kubeConfig, gate.cluster, gated.limits ?? {});
   }
 
   override async request<T>(options: RequestOptions): Promise<T> {
@@ -164,5 +174,11 @@ export class GatedKubeClient extends KubeClient {
       }
       throw isUnreachable(err) ? this.gate.failed(err) : err;
     }
+  }
+
+  /** A watch only while the gate is open (its own deadline is the client's maxWatchMs). */
+  override async watch(options: WatchOptions): Promise<void> {
+    this.gate.check();
+    await super.watch(options);
   }
 }

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { LiteKubeConfig, type KubeConfig } from './kubeconfig.ts';
 import { KubeConfigError } from './errors.ts';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -67,7 +67,7 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeC
     const path = candidates.find((p) => existsSync(p));
     if (!path)
       throw new KubeConfigError('no file named in KUBECONFIG exists', candidates.join(':'));
-    const kc = new KubeConfig();
+    const kc = new LiteKubeConfig();
     try {
       kc.loadFromFile(path);
     } catch (err) {
@@ -85,7 +85,7 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeC
   return loadInCluster(env, options.serviceAccountRoot ?? env[SERVICE_ACCOUNT_ROOT_ENV] ?? '');
 }
 
-// client-node's loadFromCluster reads KUBERNETES_SERVICE_* from process.env itself.
+// The API server's address from KUBERNETES_SERVICE_* of `env`, the files under `root`.
 function loadInCluster(env: NodeJS.ProcessEnv, root: string): LoadedKubeConfig {
   const source = 'in-cluster';
   const dir = `${root}${SERVICE_ACCOUNT_DIR}`;
@@ -106,8 +106,8 @@ function loadInCluster(env: NodeJS.ProcessEnv, root: string): LoadedKubeConfig {
       );
     }
   }
-  const kc = new KubeConfig();
-  kc.loadFromCluster(root);
+  const kc = new LiteKubeConfig();
+  kc.loadFromCluster(root, env);
   validate(kc, source);
   return { kubeConfig: kc, source, mode: 'in-cluster' };
 }

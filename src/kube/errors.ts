@@ -82,3 +82,23 @@ export function parseRetryAfter(
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, (date - now) / 1000);
 }
+
+/**
+ * An answer larger than the client accepts (a body, a watch line): the connection is closed at
+ * the limit and nothing of it is kept. Only clients of servers a tenant names (target clusters)
+ * set limits.
+ */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  constructor(
+    readonly verb: string,
+    readonly path: string,
+    /** `answer` or `watch line`. */
+    readonly what: string,
+    readonly limitBytes: number,
+  ) {
+    super(
+      `${verb} ${path}: the ${what} exceeds ${limitBytes} bytes, the most Planwright reads from this server; the connection was closed`,
+    );
+  }
+}

@@ -6,7 +6,7 @@
  * adds the ServiceAccount groups itself (`system:serviceaccounts`,
  * `system:serviceaccounts:<namespace>`), as Flux's controllers rely on.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { LiteKubeConfig, type KubeConfig } from './kubeconfig.ts';
 import { KubeConfigError } from './errors.ts';
 
 /** `system:serviceaccount:<namespace>:<name>`, the username the API server gives a ServiceAccount. */
@@ -25,7 +25,7 @@ export function impersonatingKubeConfig(base: KubeConfig, username: string): Kub
   if (!cluster || !user || !context) {
     throw new KubeConfigError('the kubeconfig has no current context to impersonate from', 'local');
   }
-  const kc = new KubeConfig();
+  const kc = new LiteKubeConfig();
   kc.loadFromOptions({
     clusters: [cluster],
     users: [{ ...user, impersonateUser: username }],

@@ -2,10 +2,18 @@
 export {
   KubeClient,
   statusToApiError,
+  type KubeClientLimits,
   type RequestOptions,
   type WatchOptions,
   type QueryValue,
 } from './client.ts';
+export {
+  LiteKubeConfig,
+  clientNodeKubeConfig,
+  loadClientNode,
+  type KubeConfig,
+  type KubeConfigParts,
+} from './kubeconfig.ts';
 export {
   loadKubeConfig,
   inClusterNamespace,
@@ -18,13 +26,12 @@ export {
 export {
   ResourceMapper,
   gvkKey,
-  apiVersionOf,
-  parseApiVersion,
   collectionPath,
   objectPath,
   type GroupVersionKind,
   type ResourceMapping,
 } from './gvk.ts';
+export { apiVersionOf, parseApiVersion } from './api-version.ts';
 export {
   exponentialDelayMs,
   JitteredBackoff,
@@ -37,6 +44,7 @@ export {
 export {
   ApiError,
   KubeConfigError,
+  ResponseTooLargeError,
   WatchInactivityError,
   UnknownKindError,
   parseRetryAfter,
@@ -48,6 +56,11 @@ export {
   MAX_TARGET_KUBECONFIG_BYTES,
   type TargetKubeconfigOptions,
 } from './target-kubeconfig.ts';
+export {
+  TargetServerPolicy,
+  TargetServerFlagError,
+  TargetServerRefusedError,
+} from './target-server.ts';
 export { impersonatingKubeConfig, serviceAccountUser } from './impersonation.ts';
 export {
   ClusterGate,
@@ -76,3 +89,4 @@ export {
   type DeleteRequest,
 } from './resource-manager.ts';
 export { type KindResolution, resolveKind } from './kinds.ts';
+export { OpenApiSchemas, type UnknownFields } from './openapi-schemas.ts';

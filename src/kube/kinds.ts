@@ -2,14 +2,17 @@
  * Which served kind an object written for some apiVersion ends up as: served as written;
  * served in a newer version it converts to (a removed API: see removed-apis/); not served yet
  * although a CustomResourceDefinition declares it (wait); or not served at all (a mistake only
- * the package author can fix). Discovery is asked afresh on every miss: a kind that a CRD
- * applied by an earlier step provides is found as soon as the server serves it.
+ * the package author can fix). What discovery did not find is remembered for a while (the
+ * mapper's unknowns, and the list of CustomResourceDefinitions read on the way), so many objects
+ * of made-up kinds cost a bounded number of requests; a kind a CustomResourceDefinition declares
+ * is always asked afresh, so one applied by an earlier step is found as soon as it is served.
  *
  * See examples/api/kube.ts.
  */
 import type { KubeClient } from './client.ts';
 import { ApiError, UnknownKindError } from './errors.ts';
-import { apiVersionOf, parseApiVersion, type ResourceMapper, type ResourceMapping } from './gvk.ts';
+import { gvkKey, type GroupVersionKind, type ResourceMapper, type ResourceMapping } from './gvk.ts';
+import { apiVersionOf, parseApiVersion } from './api-version.ts';
 import { removedApi, type RemovedApi } from './removed-apis/index.ts';
 
 export type KindResolution =
@@ -38,20 +41,22 @@ interface CrdList {
 }
 
 async function pendingCrd(
+  mapper: ResourceMapper,
   client: KubeClient,
-  group: string,
-  version: string,
-  kind: string,
+  gvk: GroupVersionKind,
   signal?: AbortSignal,
 ): Promise<{ crd: string; detail: string } | undefined> {
+  const { group, version, kind } = gvk;
   // CRD groups must contain a dot; the core group and apps, batch, policy … cannot be CRDs.
   if (!group.includes('.')) return undefined;
   let list: CrdList;
   try {
-    list = await client.request<CrdList>({
-      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-      signal,
-    });
+    list = await mapper.onMiss('customresourcedefinitions', () =>
+      client.request<CrdList>({
+        path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        signal,
+      }),
+    );
   } catch (err) {
     if (err instanceof ApiError && (err.statusCode === 403 || err.statusCode === 404)) {
       return undefined;
@@ -78,13 +83,14 @@ export async function resolveKind(
   kind: string,
   signal?: AbortSignal,
 ): Promise<KindResolution> {
-  const gv = parseApiVersion(apiVersion);
+  const gvk = { ...parseApiVersion(apiVersion), kind };
+  const answer = `unserved:${gvkKey(gvk)}`;
   try {
-    return { state: 'served', mapping: await mapper.resolve({ ...gv, kind }, signal) };
+    return { state: 'served', mapping: await mapper.resolve(gvk, signal) };
   } catch (err) {
     if (!(err instanceof UnknownKindError)) throw err;
   }
-  const removed = removedApi(apiVersionOf(gv), kind);
+  const removed = removedApi(apiVersionOf(gvk), kind);
   if (removed) {
     try {
       const mapping = await mapper.resolve({ ...parseApiVersion(removed.to), kind }, signal);
@@ -93,7 +99,17 @@ export async function resolveKind(
       if (!(err instanceof UnknownKindError)) throw err;
     }
   }
-  const pending = await pendingCrd(client, gv.group, gv.version, kind, signal);
-  if (pending) return { state: 'pending', ...pending };
-  return { state: 'unserved', served: await mapper.servedVersions(gv.group, kind, signal) };
+  const pending = await pendingCrd(mapper, client, gvk, signal);
+  if (pending) {
+    // A CRD declares the kind: what discovery remembered as unknown may be stale; ask afresh.
+    mapper.forgetUnknown();
+    try {
+      return { state: 'served', mapping: await mapper.resolve(gvk, signal) };
+    } catch (err) {
+      if (!(err instanceof UnknownKindError)) throw err;
+    }
+    return { state: 'pending', ...pending };
+  }
+  const served = await mapper.onMiss(answer, () => mapper.servedVersions(gvk.group, kind, signal));
+  return { state: 'unserved', served };
 }

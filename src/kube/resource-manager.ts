@@ -87,8 +87,10 @@ export interface ApplyRequest {
    */
   readonly cached?: () => Promise<ApplyObject | undefined>;
   /**
-   * Called with an object found to exist that the caller did not know (`known` false), before
-   * it is written; throwing leaves it unwritten.
+   * Called with the live object before it is written over — found by a create that answered
+   * that it exists, or by the look at a known object that has to change — so the caller can
+   * judge whose it is; throwing leaves it unwritten. Not called for a `createOnly` object that
+   * exists (it is not written) nor for a cached copy that already holds what we want.
    */
   readonly existing?: (live: ApplyObject) => void | Promise<void>;
 }
@@ -164,6 +166,7 @@ export class ResourceManager {
     if (live && (createOnly || isUnchanged(desired, live)))
       return { subject, action: 'unchanged', object: live };
     if (live) {
+      await request.existing?.(live);
       const object = await this.ssa.apply(desired, { ...(signal ? { signal } : {}), live });
       return { subject, action: 'configured', object };
     }
@@ -253,7 +256,7 @@ export class ResourceManager {
     try {
       const live = await this.ssa.get(object, signal);
       if (!live) return entry('absent');
-      if (request.skip?.(live)) return entry('skipped');
+      if (request.skip?.(live)) return { subject, action: 'skipped', object: live };
       if (request.abandonOwner !== undefined) {
         await this.abandon(live, request.abandonOwner, signal);
         return entry('abandoned');

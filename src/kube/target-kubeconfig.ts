@@ -12,20 +12,25 @@
  * (`as`). These refusals hold whatever the manager's flags say.
  *
  * `allowUnsafe` (the manager's `--allow-unsafe-kubeconfig`) covers the transport only: a
- * cluster with `insecure-skip-tls-verify: true`, or a plain-http server URL.
+ * cluster with `insecure-skip-tls-verify: true`, or a plain-http server URL. A server address
+ * in a refused range (loopback, link-local, pod and Service networks: target-server.ts) is
+ * refused unless the administrator allowed it; a host name is judged where it resolves.
  *
  * The KubeConfig returned is built from the allowlisted values alone (loadFromOptions), so a
  * field this module does not know never reaches the client. See examples/api/kube.ts.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { LiteKubeConfig, type KubeConfig } from './kubeconfig.ts';
 import { parse } from 'yaml';
 import { KubeConfigError } from './errors.ts';
+import { TargetServerPolicy } from './target-server.ts';
 
 export interface TargetKubeconfigOptions {
   /** Where the text came from, for messages (`Secret ns/name, key value`). */
   readonly source: string;
   /** Let `insecure-skip-tls-verify` and plain-http servers through. Default false. */
   readonly allowUnsafe?: boolean;
+  /** Which server addresses are refused (target-server.ts). Default: the default policy. */
+  readonly servers?: TargetServerPolicy;
 }
 
 /** Largest kubeconfig accepted (Secrets are at most 1 MiB anyway). */
@@ -178,6 +183,33 @@ function parseDocument(input: string, source: string): Json {
   return doc;
 }
 
+/**
+ * A server URL the manager may send a target's requests to: https (http only when unsafe
+ * transports are allowed), at an address the server policy does not refuse.
+ */
+function checkServer(server: string, clusterName: string, options: TargetKubeconfigOptions): void {
+  const { source } = options;
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new KubeConfigError(
+      `cluster "${clusterName}" has an invalid server URL "${server}"`,
+      source,
+    );
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowUnsafe)) {
+    throw new KubeConfigError(
+      `cluster "${clusterName}" is reached over ${url.protocol.replace(':', '')}, not https: credentials would travel in clear text; use an https server URL`,
+      source,
+    );
+  }
+  const address = (options.servers ?? new TargetServerPolicy()).refusalOfUrl(url);
+  if (address !== undefined) {
+    throw new KubeConfigError(`cluster "${clusterName}" (server ${server}): ${address}`, source);
+  }
+}
+
 /** Parses and checks a target kubeconfig; throws {@link KubeConfigError} saying what to fix. */
 export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOptions): KubeConfig {
   const { source } = options;
@@ -211,22 +243,8 @@ export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOp
   const user = users.get(userName);
   if (!user) throw new KubeConfigError(`context "${context}" names no known user`, source);
   const server = text(cluster['server']) ?? '';
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new KubeConfigError(
-      `cluster "${clusterName}" has an invalid server URL "${server}"`,
-      source,
-    );
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowUnsafe)) {
-    throw new KubeConfigError(
-      `cluster "${clusterName}" is reached over ${url.protocol.replace(':', '')}, not https: credentials would travel in clear text; use an https server URL`,
-      source,
-    );
-  }
-  const kc = new KubeConfig();
+  checkServer(server, clusterName, options);
+  const kc = new LiteKubeConfig();
   kc.loadFromOptions({
     clusters: [
       {

@@ -17,11 +17,10 @@
  *
  * See examples/api/manager.ts.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { KubeClient } from '../kube/index.ts';
+import { KubeClient, type KubeConfig } from '../kube/index.ts';
 import { ControllerBuilder } from './builder.ts';
 import type { ParticipationGate } from './gate.ts';
 import { CacheRegistry, LOCAL_CLUSTER } from './cache-registry.ts';

@@ -40,8 +40,13 @@ const extensionOracle = GoOracle.module(
 );
 
 /** Path of the KUDO oracle binary, built on first use into the shared cache. */
-export function oracleBinary(): Promise<string> {
-  return kudoOracle.binary();
+export function oracleBinary(onProgress?: (line: string) => void): Promise<string> {
+  return kudoOracle.binary(onProgress);
+}
+
+/** Path of the extension oracle binary, built on first use into the shared cache. */
+export function extensionOracleBinary(onProgress?: (line: string) => void): Promise<string> {
+  return extensionOracle.binary(onProgress);
 }
 
 /** Render a batch of cases as KUDO would, in one process (with `env` instead of ours if given). */

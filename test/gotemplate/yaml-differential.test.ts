@@ -60,6 +60,8 @@ const STRINGS: readonly string[] = [
   ...[' x', 'x ', 'a  b', ' ', '  ', 'a\nb', 'a\n', 'a\n\n', 'a\n\n\n', '\na', '\n', '\n\n'],
   ...[' a\nb', 'a \nb', 'a\n b', 'a\n\nb', '  indented\nlines\n', 'a\r\nb', 'a\rb'],
   ...['line one\nline two\n  indented\n', 'trailing space \n', '\ttab first', 'a\tb'],
+  // literal blocks whose text starts with a line break or spaces: `|2`, `|2-`, `|2+`
+  ...['\n\nx', '\nx\n', '\nx\n\n', '  x\ny', '   x\n', ' \nx', '\n x', '\n\t', '\u2028x\n'],
   // non-ASCII, controls, escapes
   ...['é', '日本語', '😀', 'a😀b', '\u00a0', 'x\u00a0', '\ufeffx', 'x\ufeff', '\u0007', '\u001b'],
   ...['\u0085', 'a\u2028b', 'a\u2029', '\u2028', '\\', 'a\\b', '"quoted"', "it's", "'", '"'],

@@ -16,6 +16,11 @@ const oracle = GoOracle.module(
   'the go-yaml oracle for the dependencies-hash tests',
 );
 
+/** Path of the oracle binary, built on first use into the shared cache. */
+export function yamlOracleBinary(onProgress?: (line: string) => void): Promise<string> {
+  return oracle.binary(onProgress);
+}
+
 /** go-yaml's text (and its MD5) for each object, in one process. */
 export function runYamlOracle(objects: readonly unknown[]): Promise<YamlOracleResult[]> {
   return oracle.ask<YamlOracleResult[]>(objects);

@@ -1,7 +1,8 @@
-// The integration project shares one bare control plane (etcd + kube-apiserver: nothing runs
-// pods, as KUDO's integration suite assumes).
-import { startSharedCluster } from '../support/shared-cluster.ts';
+// The integration project shares bare control planes (etcd + kube-apiserver: nothing runs
+// pods, as KUDO's integration suite assumes), one per jest worker.
+import type { GlobalConfig } from 'jest';
+import { startSharedClusters } from '../support/shared-cluster.ts';
 
-export default async function globalSetup(): Promise<void> {
-  await startSharedCluster('bare');
+export default async function globalSetup(globalConfig: GlobalConfig): Promise<void> {
+  await startSharedClusters('bare', { count: globalConfig.maxWorkers });
 }

@@ -1,5 +1,5 @@
-import { stopSharedCluster } from '../support/shared-cluster.ts';
+import { stopSharedClusters } from '../support/shared-cluster.ts';
 
 export default async function globalTeardown(): Promise<void> {
-  await stopSharedCluster('bare');
+  await stopSharedClusters('bare');
 }

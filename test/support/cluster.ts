@@ -1,6 +1,7 @@
-// Test-side access to the shared control planes: one per mode and run at most, started by the
-// global setup of the jest project that needs it (test/integration: bare, test/e2e: workloads;
-// see shared-cluster.ts) and published to the workers through an environment variable.
+// Test-side access to the shared control planes: per mode a pool of one cluster per jest
+// worker, started by the global setup of the jest project that needs it (test/integration:
+// bare, test/e2e: workloads; see shared-cluster.ts) and published to the workers through an
+// environment variable.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -60,8 +61,18 @@ export function serializeClusterInfo(info: LocalClusterInfo): string {
 const cached = new Map<ClusterMode, LocalClusterInfo>();
 
 /**
- * The shared cluster of this test run: by default the one of the running jest project
- * (integration: bare; e2e: workloads). Throws when that project's global setup did not run.
+ * The jest worker running this file, from 0 (JEST_WORKER_ID counts from 1, and is 1 in a run
+ * in band). A restarted worker keeps its id, so a file always sees its worker's cluster.
+ */
+function workerIndex(): number {
+  const id = Number(process.env['JEST_WORKER_ID'] ?? '1');
+  return Number.isInteger(id) && id > 0 ? id - 1 : 0;
+}
+
+/**
+ * The shared cluster of this test file: by default one of the running jest project
+ * (integration: bare; e2e: workloads), the one of this jest worker (shared-cluster.ts starts
+ * one per worker). Throws when that project's global setup did not run.
  */
 export function testCluster(mode: ClusterMode = projectClusterMode()): LocalClusterInfo {
   const hit = cached.get(mode);
@@ -70,11 +81,13 @@ export function testCluster(mode: ClusterMode = projectClusterMode()): LocalClus
   const file = process.env[env];
   if (!file) {
     throw new Error(
-      `${env} is not set: the shared ${mode} cluster is started by the global setup of the ` +
+      `${env} is not set: the shared ${mode} clusters are started by the global setup of the ` +
         `jest project ${PROJECT_OF[mode]} (npm test). Put the test file there.`,
     );
   }
-  const info = JSON.parse(readFileSync(file, 'utf8')) as LocalClusterInfo;
+  const pool = JSON.parse(readFileSync(file, 'utf8')) as LocalClusterInfo[];
+  const info = pool[workerIndex() % pool.length];
+  if (!info) throw new Error(`${file} lists no ${mode} cluster`);
   cached.set(mode, info);
   return info;
 }

@@ -1,14 +1,16 @@
 /** `install <package>`: Operator, OperatorVersion (and dependencies) and an Instance. */
 import { Command } from 'commander';
 import type { CliContext } from '../context.ts';
+import type { ResolvedDependencies } from '../../kudo/package/index.ts';
 import { CliError } from '../errors.ts';
 import {
   checkKubernetesVersion,
+  installedRootVersion,
   installOperators,
   missingRequiredParameters,
   resolvePackage,
 } from '../installer.ts';
-import { apiMessage } from '../kudo-api.ts';
+import { apiMessage, type KudoApi } from '../kudo-api.ts';
 import { namespaceObject } from '../namespace.ts';
 import { addWaitOptions, globals, type WaitFlags } from '../options.ts';
 import {
@@ -76,12 +78,6 @@ export function installCommand(ctx: CliContext): Command {
       if (missing.length > 0) {
         throw new CliError(`missing required parameters during installation: ${missing.join(',')}`);
       }
-      // Checked before anything is written (KUDO found out only after creating the OV).
-      if (await api.getInstance(namespace, instanceName)) {
-        throw new CliError(
-          `cannot install instance '${instanceName}' because an instance of that name already exists in namespace ${namespace}`,
-        );
-      }
     }
     await checkKubernetesVersion(api, root);
     if (flags.createNamespace) {
@@ -92,6 +88,8 @@ export function installCommand(ctx: CliContext): Command {
       }
       ctx.term.out(`namespace ${namespace} created`);
     }
+    if (!flags.skipInstance)
+      await refuseExistingInstance(ctx, api, resolved, namespace, instanceName);
     await installOperators(api, resolved.creationOrder, namespace, ctx.term);
     if (flags.skipInstance) return;
     let created;
@@ -110,4 +108,27 @@ export function installCommand(ctx: CliContext): Command {
     });
     ctx.term.out(`instance ${namespace}/${instanceName} ready`);
   });
+}
+
+/**
+ * An Instance of the name exists: fail before anything is written (KUDO created the Operator
+ * and OperatorVersion first and failed after). When there was nothing to create, the output is
+ * KUDO's: its `operatorversion … already installed` line, then the error. (The namespace is
+ * created before this check as KUDO does; it cannot be new if the Instance is in it.)
+ */
+async function refuseExistingInstance(
+  ctx: CliContext,
+  api: KudoApi,
+  resolved: ResolvedDependencies,
+  namespace: string,
+  instanceName: string,
+): Promise<void> {
+  if (!(await api.getInstance(namespace, instanceName))) return;
+  const installed = await installedRootVersion(api, resolved.creationOrder, namespace);
+  if (installed !== undefined) {
+    ctx.term.out(`operatorversion ${namespace}/${installed} already installed`);
+  }
+  throw new CliError(
+    `cannot install instance '${instanceName}' because an instance of that name already exists in namespace ${namespace}`,
+  );
 }

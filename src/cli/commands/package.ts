@@ -14,7 +14,8 @@ import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { formatObject, outputFormat, type OutputFormat } from '../output/objects.ts';
 import { renderTable } from '../output/table.ts';
-import { collect } from '../options.ts';
+import { collect, globals } from '../options.ts';
+import { schemaWarnings, type RenderedTemplate } from '../verify-schema.ts';
 import { listCommand } from './package-list.ts';
 import { addCommand, newCommand } from './package-generate.ts';
 
@@ -96,7 +97,10 @@ function createCommand(ctx: CliContext): Command {
 
 function verifyCommand(ctx: CliContext): Command {
   return new Command('verify')
-    .description("Verify a package folder: every error and warning of KUDO's verifier.")
+    .description(
+      "Verify a package folder: every error and warning of KUDO's verifier, and fields the " +
+        "kubeconfig's cluster does not know (when there is a kubeconfig).",
+    )
     .argument('[dir...]')
     .option('-o, --output <format>', 'Output format (yaml|json)')
     .option(
@@ -104,20 +108,32 @@ function verifyCommand(ctx: CliContext): Command {
       'Extra style warnings: display,hint,desc,type,hasgroup,groups,all (comma-separated, repeatable)',
       collect,
     )
-    .action(async (args: string[], flags: { output?: string; paramChecks?: string[] }) => {
-      const format = outputFormat(flags.output);
-      if (args.length !== 1) throw new CliError(ONE_FOLDER);
-      let paramChecks;
-      try {
-        paramChecks = parseParamChecks(
-          (flags.paramChecks ?? []).flatMap((v) => v.split(',')).filter(Boolean),
-        );
-      } catch (err) {
-        throw new CliError((err as Error).message);
-      }
-      const pkg = await readPackageFolder(resolve(ctx.cwd, args[0] ?? ''));
-      const result = verifyPackage(pkg, { paramChecks });
-      printVerifyResult(ctx, result, format);
-      if (!result.valid) throw verificationFailed(result);
-    });
+    .action(
+      async (
+        args: string[],
+        flags: { output?: string; paramChecks?: string[] },
+        command: Command,
+      ) => {
+        const format = outputFormat(flags.output);
+        if (args.length !== 1) throw new CliError(ONE_FOLDER);
+        let paramChecks;
+        try {
+          paramChecks = parseParamChecks(
+            (flags.paramChecks ?? []).flatMap((v) => v.split(',')).filter(Boolean),
+          );
+        } catch (err) {
+          throw new CliError((err as Error).message);
+        }
+        const pkg = await readPackageFolder(resolve(ctx.cwd, args[0] ?? ''));
+        const rendered: RenderedTemplate[] = [];
+        const offline = verifyPackage(pkg, {
+          paramChecks,
+          onRendered: (template, objects) => rendered.push({ template, objects }),
+        });
+        const extra = await schemaWarnings(ctx, globals(command), rendered);
+        const result = { ...offline, warnings: [...offline.warnings, ...extra] };
+        printVerifyResult(ctx, result, format);
+        if (!result.valid) throw verificationFailed(result);
+      },
+    );
 }

@@ -130,9 +130,9 @@ function triggerCommand(ctx: CliContext): Command {
         spec: { planExecution: { planName: flags.name, uid: randomUUID() } },
       });
     } catch (err) {
-      throw new CliError(
-        `triggering plan ${flags.name} of instance ${namespace}/${flags.instance}: ${apiMessage(err)}`,
-      );
+      // The server's message alone, as KUDO's CLI prints it: the webhook's denial names the
+      // plan and the Instance already.
+      throw new CliError(apiMessage(err));
     }
     ctx.term.out(`Triggered ${flags.name} plan for ${namespace}/${flags.instance} instance`);
     if (flags.wait) {

@@ -7,6 +7,7 @@ import { runStart, type StartOptions } from '../start.ts';
 import { leaseTimings, renderLimits, tuningOptions, type TuningFlags } from '../start-tuning.ts';
 import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
 import { isNodeKind, NODE_KINDS, type NodeKind } from '../../localcluster/index.ts';
+import { TargetServerFlagError, TargetServerPolicy } from '../../kube/index.ts';
 import {
   DEFAULT_WAITER_IMAGE,
   TENANCY_POSTURES,
@@ -29,6 +30,7 @@ export interface StartFlags extends TuningFlags {
   readonly pipeWaiterImage?: string;
   readonly stepTimeout?: number;
   readonly allowUnsafeKubeconfig?: boolean;
+  readonly allowTargetServer?: readonly string[];
   readonly strictPackageAdmission?: boolean;
   readonly watchNamespaces?: WatchNamespaces;
   readonly tenancy?: TenancyPosture;
@@ -80,6 +82,17 @@ function seconds(value: string): number {
   return n;
 }
 
+/** An --allow-target-server value (checked as the policy reads it), collected in order. */
+function targetServer(value: string, previous: readonly string[] | undefined): readonly string[] {
+  try {
+    new TargetServerPolicy([value]);
+  } catch (err) {
+    if (err instanceof TargetServerFlagError) throw new CliError(err.message);
+    throw err;
+  }
+  return [...(previous ?? []), value];
+}
+
 /** A ServiceAccount name (a DNS label here: what `FROM=NAME` of the allow flag takes too). */
 function parseServiceAccount(flag: string, value: string): string {
   try {
@@ -129,8 +142,14 @@ export function tenancyOptions(): Option[] {
     new Option(
       '--allow-operator-version <from=to>',
       'multi-tenant: Instances of namespace FROM (* for all) may use OperatorVersions of ' +
-        'namespace TO (repeatable)',
+        'namespace TO (repeatable; the kudo posture allows every namespace, as KUDO did)',
     ).argParser(repeated('--allow-operator-version', parseGrant)),
+    new Option(
+      '--allow-target-server <address>',
+      'target-cluster kubeconfigs may name a server at this IP address or CIDR range although ' +
+        'it is loopback, link-local or private-use (pod and Service networks), which are ' +
+        'refused by default (repeatable; docs/security.md)',
+    ).argParser(targetServer),
     new Option(
       '--default-service-account <name>',
       "plans write with the rights of this ServiceAccount of each Instance's namespace " +
@@ -316,10 +335,12 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.pipeWaiterImage !== undefined ||
         flags.stepTimeout !== undefined ||
         flags.allowUnsafeKubeconfig ||
+        flags.allowTargetServer ||
         tenancy
           ? {
               engine: {
                 ...(flags.allowUnsafeKubeconfig ? { allowUnsafeKubeconfig: true } : {}),
+                ...(flags.allowTargetServer ? { allowTargetServers: flags.allowTargetServer } : {}),
                 ...(tenancy ? { tenancy } : {}),
                 ...(flags.pipeWaiterImage ? { pipeWaiterImage: flags.pipeWaiterImage } : {}),
                 ...(flags.stepTimeout !== undefined

@@ -16,9 +16,15 @@ import type { ParameterDecoder, ParameterValidator } from '../params/validator.t
 import { instanceShapeProblems, withoutNullFields } from './shape.ts';
 import type { OperatorVersionSource } from '../api/contracts.ts';
 import type { DecisionInput } from './types.ts';
+import { KUDO_TENANCY, operatorVersionProblem, type TenancyPolicy } from '../tasks/index.ts';
 
 export interface GatherOptions {
   readonly operatorVersions: OperatorVersionSource;
+  /**
+   * Whose OperatorVersions Instances may use (--allow-operator-version; both postures). Default
+   * KUDO's posture without allowances: only the Instance's own namespace.
+   */
+  readonly tenancy?: TenancyPolicy;
   readonly validator: ParameterValidator;
   /**
    * Decodes array/map parameter values off the event loop (the admission render pool).
@@ -61,6 +67,32 @@ async function lookup(
 }
 
 /**
+ * The denial of an Instance that names an OperatorVersion of another namespace its namespace
+ * may not use, at CREATE or when the reference changes — before that OperatorVersion is read
+ * (its parameters would show in messages). An Instance whose reference stays as it is passes:
+ * metadata writes (finalizers) must, and the controller ends its runs instead.
+ */
+function foreignReference(
+  instance: Instance,
+  oldInstance: Instance | undefined,
+  options: GatherOptions,
+): AdmissionResult | undefined {
+  const ref = operatorVersionRef(instance);
+  if (!ref) return undefined;
+  const before = oldInstance ? operatorVersionRef(oldInstance) : undefined;
+  if (before && before.namespace === ref.namespace && before.name === ref.name) return undefined;
+  const problem = operatorVersionProblem(options.tenancy ?? KUDO_TENANCY, instance, ref);
+  if (problem === undefined) return undefined;
+  return denyInvalid(problem, [
+    {
+      field: 'spec.operatorVersion.namespace',
+      message: `OperatorVersions of namespace ${ref.namespace} are not allowed for Instances of namespace ${instance.metadata.namespace ?? ''}`,
+      reason: 'FieldValueForbidden',
+    },
+  ]);
+}
+
+/**
  * The decision input of a CREATE or UPDATE of an Instance; `allow()` for what neither webhook
  * judges (a subresource write, which a misconfigured registration may still send, or another
  * operation); or the denial when the request carries no usable Instance.
@@ -94,6 +126,8 @@ export async function gatherDecisionInput(
     if (oldProblems.length > 0) return malformed(oldProblems);
     oldInstance = withoutNullFields(old as Instance);
   }
+  const foreign = foreignReference(instance, oldInstance, options);
+  if (foreign) return foreign;
   const operatorVersion = await lookup(options.operatorVersions, instance, context);
   let oldOperatorVersion: OperatorVersion | undefined;
   if (oldInstance) {

@@ -4,7 +4,7 @@
  * workloads changing (their status decides health), and by OperatorVersion changes.
  */
 import type { Logger } from 'pino';
-import { ServerSideApply } from '../../kube/index.ts';
+import { ServerSideApply, TargetServerPolicy } from '../../kube/index.ts';
 import type { ApplyObject } from '../../kube/index.ts';
 import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/index.ts';
 import {
@@ -115,6 +115,8 @@ export interface InstanceControllerOptions extends InstanceControllerSettings {
 export interface RemoteSettings {
   /** Let exec/auth-provider plugins, file paths and insecure TLS through in target kubeconfigs. */
   readonly allowUnsafeKubeconfig?: boolean;
+  /** Server addresses/CIDR ranges target kubeconfigs may name although refused by default. */
+  readonly allowedServers?: readonly string[];
   /** Timeout of each request to a target cluster. Default 10 s. */
   readonly requestTimeoutMs?: number;
   /** Reconciles at once per target cluster. Default 2 (of the controller's workers). */
@@ -272,8 +274,10 @@ function instanceEngine(
   const { manager, logger, operatorVersions, remote, registry, tuning, ssa, watched, enqueue } =
     options;
   const watches = new InstanceWatches({ caches: manager.caches, logger, enqueue });
+  const { allowedServers, ...remoteRest } = remote ?? {};
   const targets = new TargetClusters({
-    ...remote,
+    ...remoteRest,
+    servers: new TargetServerPolicy(allowedServers ?? []),
     home: ssa,
     caches: manager.caches,
     fieldManager: FIELD_MANAGER,

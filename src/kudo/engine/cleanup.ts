@@ -1,7 +1,9 @@
 /**
  * Deletes an Instance's inventory on deletion: every recorded object (cluster-scoped ones
- * too, objects in its target cluster too), except objects whose owner labels name another
- * Instance, and `gc: keep` objects, which are abandoned (owner reference removed) instead.
+ * too, objects in its target cluster too) whose live copy proves it is this Instance's — any
+ * other is left in place, its entry dropped with a Warning Event `CleanupSkipped` (the
+ * inventory is a list the tenant can write) — and `gc: keep` objects are abandoned (owner
+ * reference removed) instead.
  * Child Instances (operator dependencies) go first, and the rest only once they are gone: a
  * child's own cleanup plan may still need what its parent applied. An object whose deletion
  * failed or is still finalizing stays in the inventory, so the next pass retries it; so does
@@ -11,7 +13,7 @@ import type { Logger } from 'pino';
 import { describeObject, ResourceManager, type ServerSideApply } from '../../kube/index.ts';
 import { KUDO_GROUP, type Instance } from '../api/types.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
-import { inventoryDeletion } from '../tasks/index.ts';
+import { deletionRefused, inventoryDeletion } from '../tasks/index.ts';
 import type { StatusSession } from './session.ts';
 
 export interface InventoryDeletion {
@@ -29,6 +31,8 @@ export interface InventoryDeletionInput {
   readonly instance: Instance;
   readonly signal: AbortSignal;
   readonly logger: Logger;
+  /** A Warning Event on the Instance (`CleanupSkipped`: an entry that was not its object). */
+  readonly warn: (reason: string, message: string) => void;
 }
 
 export async function deleteInventory(input: InventoryDeletionInput): Promise<InventoryDeletion> {
@@ -50,7 +54,7 @@ async function deleteEntries(
   entries: readonly InventoryEntry[],
   problems: Set<string>,
 ): Promise<InventoryEntry[]> {
-  const { ssaFor, instance, signal, logger } = input;
+  const { ssaFor, instance, signal, logger, warn } = input;
   const remaining: InventoryEntry[] = [];
   for (const entry of entries) {
     const deletion = inventoryDeletion(entry, instance);
@@ -63,11 +67,11 @@ async function deleteEntries(
     }
     try {
       const change = await new ResourceManager(ssa).delete(deletion, signal);
-      if (change.action === 'skipped')
-        logger.info(
-          { object: describeObject(obj) },
-          'not deleting an object that belongs to another Instance',
-        );
+      if (change.action === 'skipped') {
+        const why = deletionRefused('cleanup', change.object, instance);
+        logger.info({ object: describeObject(obj) }, why ?? 'not deleting');
+        if (why !== undefined) warn('CleanupSkipped', why);
+      }
       if (change.action === 'deleting') remaining.push(entry);
     } catch (err) {
       logger.warn(

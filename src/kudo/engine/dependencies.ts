@@ -1,6 +1,6 @@
 /**
- * Run-time validation of operator dependencies (../shared/spec/tasks-pipe-and-dependencies.md
- * "Validation at run time"): before a top-level Instance's plan runs, every KudoOperator task
+ * Run-time validation of operator dependencies (as KUDO's controller validated them; see
+ * docs/packages.md "Pipe and KudoOperator tasks"): before a top-level Instance's plan runs, every KudoOperator task
  * of its OperatorVersion — recursively through the children's OperatorVersions — must name an
  * Operator and an OperatorVersion that exist in the OperatorVersion's namespace, and the
  * packages must not depend on each other in a cycle. A failure is the plan's FATAL_ERROR

@@ -11,7 +11,7 @@
  * since (the next plan run). Turning it off drops the Instance's baselines.
  */
 import type { Counter } from 'prom-client';
-import { describeObject, type ApplyObject } from '../../kube/index.ts';
+import { describeObject, namespacedName, type ApplyObject } from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
 import type { GroupVersionKind } from '../../kube/index.ts';
 import type { Instance, InstanceStatus } from '../api/types.ts';
@@ -27,6 +27,8 @@ import {
   type DriftBaseline,
   type InventoryEntry,
 } from '../inventory/index.ts';
+import { LABEL_OWNER_UID, ownedByInstance } from '../render/index.ts';
+import { previousOwner } from '../tasks/index.ts';
 import type { AppliedObject } from '../tasks/types.ts';
 import type { Target } from './targets.ts';
 
@@ -148,8 +150,17 @@ export class DriftKeeper {
         this.reported.set(key, signature);
         this.metric?.inc({ cluster: entry.cluster ?? 'local', kind: entry.kind, mode: input.mode });
       }
-      if (input.mode === 'report') {
-        if (fresh) {
+      // Re-applying writes over the live object: only one that still proves it is this
+      // Instance's (someone who took it over keeps it; the change is reported instead).
+      const taken = live !== undefined && !ownedByInstance(live, input.instance);
+      if (input.mode === 'report' || taken) {
+        if (fresh && taken) {
+          input.sink.event(
+            'Warning',
+            'DriftNotCorrected',
+            `${object}${where} differs from what Planwright applied (${named}) and no longer carries the owner reference or ${LABEL_OWNER_UID} label of Instance ${namespacedName(input.instance.metadata)} (owner: ${previousOwner(live)}); not re-applied`,
+          );
+        } else if (fresh) {
           input.sink.event(
             'Warning',
             'DriftDetected',

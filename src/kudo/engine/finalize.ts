@@ -62,6 +62,7 @@ export async function finalize(pass: Pass): Promise<ReconcileResult | void> {
     instance,
     signal,
     logger: engine.logger,
+    warn: (reason, message) => warnOnce(pass, cleanupUid, { reason, message }),
   });
   if (problems.length > 0) {
     const blocked = `the Instance cannot be removed yet: ${problems.slice(0, 5).join('; ')}. Planwright retries; if the cluster or its Secret is gone for good, let go of its objects: kubectl annotate instance ${instance.metadata.name ?? ''} -n ${instance.metadata.namespace ?? ''} ${ANNOTATION_SKIP_TARGET_CLEANUP}=true`;

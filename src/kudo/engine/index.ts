@@ -21,6 +21,7 @@ export {
   TargetClusters,
   TargetError,
   DEFAULT_KUBECONFIG_KEYS,
+  TARGET_CLIENT_LIMITS,
   clusterKey,
   targetRef,
   type Target,

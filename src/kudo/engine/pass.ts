@@ -14,8 +14,14 @@ import type { KubeClient } from '../../kube/index.ts';
 import type { OperatorVersionSource } from '../api/contracts.ts';
 import { namespacedName } from '../../kube/index.ts';
 import { operatorVersionRef } from '../api/read.ts';
-import type { Instance, InstanceStatus, OperatorVersion } from '../api/types.ts';
+import {
+  KUDO_API_VERSION,
+  type Instance,
+  type InstanceStatus,
+  type OperatorVersion,
+} from '../api/types.ts';
 import type { Renderer } from '../render/index.ts';
+import { KUDO_TENANCY, operatorVersionProblem } from '../tasks/index.ts';
 import type { PodExec, TenancyPolicy } from '../tasks/index.ts';
 import type { ObjectReader } from '../tasks/types.ts';
 import type { Identities } from './acting-as.ts';
@@ -136,8 +142,33 @@ export function warnOnce(
   pass.engine.events.record(instance, 'Warning', warning.reason, warning.message);
 }
 
-/** The OperatorVersion the Instance names (cache; one live GET on a miss). */
+/**
+ * Why the Instance may not use the OperatorVersion it names (another namespace's, without an
+ * administrator's allowance), or undefined.
+ */
+export function foreignOperatorVersion(pass: Pass): string | undefined {
+  const ref = operatorVersionRef(pass.instance);
+  return ref
+    ? operatorVersionProblem(pass.engine.tenancy ?? KUDO_TENANCY, pass.instance, ref)
+    : undefined;
+}
+
+/**
+ * The OperatorVersion the Instance names (cache; one live GET on a miss). One of another
+ * namespace the Instance may not use is not read at all: an empty one stands in for it (no
+ * plans, templates or parameters of that namespace reach this Instance), and its scheduled
+ * run ends FATAL_ERROR saying why (plan-run.ts).
+ */
 export async function operatorVersionOf(pass: Pass): Promise<OperatorVersion | undefined> {
   const ref = operatorVersionRef(pass.instance);
-  return ref ? pass.engine.operatorVersions.get(ref.namespace, ref.name, pass.signal) : undefined;
+  if (!ref) return undefined;
+  if (foreignOperatorVersion(pass) !== undefined) {
+    return {
+      apiVersion: KUDO_API_VERSION,
+      kind: 'OperatorVersion',
+      metadata: { ...ref },
+      spec: {},
+    };
+  }
+  return pass.engine.operatorVersions.get(ref.namespace, ref.name, pass.signal);
 }

@@ -1,20 +1,22 @@
 /**
- * Deleting pipe pods once their step is recorded COMPLETE (../shared/spec/
- * tasks-pipe-and-dependencies.md "Controller interplay"). The Pipe task itself never deletes
+ * Deleting pipe pods once their step is recorded COMPLETE (docs/packages.md "Pipe and
+ * KudoOperator tasks"). The Pipe task itself never deletes
  * its pod: a pod deleted before the step's COMPLETE reached the API server would make a
  * retried pass (after a crash or a conflict) find no pod and start over. So the engine calls
  * {@link PipePodSweeper.sweep} after each successful status write; it deletes the pod of
  * every COMPLETE Pipe step of the run (Background propagation, NotFound is fine, the deletion
  * is not awaited) once per process — after a restart once more, which finishes a deletion the
  * crash interrupted. It reads before it deletes, so a restart with the pods long gone writes
- * nothing, and it deletes only pipe pods (a pod of that name without the pipe-pod annotation
- * is someone else's).
+ * nothing, and it deletes only this Instance's pipe pods (a pod of that name without the
+ * pipe-pod annotation, or of another Instance whose name sanitises to the same pod name, is
+ * someone else's).
  */
 import type { Logger } from 'pino';
 import { describeObject, type ServerSideApply } from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
 import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/types.ts';
 import { pipePodName } from '../package/pipes.ts';
+import { ownedByInstance } from '../render/index.ts';
 import { PIPE_POD_ANNOTATION } from '../tasks/pipe/index.ts';
 
 const REMEMBERED = 4096;
@@ -75,7 +77,9 @@ export class PipePodSweeper {
         if (
           live &&
           !live.metadata?.['deletionTimestamp'] &&
-          annotations[PIPE_POD_ANNOTATION] === 'true'
+          annotations[PIPE_POD_ANNOTATION] === 'true' &&
+          // Another Instance whose name sanitises alike has a pod of the same name: not ours.
+          ownedByInstance(live, instance)
         ) {
           await ssa.remove(pod, signal);
         }

@@ -5,15 +5,14 @@
  * again.
  */
 import { objectKey, type ReconcileResult } from '../../runtime/index.ts';
-import { isTerminal, operatorVersionRef } from '../api/read.ts';
+import { isTerminal } from '../api/read.ts';
 import type { OperatorVersion, PlanStatus } from '../api/types.ts';
 import { RenderBudget, rawParameters } from '../render/index.ts';
 import type { AppliedObject } from '../tasks/types.ts';
-import { operatorVersionProblem } from '../tasks/index.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { driftMode } from './drift.ts';
 import type { Pass } from './pass.ts';
-import { warnOnce } from './pass.ts';
+import { foreignOperatorVersion, warnOnce } from './pass.ts';
 import { executePass, freshPlanStatus, type StepRunner } from './plan.ts';
 import { isNewRun, planEventId, planFinishedMessage, planStartedMessage } from './plan-events.ts';
 import { pipesOfPlan } from './pipes.ts';
@@ -38,7 +37,8 @@ export async function runPlan(pass: Pass, run: PlanRun): Promise<PlanStatus> {
   const declared = ov.spec?.plans ?? {};
   const plan = Object.hasOwn(declared, planName) ? declared[planName] : undefined;
   let ps = session.plan(planName);
-  if (!ps || (ps.uid ?? '') !== uid) {
+  const fresh = !ps || (ps.uid ?? '') !== uid;
+  if (!ps || fresh) {
     ps = plan
       ? freshPlanStatus(planName, plan, uid, engine.now())
       : {
@@ -51,6 +51,15 @@ export async function runPlan(pass: Pass, run: PlanRun): Promise<PlanStatus> {
         };
     session.setPlan(planName, ps);
   }
+  // Another namespace's OperatorVersion without an allowance was never read (operatorVersionOf:
+  // an empty one stands in), so the run ends before anything of it is rendered.
+  const foreign = foreignOperatorVersion(pass);
+  if (foreign !== undefined && (fresh || !isTerminal(ps.status))) {
+    ps.status = 'FATAL_ERROR';
+    ps.message = foreign;
+    // KUDO's reason for an OperatorVersion its controller could not get.
+    warnOnce(pass, uid, { reason: 'InvalidOperatorVersion', message: foreign });
+  }
   if (isTerminal(ps.status) || !plan) return ps;
   if (run.abort !== undefined) {
     const { by, at } = run.abort;
@@ -62,17 +71,6 @@ export async function runPlan(pass: Pass, run: PlanRun): Promise<PlanStatus> {
   if (!pipes.ok) {
     ps.status = 'FATAL_ERROR';
     ps.message = pipes.message;
-    return ps;
-  }
-  const ref = operatorVersionRef(pass.instance);
-  const foreign =
-    ref && engine.tenancy
-      ? operatorVersionProblem(engine.tenancy, pass.instance, ref.namespace)
-      : undefined;
-  if (foreign !== undefined) {
-    ps.status = 'FATAL_ERROR';
-    ps.message = foreign;
-    warnOnce(pass, uid, { reason: 'OperatorVersionNotAllowed', message: foreign });
     return ps;
   }
   if (!isChildInstance(pass.instance)) {

@@ -19,6 +19,7 @@ import { InlineRenderer, type Renderer } from '../render/index.ts';
 import type { DriftKeeper } from './drift.ts';
 import { finalize } from './finalize.ts';
 import { hasCleanupFinalizer } from './finalizer.ts';
+import { dropOutOfScope } from './inventory-scope.ts';
 import { InstanceWriter } from './instance-api.ts';
 import { reconcileLive } from './live.ts';
 import { TermMemory } from './memory.ts';
@@ -165,6 +166,8 @@ export class InstanceReconciler {
       // (Known from the read above, not by comparing with the cache, which may hold a newer
       // object now.)
       if (malformed && !deleting) pass.session.repair();
+      // The inventory is a claim the tenant can write: what lies outside the posture goes first.
+      dropOutOfScope(pass);
       try {
         return await (deleting ? finalize(pass) : reconcileLive(pass));
       } finally {

@@ -14,12 +14,30 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ServerSideApply } from '../../kube/index.ts';
 import type { KubeClient } from '../../kube/index.ts';
-import { ClusterGate, GatedKubeClient } from '../../kube/index.ts';
+import {
+  ClusterGate,
+  GatedKubeClient,
+  TargetServerPolicy,
+  type KubeClientLimits,
+} from '../../kube/index.ts';
 import { ApiError, KubeConfigError } from '../../kube/index.ts';
 import { parseTargetKubeconfig } from '../../kube/index.ts';
 import type { CacheRegistry } from '../../runtime/index.ts';
 import type { Instance } from '../api/types.ts';
 import { namespacedName } from '../../kube/index.ts';
+
+/**
+ * What the manager reads from a target cluster at most (docs/limits.md): a server a tenant
+ * names must not make it buffer without end (a huge list, an endless watch line) or hold a
+ * watch open forever. Far above what a real API server sends: an object is at most ~1.5 MiB in
+ * etcd, and lists are paged (500 items).
+ */
+export const TARGET_CLIENT_LIMITS: Required<Omit<KubeClientLimits, 'lookup'>> = {
+  maxResponseBytes: 64 * 1024 * 1024,
+  maxErrorBytes: 16 * 1024,
+  maxWatchLineBytes: 16 * 1024 * 1024,
+  maxWatchMs: 15 * 60_000,
+};
 
 /** Keys tried, in order, when `secretRef.key` is not set (Flux's convention). */
 export const DEFAULT_KUBECONFIG_KEYS: readonly string[] = ['value', 'value.yaml'];
@@ -52,6 +70,10 @@ export interface TargetClustersOptions {
   readonly logger: Logger;
   /** Allow exec/auth-provider plugins, file paths and insecure TLS in target kubeconfigs. */
   readonly allowUnsafeKubeconfig?: boolean;
+  /** Which server addresses target kubeconfigs may name. Default: the default policy. */
+  readonly servers?: TargetServerPolicy;
+  /** What a target's client reads at most. Default {@link TARGET_CLIENT_LIMITS}. */
+  readonly limits?: Omit<KubeClientLimits, 'lookup'>;
   /** Timeout of each request to a target cluster. Default 10 s. */
   readonly requestTimeoutMs?: number;
   /** Reconciles running at once per target cluster. Default 2. */
@@ -78,6 +100,17 @@ export function targetRef(instance: Instance): { name: string; key?: string } | 
     : { name: ref.name };
 }
 
+/**
+ * The cluster keys inventory entries of `instance` may name: those of the Secret its
+ * spec.kubeConfig names (fixed at creation), under its key or each default key; none without.
+ */
+export function targetClusterKeys(instance: Instance): string[] {
+  const ref = targetRef(instance);
+  if (!ref) return [];
+  const ns = instance.metadata.namespace ?? '';
+  return (ref.key ? [ref.key] : DEFAULT_KUBECONFIG_KEYS).map((k) => clusterKey(ns, ref.name, k));
+}
+
 interface SecretObject {
   data?: Record<string, string>;
 }
@@ -87,9 +120,11 @@ export class TargetClusters {
   private readonly running = new Map<string, number>();
   private readonly switching = new Map<string, { hash: string; target: Promise<Target> }>();
   private readonly home: Target;
+  private readonly servers: TargetServerPolicy;
 
   constructor(private readonly options: TargetClustersOptions) {
     this.home = { cluster: undefined, ssa: options.home };
+    this.servers = options.servers ?? new TargetServerPolicy();
   }
 
   private get homeClient(): KubeClient {
@@ -183,6 +218,7 @@ export class TargetClusters {
       kubeConfig = parseTargetKubeconfig(text, {
         source: kubeconfig.source,
         allowUnsafe: this.options.allowUnsafeKubeconfig ?? false,
+        servers: this.servers,
       });
     } catch (err) {
       if (err instanceof KubeConfigError) {
@@ -194,6 +230,7 @@ export class TargetClusters {
     const gate = new ClusterGate(cluster, server);
     const client = new GatedKubeClient(kubeConfig, gate, {
       timeoutMs: this.options.requestTimeoutMs ?? 10_000,
+      limits: { ...(this.options.limits ?? TARGET_CLIENT_LIMITS), lookup: this.servers.lookup },
     });
     const caches = this.options.caches;
     if (caches.hasCluster(cluster)) await caches.replaceCluster(cluster, client);

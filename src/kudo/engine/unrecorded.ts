@@ -41,6 +41,7 @@ import {
   ANNOTATION_STEP,
   controlledByInstance,
 } from '../render/index.ts';
+import { MAX_UNKNOWN_KINDS_PER_TASK } from '../tasks/index.ts';
 import { instanceLabelSelector } from './workloads.ts';
 
 /** Whether the stored status proves that no applied object can be missing from the inventory. */
@@ -144,7 +145,11 @@ export async function findUnrecorded(look: UnrecordedLook): Promise<InventoryEnt
   const recorded = new Set(known.map(inventoryKey));
   const out: InventoryEntry[] = [];
   const lists = new Map<string, ResourceMapping>();
+  let unknown = 0;
   for (const gvk of templateKinds(ov)) {
+    // Kinds nothing serves cost discovery requests: a bounded number of them is looked up (a
+    // run's own objects of later kinds are recorded anyway, when it renders them).
+    if (unknown >= MAX_UNKNOWN_KINDS_PER_TASK) break;
     // Removed API versions resolve to the version the object was converted to and applied as.
     const resolution = await resolveKind(
       ssa.mapper,
@@ -153,7 +158,10 @@ export async function findUnrecorded(look: UnrecordedLook): Promise<InventoryEnt
       gvk.kind,
       signal,
     );
-    if (resolution.state !== 'served' && resolution.state !== 'converted') continue;
+    if (resolution.state !== 'served' && resolution.state !== 'converted') {
+      unknown++;
+      continue;
+    }
     // Cluster-scoped objects carry no owner reference: their records are written first.
     if (resolution.mapping.namespaced) lists.set(gvkKey(resolution.mapping), resolution.mapping);
   }

@@ -1,5 +1,5 @@
 /**
- * When an applied object counts as done (../shared/spec/kudo.md "Health"). Generic rules
+ * When an applied object counts as done (KUDO's health rules, extended). Generic rules
  * first (being deleted, observedGeneration behind, Stalled, Reconciling), then per kind; other
  * kinds are decided by a `Ready` condition when present, else done once applied.
  */

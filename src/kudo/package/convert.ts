@@ -48,6 +48,14 @@ export function defaultInstanceName(operator: string): string {
   return `${operator}-instance`;
 }
 
+/**
+ * The default KUDO's CLI stored for an array or map parameter without one: it wrote every
+ * array/map default as YAML (sigs.k8s.io/yaml), and the YAML of nothing is `null` and a line
+ * break. Such a parameter thus never counts as required without a default, and `package list
+ * parameters` shows `null`.
+ */
+const NIL_COLLECTION_DEFAULT = 'null\n';
+
 /** A package parameter as the OperatorVersion stores it (`type` → `value-type`, UI fields dropped). */
 export function toApiParameter(p: PackageParameter): Parameter {
   const out: Parameter = { name: p.name };
@@ -55,6 +63,7 @@ export function toApiParameter(p: PackageParameter): Parameter {
   if (p.description !== undefined) out.description = p.description;
   out.required = p.required;
   if (p.default !== undefined) out.default = p.default;
+  else if (p.type === 'array' || p.type === 'map') out.default = NIL_COLLECTION_DEFAULT;
   if (p.trigger !== undefined) out.trigger = p.trigger;
   if (p.type !== undefined) out['value-type'] = p.type as ParameterValueType;
   out.immutable = p.immutable;

@@ -1,6 +1,6 @@
 /**
  * The labels, annotations and owner reference every applied object carries, split the way
- * KUDO split them (../shared/spec/kudo-compat.md "Labels and annotations on applied objects"):
+ * KUDO split them (docs/packages.md "Old packages on a current cluster" lists them):
  * three labels that identify the owner (`heritage`, `kudo.dev/instance`, `kudo.dev/operator`);
  * annotations that say which plan/phase/step and run applied the object; pod templates get the
  * three labels and `kudo.dev/operator-version`, never plan/phase/step (a pod template change
@@ -23,6 +23,12 @@ export const ANNOTATION_PLAN_UID = 'kudo.dev/last-plan-execution-uid';
 export const ANNOTATION_OPERATOR_VERSION = 'kudo.dev/operator-version';
 /** `namespace/name` of the owning Instance: names alone are ambiguous for cluster-scoped objects. */
 export const ANNOTATION_OWNER = 'planwright.dev/instance';
+/**
+ * The uid of the Instance an object was applied for: the proof of ownership of objects no
+ * owner reference can carry (cluster-scoped, in another namespace, in a target cluster). A
+ * name is not proof: an Instance deleted and created again under the same name is another one.
+ */
+export const LABEL_OWNER_UID = 'planwright.dev/instance-uid';
 
 export function ownerAnnotation(instance: Instance): string {
   return namespacedName(instance.metadata);
@@ -190,6 +196,7 @@ export function decorate(obj: ApplyObject, d: Decoration): ApplyObject {
     [ANNOTATION_PLAN_UID]: d.at.planUid ?? '',
     [ANNOTATION_OWNER]: ownerAnnotation(d.instance),
   };
+  if (d.instance.metadata.uid) meta.labels[LABEL_OWNER_UID] = d.instance.metadata.uid;
   if (d.namespaced && meta.namespace === ns && d.instance.metadata.uid) {
     meta['ownerReferences'] = [
       {
@@ -205,14 +212,24 @@ export function decorate(obj: ApplyObject, d: Decoration): ApplyObject {
 }
 
 /**
- * Whether a live object belongs to another Instance: its owner annotation names another
- * Instance, or (no annotation) its instance label names another one.
+ * Whether a live object proves it was applied for `instance` (docs/security.md, "Ownership"):
+ * an owner reference (controller or not: a child Instance's is not) or the
+ * {@link LABEL_OWNER_UID} label carrying its uid. Both are written by Planwright when it applies
+ * the object; only someone who may write the object itself can forge them, and such a person
+ * could change or delete it anyway. Names, annotations and the inventory in the Instance's
+ * status prove nothing.
  */
-export function ownedByAnother(obj: ApplyObject, instance: Instance): boolean {
-  const annotation = obj.metadata?.annotations?.[ANNOTATION_OWNER];
-  if (annotation !== undefined) return annotation !== ownerAnnotation(instance);
-  const label = obj.metadata?.labels?.[LABEL_INSTANCE];
-  return label !== undefined && label !== labelValue(instance.metadata.name ?? '');
+export function ownedByInstance(obj: ApplyObject, instance: Instance): boolean {
+  const uid = instance.metadata.uid;
+  if (uid === undefined || uid === '') return false;
+  if (obj.metadata?.labels?.[LABEL_OWNER_UID] === uid) return true;
+  const refs = obj.metadata?.['ownerReferences'];
+  return (
+    Array.isArray(refs) &&
+    refs.some(
+      (r: unknown) => typeof r === 'object' && r !== null && (r as { uid?: unknown }).uid === uid,
+    )
+  );
 }
 
 /**

@@ -7,19 +7,33 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** Heap of one render worker (V8 `--max-old-space-size`), MiB. */
-export const RENDER_WORKER_HEAP_MB = 256;
-/** Heap of the admission worker, MiB. */
+/**
+ * Heap of one render worker (V8 `--max-old-space-size`), MiB. A template of 15,000 small
+ * objects (1.5 Mi characters) renders within it at ~150 MiB resident; far more than that
+ * runs into the CPU-time deadline first (bench/README.md, "Lean").
+ */
+export const RENDER_WORKER_HEAP_MB = 128;
+/** Heap of the admission worker, MiB: the largest parameter value (512 KiB of YAML) decodes at ~155 MiB resident. */
 export const ADMISSION_WORKER_HEAP_MB = 128;
 /**
- * A worker process beyond its old-generation heap limit, MiB: the Node runtime, loaded code
- * and buffers (an idle worker with a few MiB of heap is already most of it), new space
- * (three semi-spaces) and V8's heap-limit slack. The render pool enforces it: a worker past
- * heap + this is killed (pool.ts), so the container's limit built from it holds.
+ * A worker process beyond its old-generation heap limit, MiB: the Node runtime and the
+ * template engine (an idle worker is ~60 MiB resident), new space (three 2 MiB semi-spaces,
+ * spawn.ts) and buffers. The render pool enforces it: a worker past heap + this is killed
+ * (pool.ts), so the container's limit built from it holds.
  */
-export const WORKER_OVERHEAD_MB = 128;
-/** The main process (webhook, caches, controllers), MiB. */
-export const MAIN_PROCESS_MB = 256;
+export const WORKER_OVERHEAD_MB = 64;
+/**
+ * The main process (webhook, caches, controllers), MiB: it peaked at ~101 MiB with 1,000
+ * Instances and ~132 MiB with 10,000 (3 ConfigMaps each; ~3.4 kB more per Instance),
+ * bench/vs-kudo. Room for 10,000 and a margin; a larger installation raises the limit by
+ * what its own Instances add.
+ */
+export const MAIN_PROCESS_MB = 160;
+/**
+ * What the Deployment requests: the main process at ~1,000 Instances with no worker running
+ * (an idle replica runs none), rounded up.
+ */
+export const MAIN_PROCESS_REQUEST_MB = 128;
 
 /** Memory the manager may use with `workers` render workers of `heapMb` each, MiB. */
 export function memoryNeededMb(workers: number, heapMb: number = RENDER_WORKER_HEAP_MB): number {

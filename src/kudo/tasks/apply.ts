@@ -1,7 +1,8 @@
 /**
  * The Apply task: render, decorate, read the per-object policies, record in the inventory
  * (with the task and a digest), server-side apply what changed (CRDs and Namespaces first,
- * webhook configurations last; `apply: once` objects only when absent), then judge health.
+ * webhook configurations last; `apply: once` objects only when absent; an existing object only
+ * once it proves it is this Instance's or the posture lets it be taken over), then judge health.
  * Once every object is healthy, what the task applied before but no longer renders is pruned.
  * Done when every object is healthy and the prune finished.
  */
@@ -23,10 +24,11 @@ import {
   extractPolicy,
   type InventoryEntry,
 } from '../inventory/index.ts';
-import { controlledByInstance } from '../render/index.ts';
+import { controlledByInstance, ownedByInstance } from '../render/index.ts';
 import { classify } from './classify.ts';
+import { adoption, previousOwner } from './ownership.ts';
 import { pruneTask } from './prune.ts';
-import { KUDO_TENANCY, adoption } from './tenancy.ts';
+import { KUDO_TENANCY } from './tenancy.ts';
 import { dependencyKeyOf, objectDigest } from './dependencies-hash/index.ts';
 import { decorateAll, renderTask, type Rendered } from './objects.ts';
 import { resourcesOf } from './resources.ts';
@@ -37,10 +39,19 @@ export async function runApply(task: Task, ctx: TaskContext): Promise<TaskOutcom
   return applyObjects(task.name, rendered, ctx);
 }
 
+export interface ApplyOptions {
+  /**
+   * Objects of generated names (Pipe artifacts): an existing object that is not this
+   * Instance's is never taken over, whatever the posture; this sentence says why.
+   */
+  readonly neverTakeOver?: string;
+}
+
 export async function applyObjects(
   task: string,
   rendered: readonly Rendered[],
   ctx: TaskContext,
+  options: ApplyOptions = {},
 ): Promise<TaskOutcome> {
   const waiting: Unhealthy[] = [];
   // Kinds a CRD declares but the server does not serve yet are reported after everything
@@ -60,7 +71,9 @@ export async function applyObjects(
       { foundWithoutInventory: objects.every((o) => collectedWithOwner(o, ctx)) },
     );
     const changes = await Promise.all(
-      objects.map((o, i) => applyOne(task, resources, { ...o, known: known[i] ?? true }, ctx)),
+      objects.map((o, i) =>
+        applyOne({ task, resources, ctx, options }, { ...o, known: known[i] ?? true }),
+      ),
     );
     for (const change of changes) {
       const unhealthy = judgeHealth(task, change, ctx);
@@ -129,15 +142,24 @@ interface Unhealthy {
 /**
  * Applies one object through the resource manager (unchanged objects are not written; the
  * watch cache's copy counts when it vouches for one) and tells the engine what it wrote and
- * what it tracks for drift. `apply: once` objects are looked at first whatever the inventory
- * says: created when absent, never written again, never tracked.
+ * what it tracks for drift. Whatever the inventory says, a live object is written over only
+ * once it proves it is this Instance's, or the posture lets the Instance take it over
+ * (judgeAdoption). `apply: once` objects are looked at first: created when absent, never written
+ * again, never tracked — and one that existed before and is not this Instance's is left alone
+ * and not recorded (notClaimed).
  */
+interface ApplyRun {
+  readonly task: string;
+  readonly resources: ResourceManager;
+  readonly ctx: TaskContext;
+  readonly options: ApplyOptions;
+}
+
 async function applyOne(
-  task: string,
-  resources: ResourceManager,
+  run: ApplyRun,
   { object: desired, entry, known }: PolicyObject & { readonly known: boolean },
-  ctx: TaskContext,
 ): Promise<ChangeSetEntry> {
+  const { task, resources, ctx } = run;
   const once = entry.policy === 'once';
   try {
     const change = await resources.apply(
@@ -146,16 +168,36 @@ async function applyOne(
         known,
         createOnly: once,
         cached: () => ctx.objects?.read(desired, ctx.signal) ?? Promise.resolve(undefined),
-        existing: (found) => judgeAdoption(task, found, ctx),
+        existing: (found) => judgeAdoption(run, found, entry),
       },
       ctx.signal,
     );
     if (change.action !== 'unchanged') ctx.objects?.wrote(change.object);
+    if (once && change.action === 'unchanged') notClaimed(task, change.object, entry, ctx);
     if (!once) ctx.onApplied?.({ entry, desired, live: change.object });
     return change;
   } catch (err) {
     throw classify(task, desired, err, ctx.actingAs);
   }
+}
+
+/**
+ * An `apply: once` object that existed and is not this Instance's: not claimed — dropped from
+ * the inventory (recorded before the look), so neither prune nor the Instance's deletion ever
+ * reaches for it.
+ */
+function notClaimed(
+  task: string,
+  live: ApplyObject,
+  entry: InventoryEntry,
+  ctx: TaskContext,
+): void {
+  if (ownedByInstance(live, ctx.instance)) return;
+  ctx.inventory.forget([entry]);
+  ctx.warn?.(
+    'NotClaimed',
+    `task ${task}: ${describeObject(live)} existed before Instance ${namespacedName(ctx.instance.metadata)} applied it (owner: ${previousOwner(live)}); planwright.dev/apply: once creates only what is absent, so it was left as it is and is not the Instance's to prune or delete`,
+  );
 }
 
 /**
@@ -180,13 +222,22 @@ function judgeHealth(
 }
 
 /**
- * An object this Instance had not applied exists already: taken over with a Warning Event
- * naming its previous owner, or (multi-tenant posture, not handed over) refused.
+ * A live object that is not (provably) this Instance's would be written over: taken over with
+ * a Warning Event naming its previous owner, or (multi-tenant posture, not handed over) refused
+ * — and then dropped from the inventory it was recorded in before the apply, so a refused
+ * adoption is never left recorded for a later run to act on.
  */
-function judgeAdoption(task: string, live: ApplyObject, ctx: TaskContext): void {
+function judgeAdoption(run: ApplyRun, live: ApplyObject, entry: InventoryEntry): void {
+  const { task, ctx, options } = run;
   const verdict = adoption(ctx.tenancy ?? KUDO_TENANCY, live, ctx.instance);
-  if (verdict.kind === 'refuse') {
-    throw new FatalTaskError(task, verdict.message, { object: describeObject(live) });
+  if (verdict.kind === 'none') return;
+  if (verdict.kind === 'refuse' || options.neverTakeOver !== undefined) {
+    ctx.inventory.forget([entry]);
+    const message =
+      verdict.kind === 'refuse'
+        ? verdict.message
+        : `${describeObject(live)} exists and is not Instance ${namespacedName(ctx.instance.metadata)}'s (owner: ${previousOwner(live)}); ${options.neverTakeOver ?? ''}`;
+    throw new FatalTaskError(task, message, { object: describeObject(live) });
   }
-  if (verdict.kind === 'warn') ctx.warn?.('AdoptedObject', verdict.message);
+  ctx.warn?.('AdoptedObject', verdict.message);
 }

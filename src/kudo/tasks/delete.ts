@@ -1,13 +1,13 @@
 /**
- * The Delete task: render and delete the objects with background propagation (never one
- * that belongs to another Instance, and in the multi-tenant posture only this Instance's; kinds the server does not serve are skipped: such objects
- * cannot exist). Done when a fresh GET of each object answers NotFound.
+ * The Delete task: render and delete the objects with background propagation — in both
+ * postures only an object whose live copy proves it is this Instance's (ownership.ts); any other
+ * is left in place with a Warning Event `DeleteSkipped`. Kinds the server does not serve are
+ * skipped: such objects cannot exist. Done when a fresh GET of each object answers NotFound.
  */
 import { describeObject, type ApplyObject } from '../../kube/index.ts';
 import type { Task } from '../api/types.ts';
 import { entryOf } from '../inventory/index.ts';
-import { namespacedName } from '../../kube/index.ts';
-import { KUDO_TENANCY, mayDelete, previousOwner } from './tenancy.ts';
+import { deletionRefused } from './ownership.ts';
 import { classify } from './classify.ts';
 import { decorateAll, renderTask, type Rendered } from './objects.ts';
 import { resourcesOf } from './resources.ts';
@@ -28,14 +28,11 @@ export async function deleteObjects(
   const resources = resourcesOf(ctx);
   for (const obj of objects) {
     try {
-      // An object of another Instance (multi-tenant: any object not this Instance's) is not
-      // ours to delete nor to wait for.
+      // An object that is not this Instance's is not ours to delete nor to wait for.
       const skip = (live: ApplyObject): boolean => {
-        if (mayDelete(ctx.tenancy ?? KUDO_TENANCY, live, ctx.instance)) return false;
-        ctx.warn?.(
-          'DeleteSkipped',
-          `task ${task}: ${describeObject(live)} does not belong to Instance ${namespacedName(ctx.instance.metadata)} (owner: ${previousOwner(live)}); left in place`,
-        );
+        const why = deletionRefused(`task ${task}`, live, ctx.instance);
+        if (why === undefined) return false;
+        ctx.warn?.('DeleteSkipped', why);
         return true;
       };
       const change = await resources.delete({ object: obj, skip }, ctx.signal);

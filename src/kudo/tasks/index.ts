@@ -1,5 +1,6 @@
 /** Plan tasks: Apply, Delete, Toggle, Dummy, Pipe, KudoOperator. */
 export { runTask } from './run.ts';
+export { MAX_UNKNOWN_KINDS_PER_TASK } from './objects.ts';
 export { inventoryDeletion, resourcesOf } from './resources.ts';
 export {
   DEFAULT_WAITER_IMAGE,
@@ -17,8 +18,9 @@ export {
   type TaskContext,
   type TaskOutcome,
 } from './types.ts';
+export { ANNOTATION_ADOPT, deletionRefused, previousOwner } from './ownership.ts';
+export { entryOutOfScope, scopeInventory } from './inventory-scope.ts';
 export {
-  ANNOTATION_ADOPT,
   ANNOTATION_SERVICE_ACCOUNT,
   KUDO_TENANCY,
   TENANCY_POSTURES,

@@ -1,8 +1,9 @@
 /**
  * Rendering a task's resources into decorated objects of kinds the server serves, ordered for
  * applying. An object written for an API version the server no longer serves is converted to
- * the served one the way the API server did (kube/removed-apis), with a Warning Event once per
- * plan run; a kind no version serves is a fatal error naming template, kind and what to do.
+ * the served one the way the API server did (kube/removed-apis), and fields the server's
+ * schema does not know are dropped (kube/unknown-fields.ts), each with a Warning Event once
+ * per plan run; a kind no version serves is a fatal error naming template, kind and what to do.
  */
 import { describeObject, type ApplyObject } from '../../kube/index.ts';
 import { resolveKind, type KindResolution } from '../../kube/index.ts';
@@ -156,6 +157,20 @@ function unservedMessage(r: Rendered, served: readonly string[]): string {
   return `template ${r.template}: ${describeObject(r.object)} is of kind ${kindOf(r.object)}, which ${where}; change the template's apiVersion to a served one, or install the CustomResourceDefinition that provides the kind (in an earlier step)`;
 }
 
+/**
+ * Kinds of one task no version of the cluster serves (or not yet), at most: each costs
+ * discovery requests (remembered a while, kube/gvk.ts), and no real package needs this many.
+ */
+export const MAX_UNKNOWN_KINDS_PER_TASK = 16;
+
+function tooManyUnknownKinds(task: string, unknown: ReadonlySet<string>): void {
+  if (unknown.size < MAX_UNKNOWN_KINDS_PER_TASK) return;
+  throw new FatalTaskError(
+    task,
+    `renders objects of ${unknown.size} kinds this cluster does not serve (${[...unknown].slice(0, 5).join(', ')}, …); at most ${MAX_UNKNOWN_KINDS_PER_TASK} are looked up per task. Fix the templates' apiVersion and kind, or install the CustomResourceDefinitions first`,
+  );
+}
+
 export interface DecorateOptions {
   /** Deleting: objects whose kind nothing serves cannot exist and are skipped. */
   readonly missingKindIsGone?: boolean;
@@ -179,11 +194,13 @@ export async function decorateAll(
 ): Promise<ApplyObject[]> {
   const { missingKindIsGone = false, pending } = options;
   const resolved: Array<{ r: Rendered; decoration: Decoration; resolution: KindResolution }> = [];
+  const unknown = new Set<string>();
   for (const r of rendered) {
     const { apiVersion, kind } = r.object;
     if (!apiVersion || !kind) {
       throw new FatalTaskError(task, `template ${r.template}: an object lacks apiVersion or kind`);
     }
+    tooManyUnknownKinds(task, unknown);
     const resolution: KindResolution = await resolveKind(
       ctx.ssa.mapper,
       // Discovery's client: CRDs are read with the manager's rights, whoever the plan acts as.
@@ -193,6 +210,7 @@ export async function decorateAll(
       ctx.signal,
     );
     if (resolution.state === 'pending' || resolution.state === 'unserved') {
+      unknown.add(kindOf(r.object));
       if (missingKindIsGone) continue;
       if (resolution.state === 'unserved') {
         throw new FatalTaskError(task, unservedMessage(r, resolution.served));
@@ -218,7 +236,7 @@ export async function decorateAll(
   }
   const decorated = resolved.map(({ r, decoration }) => decorate(r.object, decoration));
   if (!missingKindIsGone) await addDependencyHashes(resolved, decorated, ctx);
-  const out: ApplyObject[] = [];
+  const out: Rendered[] = [];
   resolved.forEach(({ r, resolution }, i) => {
     const object = decorated[i];
     if (!object || resolution.state === 'pending' || resolution.state === 'unserved') return;
@@ -230,7 +248,7 @@ export async function decorateAll(
       object.metadata = meta;
     }
     if (resolution.state === 'served') {
-      out.push(object);
+      out.push({ template: r.template, object });
       return;
     }
     const { removed } = resolution;
@@ -238,9 +256,25 @@ export async function decorateAll(
       'ConvertedRemovedAPI',
       `template ${r.template}: ${describeObject(object)} uses ${removed.from} ${removed.kind}, which Kubernetes stopped serving in ${removed.removedIn}; applied it as ${removed.to} (converted as the API server did). Update the package to ${removed.to}`,
     );
-    out.push(removed.convert(object));
+    out.push({ template: r.template, object: removed.convert(object) });
   });
-  return out;
+  if (missingKindIsGone) return out.map((o) => o.object);
+  return Promise.all(out.map((o) => withoutUnknownFields(o, ctx)));
+}
+
+/**
+ * The object without the fields the target cluster's schema does not know (server-side apply
+ * refuses them; older packages carry fields Kubernetes removed), with a Warning Event naming
+ * them. Without a schema to ask, the object as it is.
+ */
+async function withoutUnknownFields(r: Rendered, ctx: TaskContext): Promise<ApplyObject> {
+  const found = await ctx.ssa.mapper.schemas.withoutUnknownFields(r.object, ctx.signal);
+  if (!found || found.dropped.length === 0) return r.object;
+  ctx.warn?.(
+    'DroppedUnknownFields',
+    `template ${r.template}: ${describeObject(r.object)}: this cluster's schema of ${found.schema} has no field ${found.dropped.join(', ')}; applied without ${found.dropped.length === 1 ? 'it' : 'them'}. Remove ${found.dropped.length === 1 ? 'it' : 'them'} from the package`,
+  );
+  return found.object;
 }
 
 /**

@@ -2,13 +2,16 @@
  * Prune (KubeVela's ResourceTracker, Flux's garbage collection): once a task's objects are
  * all healthy, the objects it applied before and renders no longer are deleted — except
  * `gc: keep` objects, which are abandoned (they leave the inventory and lose their owner
- * reference to the Instance), and objects another Instance took over, which are only
- * forgotten. An object whose deletion failed stays in the inventory: the next pass retries.
+ * reference to the Instance). An entry whose live object does not prove it is this Instance's
+ * (ownership.ts: the inventory is a list the tenant can write) is dropped with a Warning Event
+ * naming it, and the object is left alone. An object whose deletion failed stays in the
+ * inventory: the next pass retries.
  */
 import { UnknownKindError } from '../../kube/index.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import { inventoryKey } from '../inventory/index.ts';
 import { classify } from './classify.ts';
+import { deletionRefused } from './ownership.ts';
 import { inventoryDeletion, resourcesOf } from './resources.ts';
 import type { TaskContext } from './types.ts';
 
@@ -39,7 +42,11 @@ export async function pruneTask(
         }
         throw classify(task, deletion.object, err, ctx.actingAs);
       }
-      // Gone, abandoned (`gc: keep`) or another Instance's: no longer this task's.
+      if (change.action === 'skipped') {
+        const why = deletionRefused(`prune of task ${task}`, change.object, ctx.instance);
+        if (why !== undefined) ctx.warn?.('PruneSkipped', why);
+      }
+      // Gone, abandoned (`gc: keep`) or not this Instance's: no longer this task's.
       if (change.action === 'deleting') going.push(`pruning ${change.subject}: being deleted`);
       else forget.push(entry);
     }

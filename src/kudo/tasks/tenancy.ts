@@ -6,9 +6,9 @@
  * said; a Warning Event says so), cluster-scoped objects are applied, and an object that
  * existed before is taken over with a Warning Event naming its previous owner. `multi-tenant`
  * refuses instead — a template naming another namespace, a cluster-scoped object, an existing
- * object this Instance does not own, an OperatorVersion of another namespace — each a
- * FATAL_ERROR naming the object and the allowance that would permit it. Deletes touch only
- * what this Instance owns.
+ * object this Instance does not own — each a FATAL_ERROR naming the object and the allowance
+ * that would permit it. In both postures an OperatorVersion of another namespace needs an
+ * allowance, and deletes touch only what this Instance owns (ownership.ts).
  *
  * Allowances belong to the administrator: they are flags of `planwright start`, which a
  * tenant cannot change (a tenant owns objects in their namespace, not the manager's command
@@ -18,16 +18,6 @@
 import { describeObject, type ApplyObject } from '../../kube/index.ts';
 import { namespacedName } from '../../kube/index.ts';
 import type { Instance } from '../api/types.ts';
-import {
-  ANNOTATION_OWNER,
-  HERITAGE_KUDO,
-  LABEL_HERITAGE,
-  LABEL_INSTANCE,
-  controlledByInstance,
-  labelValue,
-  ownedByAnother,
-  ownerAnnotation,
-} from '../render/index.ts';
 
 export type TenancyPosture = 'kudo' | 'multi-tenant';
 export const TENANCY_POSTURES: readonly TenancyPosture[] = ['kudo', 'multi-tenant'];
@@ -67,9 +57,6 @@ export const KUDO_TENANCY: TenancyPolicy = { posture: 'kudo' };
 /** On an Instance: the ServiceAccount of its namespace whose rights its plans write with. */
 export const ANNOTATION_SERVICE_ACCOUNT = 'planwright.dev/service-account';
 
-/** Set by the owner of an existing object: `<namespace>/<instance>` may take it over. */
-export const ANNOTATION_ADOPT = 'planwright.dev/adopt';
-
 export class TenancyFlagError extends Error {
   override readonly name = 'TenancyFlagError';
 }
@@ -103,7 +90,12 @@ export function parseNamespace(flag: string, value: string): string {
   return value;
 }
 
-function granted(grants: readonly NamespaceGrant[] | undefined, from: string, to: string): boolean {
+/** Whether `grants` let Instances of namespace `from` reach namespace `to`. */
+export function granted(
+  grants: readonly NamespaceGrant[] | undefined,
+  from: string,
+  to: string,
+): boolean {
   return (grants ?? []).some((g) => (g.from === '*' || g.from === from) && g.to === to);
 }
 
@@ -151,111 +143,23 @@ export function placeObject(policy: TenancyPolicy, input: PlacementInput): Place
   };
 }
 
-/** A live object's relation to an Instance. */
-export type Ownership =
-  | { readonly state: 'owned' }
-  | { readonly state: 'adoptable'; readonly previous: string }
-  | { readonly state: 'foreign'; readonly previous: string };
-
-function ownedBy(live: ApplyObject, instance: Instance): boolean {
-  const annotation = live.metadata?.annotations?.[ANNOTATION_OWNER];
-  if (annotation !== undefined) return annotation === ownerAnnotation(instance);
-  if (controlledByInstance(live, instance)) return true;
-  // Objects KUDO (or an older Planwright) applied carry the owner labels only.
-  const labels = live.metadata?.labels ?? {};
-  return (
-    labels[LABEL_HERITAGE] === HERITAGE_KUDO &&
-    labels[LABEL_INSTANCE] === labelValue(instance.metadata.name ?? '') &&
-    (live.metadata?.namespace ?? '') === (instance.metadata.namespace ?? '')
-  );
-}
-
-/** Who a live object belonged to, for messages. */
-export function previousOwner(live: ApplyObject): string {
-  const meta = live.metadata ?? {};
-  const annotation = meta.annotations?.[ANNOTATION_OWNER];
-  if (annotation) return `Instance ${annotation}`;
-  const instance = meta.labels?.[LABEL_INSTANCE];
-  if (instance) return `Instance ${meta.namespace ? `${meta.namespace}/` : ''}${instance} (label)`;
-  const refs = meta['ownerReferences'];
-  if (Array.isArray(refs) && refs.length > 0) {
-    const ref = refs[0] as { kind?: unknown; name?: unknown };
-    return `${String(ref.kind)} ${String(ref.name)} (owner reference)`;
-  }
-  const fields = meta['managedFields'];
-  if (Array.isArray(fields)) {
-    const managers = [
-      ...new Set(
-        fields
-          .map((f: unknown) => (f as { manager?: unknown } | null)?.manager)
-          .filter((m): m is string => typeof m === 'string'),
-      ),
-    ];
-    if (managers.length > 0)
-      return `field manager${managers.length > 1 ? 's' : ''} ${managers.join(', ')}`;
-  }
-  return 'no recorded owner';
-}
-
-export function ownershipOf(live: ApplyObject, instance: Instance): Ownership {
-  if (ownedBy(live, instance)) return { state: 'owned' };
-  const previous = previousOwner(live);
-  const adopt = live.metadata?.annotations?.[ANNOTATION_ADOPT];
-  if (adopt !== undefined && adopt === namespacedName(instance.metadata)) {
-    return { state: 'adoptable', previous };
-  }
-  return { state: 'foreign', previous };
-}
-
-/** What applying over an existing object means: nothing, a warning, or a refusal. */
-export type Adoption =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'warn'; readonly message: string }
-  | { readonly kind: 'refuse'; readonly message: string };
-
-export function adoption(policy: TenancyPolicy, live: ApplyObject, instance: Instance): Adoption {
-  const owner = ownershipOf(live, instance);
-  if (owner.state === 'owned') return { kind: 'none' };
-  const who = namespacedName(instance.metadata);
-  const what = describeObject(live);
-  if (owner.state === 'adoptable') {
-    return {
-      kind: 'warn',
-      message: `${what} existed before Instance ${who} applied it (previous owner: ${owner.previous}); adopted as its ${ANNOTATION_ADOPT} annotation asks`,
-    };
-  }
-  if (policy.posture === 'kudo') {
-    return {
-      kind: 'warn',
-      message: `${what} existed before Instance ${who} applied it (previous owner: ${owner.previous}); Planwright took it over, as KUDO did`,
-    };
-  }
-  const kind = (live.kind ?? '').toLowerCase();
-  const ns = live.metadata?.namespace ? ` -n ${live.metadata.namespace}` : '';
-  return {
-    kind: 'refuse',
-    message: `${what} exists and does not belong to Instance ${who} (previous owner: ${owner.previous}); the multi-tenant posture never takes over an object it did not create. Delete it, rename it in the package, or let its owner hand it over: kubectl annotate ${kind} ${live.metadata?.name ?? ''}${ns} ${ANNOTATION_ADOPT}=${who}`,
-  };
-}
-
-/** Whether a Delete task may delete `live` for `instance`. */
-export function mayDelete(policy: TenancyPolicy, live: ApplyObject, instance: Instance): boolean {
-  const owner = ownershipOf(live, instance);
-  if (policy.posture === 'multi-tenant') return owner.state === 'owned';
-  // KUDO deleted whatever the task named; only objects of another Instance are left alone.
-  return !ownedByAnother(live, instance);
-}
-
-/** Why an Instance may not use the OperatorVersion in `ovNamespace`, if it may not. */
+/**
+ * Why an Instance may not use the OperatorVersion `ov`, if it may not. The `kudo` posture uses
+ * whatever `spec.operatorVersion.namespace` names, as KUDO did (and KUDO's own cases rely on:
+ * their OperatorVersions live in `default`). Multi-tenant: another namespace's OperatorVersion
+ * renders that namespace's templates and parameter defaults into this one, so it needs an
+ * administrator's allowance. The text begins as KUDO's controller reported an OperatorVersion
+ * it could not get (Event `InvalidOperatorVersion`).
+ */
 export function operatorVersionProblem(
   policy: TenancyPolicy,
   instance: Instance,
-  ovNamespace: string,
+  ov: { readonly namespace: string; readonly name: string },
 ): string | undefined {
   const home = instance.metadata.namespace ?? '';
-  if (policy.posture === 'kudo' || ovNamespace === home) return undefined;
-  if (granted(policy.operatorVersions, home, ovNamespace)) return undefined;
-  return `Instance ${namespacedName(instance.metadata)} uses an OperatorVersion of namespace ${ovNamespace}; the multi-tenant posture lets Instances use OperatorVersions of their own namespace only. Install the operator in ${home}, or have an administrator allow it with \`planwright start --allow-operator-version ${home}=${ovNamespace}\``;
+  if (ov.namespace === home || policy.posture === 'kudo') return undefined;
+  if (granted(policy.operatorVersions, home, ov.namespace)) return undefined;
+  return `InstanceController: Error getting operatorVersion ${ov.name} for instance ${namespacedName(instance.metadata)}: OperatorVersion ${ov.namespace}/${ov.name} is in another namespace, and in the multi-tenant posture Instances of namespace ${home} may use OperatorVersions of their own namespace only. Install the operator in ${home}, or have an administrator allow it with \`planwright start --allow-operator-version ${home}=${ov.namespace}\``;
 }
 
 /** Whose rights an Instance's plans write with, or why the one it asks for is refused. */

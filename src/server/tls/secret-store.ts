@@ -29,6 +29,13 @@ export interface TlsMaterialStore {
   readonly description: string;
 }
 
+interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
 /** The fields of a Secret this store reads and writes. */
 interface Secret {
   readonly apiVersion?: string;
@@ -40,6 +47,7 @@ interface Secret {
     readonly resourceVersion?: string;
     readonly labels?: Readonly<Record<string, string>>;
     readonly annotations?: Readonly<Record<string, string>>;
+    readonly ownerReferences?: readonly OwnerReference[];
   };
   readonly data?: Readonly<Record<string, string>>;
 }
@@ -55,9 +63,35 @@ export class SecretTlsStore implements TlsMaterialStore {
     private readonly client: KubeClient,
     private readonly namespace: string,
     private readonly name: string,
+    /**
+     * The Service the certificate is for: when it exists, the Secret names it as its owner, so
+     * removing the installation (`helm uninstall`, `kubectl delete -k`) removes the Secret too
+     * — the garbage collector deletes it with the Service. Without the Service (a local run
+     * that registers URLs), the Secret has no owner.
+     */
+    private readonly serviceName?: string,
   ) {
     this.collection = `/api/v1/namespaces/${namespace}/secrets`;
     this.description = `Secret ${namespacedName({ namespace, name })}`;
+  }
+
+  /** The owner reference to the Service, when it exists and may be read; else none. */
+  private async ownerReferences(): Promise<OwnerReference[]> {
+    if (!this.serviceName) return [];
+    try {
+      const service = await this.client.request<{ metadata?: { uid?: string } }>({
+        path: `/api/v1/namespaces/${this.namespace}/services/${this.serviceName}`,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+      });
+      const uid = service.metadata?.uid;
+      return uid ? [{ apiVersion: 'v1', kind: 'Service', name: this.serviceName, uid }] : [];
+    } catch (err) {
+      // No Service, or no right to read it: a Secret without an owner, as before.
+      if (err instanceof ApiError && (err.statusCode === 404 || err.statusCode === 403)) return [];
+      throw new TlsError(`cannot read its Service: ${messageOf(err)}`, this.description, {
+        cause: err,
+      });
+    }
   }
 
   async read(): Promise<StoredMaterial | undefined> {
@@ -82,7 +116,7 @@ export class SecretTlsStore implements TlsMaterialStore {
       await this.client.request({
         method: 'POST',
         path: this.collection,
-        body: this.encode(material),
+        body: this.encode(material, await this.ownerReferences()),
         timeoutMs: REQUEST_TIMEOUT_MS,
       });
       return 'created';
@@ -97,7 +131,7 @@ export class SecretTlsStore implements TlsMaterialStore {
       await this.client.request({
         method: 'PUT',
         path: `${this.collection}/${this.name}`,
-        body: this.encode(material, resourceVersion),
+        body: this.encode(material, await this.ownerReferences(), resourceVersion),
         timeoutMs: REQUEST_TIMEOUT_MS,
       });
       return 'updated';
@@ -107,7 +141,11 @@ export class SecretTlsStore implements TlsMaterialStore {
     }
   }
 
-  private encode(material: TlsMaterial, resourceVersion?: string): Secret {
+  private encode(
+    material: TlsMaterial,
+    owners: readonly OwnerReference[],
+    resourceVersion?: string,
+  ): Secret {
     const b64 = (s: string): string => Buffer.from(s).toString('base64');
     const data: Record<string, string> = {
       'ca.crt': b64(material.ca.certPem),
@@ -134,6 +172,7 @@ export class SecretTlsStore implements TlsMaterialStore {
         namespace: this.namespace,
         labels: { 'app.kubernetes.io/managed-by': 'planwright' },
         annotations,
+        ...(owners.length > 0 ? { ownerReferences: owners } : {}),
         ...(resourceVersion ? { resourceVersion } : {}),
       },
       data,

@@ -11,9 +11,8 @@
  *
  * See examples/api/server.ts.
  */
-import type * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { KubeClient } from '../../kube/index.ts';
+import { KubeClient, type KubeConfig } from '../../kube/index.ts';
 import { JitteredBackoff, sleep } from '../../runtime/index.ts';
 import { certificateNotAfter } from '../../pki/index.ts';
 import { ServerConfigError, TlsError } from '../errors.ts';
@@ -39,7 +38,7 @@ import { SecretTlsStore, type TlsMaterialStore } from './secret-store.ts';
 import type { CertificateSource, ServingCertificate } from './source.ts';
 
 export interface SelfManagedTlsOptions {
-  readonly kubeConfig: k8s.KubeConfig;
+  readonly kubeConfig: KubeConfig;
   readonly logger: Logger;
   /** Namespace of the Secret and the Service. */
   readonly namespace: string;
@@ -133,7 +132,8 @@ export class SelfManagedTls implements CertificateSource {
         : new KubeClient(options.kubeConfig);
     this.client = client;
     const api = (): KubeClient => client as KubeClient;
-    this.store = options.store ?? new SecretTlsStore(api(), ns, options.secretName);
+    this.store =
+      options.store ?? new SecretTlsStore(api(), ns, options.secretName, options.serviceName);
     this.injector = options.injector ?? new ApiCaBundleInjector(api(), this.refs);
     this.changeFeed = options.changeFeed ?? new WatchConfigurationChangeFeed(api(), this.logger);
   }

@@ -5,8 +5,8 @@
 // dedicated cluster with a real node (`realNodes`). Planwright runs as users start it: the built
 // CLI, `planwright start --install`, in a child process — every webhook configuration and
 // default it has — with `--watch-namespaces kuttl-test-*` as the only addition (kuttl names its
-// namespaces `kuttl-test-<pet name>`; the other tests of a shared cluster keep theirs). kuttl installs
-// ../shared/kudo-cases/manifests (manifestDirs) before the cases.
+// namespaces `kuttl-test-<pet name>`; the other tests of a shared cluster keep theirs). kuttl
+// installs the cases' manifests (kudo-cases/manifests, manifestDirs) before the cases.
 //
 // PLANWRIGHT_KUTTL_REPLICAS=<n> runs the cases against n replicas of one installation sharing
 // the Instances (`--shards n` each; the first registers the webhooks, the others are started

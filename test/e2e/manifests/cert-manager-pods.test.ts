@@ -11,7 +11,8 @@
 //   kubelet's refresh of the mounted Secret and is hot-swapped with no admission failing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
-import { DEFAULT_IMAGE, pushPlanwrightImage } from '../../../src/cli/image.ts';
+import { DEFAULT_IMAGE } from '../../../src/cli/image.ts';
+import { pushTestImage } from '../../support/planwright-image.ts';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import type { ApiError } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
@@ -111,7 +112,7 @@ describe('cert-manager variant on real nodes: init --cert-manager, the pods serv
 
   it('init --image --cert-manager --wait: two pods on the real node serving the issued certificate', async () => {
     await ensureBuiltCli();
-    await pushPlanwrightImage({ registry: cluster.imageRegistry ?? '' });
+    await pushTestImage(cluster.imageRegistry ?? '');
     const init = await initWithImage(cluster, { flags: ['--cert-manager'], waitSeconds: 300 });
     // cert-manager runs as processes here, not as a Deployment: init says so.
     expect(init.stderr).toContain('no Deployment labelled app=cert-manager found');

@@ -1,8 +1,8 @@
 // Planwright in the cluster for real, on a dedicated cluster with mixed nodes (it registers
 // webhooks for every namespace and reconciles every Instance, so it cannot share the e2e
 // cluster):
-// - its image is built here without a daemon (`npm run image:build`'s code) and pushed to
-//   the cluster's registry; `planwright init --image … --wait` installs manifests/ and
+// - its image, built without a daemon (`npm run image:build`'s code, once per test run:
+//   test/support/planwright-image.ts), is pushed to the cluster's registry; `planwright init --image … --wait` installs manifests/ and
 //   returns once the API server calls the webhooks through the Service;
 // - the Deployment's two pods run that image on the real node as the ServiceAccount (its
 //   token mounted, the apiserver reached at the `kubernetes` Service's ClusterIP), their
@@ -18,7 +18,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
-import { DEFAULT_IMAGE, pushPlanwrightImage } from '../../../src/cli/image.ts';
+import { DEFAULT_IMAGE } from '../../../src/cli/image.ts';
+import { pushTestImage } from '../../support/planwright-image.ts';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import { ApiError } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
@@ -81,7 +82,7 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
     expect(cluster.nodeKind).toBe('mixed');
     await ensureBuiltCli();
     const registry = cluster.imageRegistry ?? '';
-    const pushed = await pushPlanwrightImage({ registry });
+    const pushed = await pushTestImage(registry);
     expect(pushed.reference).toBe(DEFAULT_IMAGE);
 
     const init = await initWithImage(cluster, { waitSeconds: 240 });

@@ -105,11 +105,22 @@ describe('kubectl kudo install / update / upgrade / package / repo', () => {
 
   it('refuses an existing instance before writing anything, and a second OperatorVersion is not created', async () => {
     const res = await kudo(['install', HELLO, '--instance', 'hello']);
+    // KUDO's output: nothing was there to create, so its `already installed` line, then the error.
     expect(res).toEqual({
       code: 255,
-      stdout: '',
+      stdout: `operatorversion ${ns}/hello-config-0.1.0 already installed\n`,
       stderr: `Error: cannot install instance 'hello' because an instance of that name already exists in namespace ${ns}\n`,
     });
+    // A version not installed yet: KUDO created its OperatorVersion before failing; nothing is.
+    const newer = await variant(HELLO, 'hello-config-0.0.9', {
+      'operator.yaml': (await readFile(join(HELLO, 'operator.yaml'), 'utf8')).replace(
+        'operatorVersion: 0.1.0',
+        'operatorVersion: 0.0.9',
+      ),
+    });
+    const refused = await kudo(['install', newer, '--instance', 'hello']);
+    expect([refused.code, refused.stdout]).toEqual([255, '']);
+    await expect(get(ns, 'operatorversions', 'hello-config-0.0.9')).rejects.toThrow(/404/);
     const other = await kudo(['install', HELLO, '--instance', 'hello-2']);
     expect(other.code).toBe(0);
     expect(other.stdout).toBe(

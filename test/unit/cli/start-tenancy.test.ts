@@ -48,6 +48,16 @@ describe('tenancy flags', () => {
     });
   });
 
+  it('--allow-target-server collects addresses and ranges, and refuses anything else', () => {
+    expect(
+      parse(['--allow-target-server', '10.20.0.0/16', '--allow-target-server', '127.0.0.1'])
+        .allowTargetServer,
+    ).toEqual(['10.20.0.0/16', '127.0.0.1']);
+    expect(() => parse(['--allow-target-server', 'k8s.example.com'])).toThrow(
+      'needs an IP address or a CIDR range, e.g. --allow-target-server 10.20.0.0/16',
+    );
+  });
+
   it('an allowance alone keeps the kudo posture', () => {
     expect(tenancyPolicy(parse(['--allow-namespace', 'a=b']))).toEqual({
       posture: 'kudo',

@@ -1,5 +1,6 @@
 // The raw client against a scripted local HTTP server: status codes, Retry-After, watch
-// streaming, inactivity timeout, and clean close.
+// streaming, inactivity timeout, and clean close; with limits (a target cluster's client),
+// bodies, error bodies and watch lines bounded and watches ended after their deadline.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import {
   ApiError,
   KubeClient,
+  ResponseTooLargeError,
   WatchInactivityError,
   parseRetryAfter,
 } from '../../../src/kube/index.ts';
@@ -17,10 +19,34 @@ import { requestPath } from '../../../src/kube/client.ts';
 
 type Handler = (url: URL, res: ServerResponse, req: IncomingMessage) => void;
 
+const LIMIT = 256 * 1024;
+
+/**
+ * Writes `chunk` for ever (as fast as the client reads) until the connection closes; resolves
+ * with the bytes written by then.
+ */
+function endless(res: ServerResponse, chunk: string): Promise<number> {
+  return new Promise((resolve) => {
+    let sent = 0;
+    const pump = (): void => {
+      while (!res.destroyed && !res.writableEnded) {
+        sent += chunk.length;
+        if (!res.write(chunk)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+    };
+    res.on('close', () => resolve(sent));
+    pump();
+  });
+}
+
 describe('KubeClient', () => {
   let server: Server;
   let handler: Handler = (_url, res) => res.end('{}');
   let client: KubeClient;
+  let limited: KubeClient;
   const open = new Set<ServerResponse>();
 
   beforeAll(async () => {
@@ -39,10 +65,17 @@ describe('KubeClient', () => {
       currentContext: 'ctx',
     });
     client = new KubeClient(kc, 'local');
+    limited = new KubeClient(kc, 'target', {
+      maxResponseBytes: LIMIT,
+      maxErrorBytes: 1024,
+      maxWatchLineBytes: LIMIT,
+      maxWatchMs: 300,
+    });
   });
 
   afterAll(async () => {
     client.close();
+    limited.close();
     for (const res of open) res.destroy();
     await new Promise((resolve) => server.close(resolve));
   });
@@ -184,6 +217,99 @@ describe('KubeClient', () => {
     const pending = client.request({ path: '/api/v1/pods', signal: ac.signal });
     setTimeout(() => ac.abort(), 20);
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  describe('with limits (a target cluster)', () => {
+    it('fails an answer larger than the limit without reading the rest', async () => {
+      let sent: Promise<number> = Promise.resolve(0);
+      handler = (_url, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('{"items":[');
+        sent = endless(res, `{"metadata":{"name":"${'x'.repeat(1000)}"}},`);
+      };
+      const err = await limited.request({ path: '/api/v1/configmaps' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ResponseTooLargeError);
+      expect((err as Error).message).toBe(
+        `GET /api/v1/configmaps: the answer exceeds ${LIMIT} bytes, the most Planwright reads from this server; the connection was closed`,
+      );
+      // What the server got out before the client hung up: the limit and socket buffers.
+      expect(await sent).toBeLessThan(LIMIT + 8 * 1024 * 1024);
+      handler = (_url, res) => res.end('{"ok":true}');
+      await expect(limited.request({ path: '/api/v1/pods' })).resolves.toEqual({ ok: true });
+    });
+
+    it('ends a watch whose line never ends', async () => {
+      let sent: Promise<number> = Promise.resolve(0);
+      handler = (_url, res) => {
+        res.writeHead(200);
+        res.write(
+          '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":"',
+        );
+        sent = endless(res, 'y'.repeat(4096));
+      };
+      const events: unknown[] = [];
+      const err = await limited
+        .watch({
+          path: '/api/v1/configmaps',
+          inactivityMs: 5_000,
+          signal: new AbortController().signal,
+          onEvent: (e) => events.push(e),
+        })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ResponseTooLargeError);
+      expect((err as ResponseTooLargeError).what).toBe('watch line');
+      expect(events).toHaveLength(1);
+      expect(await sent).toBeLessThan(LIMIT + 8 * 1024 * 1024);
+    });
+
+    it('cuts an error body at its limit instead of reading it to the end', async () => {
+      let sent: Promise<number> = Promise.resolve(0);
+      handler = (_url, res) => {
+        res.writeHead(500, { 'Content-Type': 'text/plain' });
+        sent = endless(res, 'z'.repeat(1024));
+      };
+      const err = await limited.request({ path: '/api/v1/pods' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).statusCode).toBe(500);
+      expect((err as ApiError).message).toContain('zzz');
+      expect(await sent).toBeLessThan(8 * 1024 * 1024);
+      // The home client too: an endless error body is cut at 64 KiB, not awaited.
+      handler = (_url, res) => {
+        res.writeHead(503);
+        sent = endless(res, 'z'.repeat(1024));
+      };
+      await expect(client.request({ path: '/api/v1/pods' })).rejects.toMatchObject({
+        statusCode: 503,
+      });
+      expect(await sent).toBeLessThan(8 * 1024 * 1024);
+    });
+
+    it('ends a watch after its deadline as if the server had closed it', async () => {
+      let closed = false;
+      handler = (_url, res) => {
+        res.writeHead(200);
+        const tick = setInterval(
+          () => res.write('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7"}}}\n'),
+          20,
+        );
+        res.on('close', () => {
+          closed = true;
+          clearInterval(tick);
+        });
+      };
+      const events: unknown[] = [];
+      await expect(
+        limited.watch({
+          path: '/api/v1/pods',
+          inactivityMs: 5_000,
+          signal: new AbortController().signal,
+          onEvent: (e) => events.push(e),
+        }),
+      ).resolves.toBeUndefined();
+      expect(events.length).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(closed).toBe(true);
+    });
   });
 
   it('builds request paths with the query encoded, after a server path prefix', () => {

@@ -26,7 +26,9 @@ function managerConfig(): KubeConfig {
   return kc;
 }
 
-async function headers(kc: KubeConfig): Promise<Record<string, unknown>> {
+async function headers(
+  kc: Pick<KubeConfig, 'applyToHTTPSOptions'>,
+): Promise<Record<string, unknown>> {
   const opts: RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
   return (opts.headers ?? {}) as Record<string, unknown>;

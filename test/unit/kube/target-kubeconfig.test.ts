@@ -10,7 +10,10 @@ type Doc = Record<string, unknown>;
 function kubeconfig(
   change: (doc: { cluster: Doc; user: Doc; root: Doc }) => void = () => {},
 ): string {
-  const cluster: Doc = { server: 'https://127.0.0.1:6443', 'certificate-authority-data': 'Y2E=' };
+  const cluster: Doc = {
+    server: 'https://203.0.113.10:6443',
+    'certificate-authority-data': 'Y2E=',
+  };
   const user: Doc = { token: 'abc' };
   const root: Doc = {
     apiVersion: 'v1',
@@ -31,7 +34,7 @@ const parse = (text: string, allowUnsafe = false) =>
 describe('parseTargetKubeconfig', () => {
   it('loads a kubeconfig with embedded credentials', () => {
     const kc = parse(kubeconfig());
-    expect(kc.getCurrentCluster()?.server).toBe('https://127.0.0.1:6443');
+    expect(kc.getCurrentCluster()?.server).toBe('https://203.0.113.10:6443');
     expect(kc.getCurrentUser()?.token).toBe('abc');
   });
 
@@ -122,7 +125,7 @@ describe('parseTargetKubeconfig', () => {
       }),
     );
     expect(kc.getCurrentCluster()).toMatchObject({
-      server: 'https://127.0.0.1:6443',
+      server: 'https://203.0.113.10:6443',
       caData: 'Y2E=',
       tlsServerName: 'api.internal',
       skipTLSVerify: false,
@@ -157,7 +160,11 @@ describe('parseTargetKubeconfig', () => {
       'context "nope" is not defined',
     ],
     ['bad server', kubeconfig((d) => (d.cluster['server'] = 'not a url')), 'invalid server URL'],
-    ['plain http', kubeconfig((d) => (d.cluster['server'] = 'http://10.0.0.1:8080')), 'not https'],
+    [
+      'plain http',
+      kubeconfig((d) => (d.cluster['server'] = 'http://203.0.113.10:8080')),
+      'not https',
+    ],
     ['too large', 'x'.repeat(300 * 1024), 'larger than'],
   ])('%s: a clear error', (_name, text, expected) => {
     expect(() => parse(text)).toThrow(expected);

@@ -14,7 +14,8 @@ import type { Findings } from './findings.ts';
 import type { VerifySubject } from './subject.ts';
 import type { TemplateUsage } from './template-usage.ts';
 
-const PLACEHOLDERS = {
+/** The variables verify renders every template with (routing.ts sizes them too). */
+export const PLACEHOLDERS = {
   Name: 'Name',
   Namespace: 'Namespace',
   OperatorName: 'OperatorName',
@@ -81,11 +82,25 @@ export function kubernetesYamlProblem(text: string): string | undefined {
   return undefined;
 }
 
-function checkNamespaceManifest(name: string, text: string, s: VerifySubject, out: Findings): void {
+/** The objects of Kubernetes YAML that kubernetesYamlProblem found nothing wrong with. */
+function renderedObjects(text: string): Record<string, unknown>[] {
+  return parseAllDocuments(text, { version: '1.1' })
+    .map((d) => d.toJS() as unknown)
+    .filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null);
+}
+
+/** The rendered namespace manifest is exactly one Namespace (KUDO's NamespaceVerifier). */
+export function checkNamespaceManifest(
+  name: string,
+  text: string,
+  s: VerifySubject,
+  out: Findings,
+): void {
   const q = JSON.stringify(name);
   const docs = parseAllDocuments(text, { version: '1.1' });
   if (docs.some((d) => d.errors.length > 0)) {
-    out.error(`Unable to marshal NamespaceManifest ${q}`, s.field.namespaceManifest);
+    // KUDO's text ends with a space.
+    out.error(`Unable to marshal NamespaceManifest ${q} `, s.field.namespaceManifest);
     return;
   }
   const objects = docs.map((d) => d.toJS() as unknown).filter((v) => v !== null && v !== undefined);
@@ -107,11 +122,20 @@ function checkNamespaceManifest(name: string, text: string, s: VerifySubject, ou
   }
 }
 
+/** Receives a template's objects as rendered with placeholder values. */
+export type RenderedObjects = (
+  template: string,
+  objects: readonly Record<string, unknown>[],
+) => void;
+
+/** Renders every template; resolves the rendered text of each (the namespace manifest's too). */
 export function checkRendering(
   s: VerifySubject,
   usages: ReadonlyMap<string, TemplateUsage>,
   out: Findings,
-): void {
+  onRendered?: RenderedObjects,
+): Map<string, string> {
+  const texts = new Map<string, string>();
   const vars = { ...PLACEHOLDERS, Params: placeholderParams(s), Pipes: allPipes(s, out) };
   const parameterFiles = new Set(
     s.tasks
@@ -134,13 +158,14 @@ export function checkRendering(
       out.error(`error rendering template: ${message}`, s.field.template(key));
       continue;
     }
-    if (key === s.namespaceManifest) {
-      checkNamespaceManifest(key, rendered, s, out);
-      continue;
-    }
+    texts.set(key, rendered);
+    // Checked after every template rendered, as KUDO orders its findings (checkNamespaces).
+    if (key === s.namespaceManifest) continue;
     if (parameterFiles.has(key)) continue;
     const problem = kubernetesYamlProblem(rendered);
     if (problem)
       out.error(`parsing rendered YAML from ${key} failed: ${problem}`, s.field.template(key));
+    else if (onRendered) onRendered(key, renderedObjects(rendered));
   }
+  return texts;
 }

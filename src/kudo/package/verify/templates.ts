@@ -1,7 +1,8 @@
 /**
  * Template checks of `package verify` that need no rendering: template syntax, the
- * parameters and top-level fields templates use, templates tasks need or nobody uses, and
- * `kind: Namespace` outside the namespace manifest. Texts are KUDO's.
+ * parameters and top-level fields templates use, templates tasks need or nobody uses, and —
+ * after rendering, where KUDO has them — `kind: Namespace` outside the namespace manifest and
+ * the manifest itself. Texts and order are KUDO's.
  */
 import { taskTemplates } from '../read-checks.ts';
 import type { Findings } from './findings.ts';
@@ -100,6 +101,21 @@ export function checkTemplates(
         s.field.template(key),
       );
     }
+  }
+}
+
+/**
+ * KUDO's last check (its NamespaceVerifier, after rendering): `kind: Namespace` outside the
+ * namespace manifest, then the namespace manifest itself — missing, or (given its rendered
+ * text) not exactly one Namespace.
+ */
+export function checkNamespaces(
+  s: VerifySubject,
+  out: Findings,
+  checkManifest: (name: string) => void,
+): void {
+  for (const key of Object.keys(s.templates)) {
+    if (key === s.namespaceManifest) continue;
     if (NAMESPACE_KIND.test(s.templates[key] ?? '')) {
       out.error(
         `template ${JSON.stringify(key)} contains 'kind: Namespace' not allowed unless specified as 'NamespaceManifest'`,
@@ -107,10 +123,13 @@ export function checkTemplates(
       );
     }
   }
-  if (s.namespaceManifest && !Object.hasOwn(s.templates, s.namespaceManifest)) {
+  if (!s.namespaceManifest) return;
+  if (!Object.hasOwn(s.templates, s.namespaceManifest)) {
     out.error(
       `NamespaceManifest ${JSON.stringify(s.namespaceManifest)} not found in /templates folder`,
       s.field.namespaceManifest,
     );
+    return;
   }
+  checkManifest(s.namespaceManifest);
 }

@@ -8,10 +8,10 @@ import type { PackageDefinition } from '../model.ts';
 import { Findings, type VerifyResult } from './findings.ts';
 import { checkParamStyle, type ParamCheck } from './param-checks.ts';
 import { checkParameters } from './parameters.ts';
-import { checkRendering } from './render.ts';
+import { checkNamespaceManifest, checkRendering, type RenderedObjects } from './render.ts';
 import { operatorVersionSubject, packageSubject, type VerifySubject } from './subject.ts';
 import { checkTasksAndPlans } from './tasks.ts';
-import { checkTemplates, templateUsages } from './templates.ts';
+import { checkNamespaces, checkTemplates, templateUsages } from './templates.ts';
 import { checkVersions } from './versions.ts';
 
 export interface VerifyOptions {
@@ -19,6 +19,8 @@ export interface VerifyOptions {
   readonly render?: boolean | undefined;
   /** `--param-checks`: optional style warnings. */
   readonly paramChecks?: ReadonlySet<ParamCheck> | undefined;
+  /** Told the objects each template rendered to (with placeholder values), when it did. */
+  readonly onRendered?: RenderedObjects | undefined;
 }
 
 function run(subject: VerifySubject, options: VerifyOptions): VerifyResult {
@@ -28,7 +30,12 @@ function run(subject: VerifySubject, options: VerifyOptions): VerifyResult {
   checkTasksAndPlans(subject, out);
   const usages = templateUsages(subject);
   checkTemplates(subject, usages, out);
-  if (options.render ?? true) checkRendering(subject, usages, out);
+  const rendering = options.render ?? true;
+  const rendered = rendering ? checkRendering(subject, usages, out, options.onRendered) : undefined;
+  checkNamespaces(subject, out, (name) => {
+    const text = rendered?.get(name);
+    if (text !== undefined) checkNamespaceManifest(name, text, subject, out);
+  });
   if (options.paramChecks && options.paramChecks.size > 0)
     checkParamStyle(subject, options.paramChecks, out);
   return out.result();

@@ -13,6 +13,11 @@
  * keeps no worker processes (each costs a Node runtime's memory). {@link warm} starts one
  * ahead of need and keeps the idle workers alive while its callers keep calling it.
  *
+ * Waiting jobs are served fairly between namespaces (fair-queue.ts): round-robin, and one
+ * namespace holds at most `maxWorkersPerNamespace` workers (all but one by default), so a
+ * namespace whose templates each run to their deadline cannot make the others wait for all
+ * of its backlog.
+ *
  * See examples/api/kudo.ts.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -32,6 +37,7 @@ import {
 import { ParameterValueError } from '../variables.ts';
 import { RenderLimitError, RenderPoolBusyError, RenderPoolStoppedError } from './errors.ts';
 import { READY, type WorkerFailure, type WorkerReply, type WorkerRequest } from './protocol.ts';
+import { FairQueue } from './fair-queue.ts';
 import { RenderPoolMetrics } from './metrics.ts';
 import { cpuTimeMs } from './cpu-time.ts';
 import { LOADER_OVERHEAD_MB, spawnRenderWorker } from './spawn.ts';
@@ -74,6 +80,13 @@ export interface RenderPoolOptions {
   readonly niceness?: number;
   /** Jobs that may wait for a worker; beyond that {@link RenderPoolBusyError}. Default 256. */
   readonly maxQueued?: number;
+  /**
+   * Workers the jobs of one namespace may hold at once. Default `size` − 1 (at least 1): with
+   * two or more workers one is always left for the other namespaces.
+   */
+  readonly maxWorkersPerNamespace?: number;
+  /** Jobs one namespace may have waiting; beyond that {@link RenderPoolBusyError}. Default a quarter of `maxQueued`. */
+  readonly maxQueuedPerNamespace?: number;
   /** Time a new worker may take to load its modules. Default 60 s. */
   readonly startTimeoutMs?: number;
   readonly logger: Logger;
@@ -104,6 +117,8 @@ export class RenderWorkerStartError extends Error {
 
 interface Pending {
   readonly request: WorkerRequest;
+  /** Whose job it is, for fairness: the namespace of the Instance or OperatorVersion ('' for none). */
+  readonly tenant: string;
   /** `template <name>` or `parameter value`, for errors and logs. */
   readonly subject: string;
   /** Wall-clock time the job may take once a worker has it. */
@@ -141,7 +156,7 @@ function positive(name: string, value: number): number {
 
 export class RenderPool implements Renderer {
   private readonly slots = new Set<Slot>();
-  private readonly queue: Pending[] = [];
+  private readonly queue: FairQueue<Pending>;
   private readonly maxQueued: number;
   private readonly startTimeoutMs: number;
   private readonly idleMs: number;
@@ -163,6 +178,16 @@ export class RenderPool implements Renderer {
     positive('deadlineMs', options.deadlineMs);
     positive('maxHeapMb', options.maxHeapMb);
     this.maxQueued = positive('maxQueued', options.maxQueued ?? 256);
+    this.queue = new FairQueue({
+      maxHeldPerTenant: positive(
+        'maxWorkersPerNamespace',
+        options.maxWorkersPerNamespace ?? Math.max(1, options.size - 1),
+      ),
+      maxQueuedPerTenant: positive(
+        'maxQueuedPerNamespace',
+        options.maxQueuedPerNamespace ?? Math.max(1, Math.floor(this.maxQueued / 4)),
+      ),
+    });
     this.startTimeoutMs = positive('startTimeoutMs', options.startTimeoutMs ?? 60_000);
     this.idleMs = positive('idleMs', options.idleMs ?? 30_000);
     this.wallLimitMs = positive(
@@ -208,8 +233,7 @@ export class RenderPool implements Renderer {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping = true;
-      for (const pending of this.queue.splice(0))
-        this.settle(pending, new RenderPoolStoppedError());
+      for (const pending of this.queue.drain()) this.settle(pending, new RenderPoolStoppedError());
       const exits: Promise<void>[] = [];
       for (const slot of [...this.slots]) {
         // Referenced again while we wait for it: an unreferenced child's exit alone would
@@ -257,7 +281,7 @@ export class RenderPool implements Renderer {
   async render(job: RenderJob, signal?: AbortSignal): Promise<RenderOutput> {
     const reply = await this.submit(
       { id: this.nextId++, kind: 'render', job },
-      `template ${job.template}`,
+      { subject: `template ${job.template}`, tenant: job.scalars.Namespace },
       signal,
     );
     if (reply.kind === 'render') return reply.output;
@@ -276,9 +300,12 @@ export class RenderPool implements Renderer {
     if (only) return [await this.render(only, signal)];
     const reply = await this.submit(
       { id: this.nextId++, kind: 'renderAll', batch },
-      `templates ${templatesSubject(batch)}`,
+      {
+        subject: `templates ${templatesSubject(batch)}`,
+        tenant: batch.scalars.Namespace,
+        deadlineMs: this.options.deadlineMs * batch.templates.length,
+      },
       signal,
-      this.options.deadlineMs * batch.templates.length,
     );
     if (reply.kind === 'renderAll') return reply.outputs;
     if (reply.kind === 'failed') throw rebuild(reply.failure);
@@ -289,7 +316,7 @@ export class RenderPool implements Renderer {
   async decode(raw: string, type: 'array' | 'map', signal?: AbortSignal): Promise<DecodeOutcome> {
     const reply = await this.submit(
       { id: this.nextId++, kind: 'decode', raw, type },
-      'parameter value',
+      { subject: 'parameter value', tenant: '' },
       signal,
     );
     if (reply.kind === 'decode') return reply.outcome;
@@ -313,7 +340,7 @@ export class RenderPool implements Renderer {
         operatorVersion,
         ...(namespaceManifest !== undefined ? { namespaceManifest } : {}),
       },
-      'package verification',
+      { subject: 'package verification', tenant: operatorVersion.metadata.namespace ?? '' },
       signal,
     );
     if (reply.kind === 'verify') return reply.result;
@@ -323,20 +350,20 @@ export class RenderPool implements Renderer {
 
   private submit(
     request: WorkerRequest,
-    subject: string,
+    job: { readonly subject: string; readonly tenant: string; readonly deadlineMs?: number },
     signal: AbortSignal | undefined,
-    deadlineMs: number = this.options.deadlineMs,
   ): Promise<WorkerReply> {
     if (this.stopping) return Promise.reject(new RenderPoolStoppedError());
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    if (this.queue.length >= this.maxQueued) {
-      return Promise.reject(new RenderPoolBusyError(this.queue.length));
+    if (this.queue.size >= this.maxQueued) {
+      return Promise.reject(new RenderPoolBusyError(this.queue.size));
     }
     return new Promise<WorkerReply>((resolve, reject) => {
       const pending: Pending = {
         request,
-        subject,
-        deadlineMs,
+        subject: job.subject,
+        tenant: job.tenant,
+        deadlineMs: job.deadlineMs ?? this.options.deadlineMs,
         resolve,
         reject,
         signal,
@@ -346,23 +373,30 @@ export class RenderPool implements Renderer {
         pending.onAbort = (): void => this.abort(pending);
         signal.addEventListener('abort', pending.onAbort, { once: true });
       }
-      this.queue.push(pending);
+      if (!this.queue.push(pending.tenant, pending)) {
+        this.settle(pending, new RenderPoolBusyError(this.queue.waiting(pending.tenant)));
+        return;
+      }
       this.dispatch();
     });
   }
 
-  /** Hands waiting jobs to idle workers, starting workers up to the pool size. */
+  /**
+   * Hands waiting jobs to idle workers in the fair queue's order, starting workers up to the
+   * pool size for the jobs that may run now (a namespace at its cap waits for its own jobs).
+   */
   private dispatch(): void {
     this.counted();
     if (this.stopping) return;
-    while (this.queue.length > 0) {
+    while (this.queue.runnable > 0) {
       const idle = [...this.slots].find((s) => s.ready && !s.job);
-      if (idle) {
-        this.run(idle, this.queue.shift() as Pending);
+      const next = idle ? this.queue.take() : undefined;
+      if (idle && next) {
+        this.run(idle, next.job);
         continue;
       }
       const starting = [...this.slots].filter((s) => !s.ready).length;
-      if (this.slots.size < this.options.size && starting < this.queue.length) {
+      if (this.slots.size < this.options.size && starting < this.queue.runnable) {
         this.spawn();
         continue;
       }
@@ -581,9 +615,7 @@ export class RenderPool implements Renderer {
   /** A job's signal aborted: drop it from the queue, or stop the worker running it. */
   private abort(pending: Pending): void {
     const reason = (pending.signal?.reason as Error | undefined) ?? new Error('aborted');
-    const i = this.queue.indexOf(pending);
-    if (i >= 0) {
-      this.queue.splice(i, 1);
+    if (this.queue.remove(pending.tenant, pending)) {
       this.settle(pending, reason);
       return;
     }
@@ -612,6 +644,7 @@ export class RenderPool implements Renderer {
     }
     const job = slot.job;
     slot.job = undefined;
+    if (job) this.queue.release(job.tenant);
     if (terminate) {
       this.slots.delete(slot);
       slot.worker.kill('SIGKILL');
@@ -627,7 +660,7 @@ export class RenderPool implements Renderer {
     const err = new RenderWorkerStartError(`a ${this.options.name} worker ${why}`);
     this.options.logger.error({ pool: this.options.name, err }, 'render worker failed to start');
     // Not the jobs' fault: fail them as retryable rather than start workers in a loop.
-    for (const pending of this.queue.splice(0)) this.settle(pending, err);
+    for (const pending of this.queue.drain()) this.settle(pending, err);
     this.warmed();
   }
 

@@ -33,6 +33,13 @@ const fromSources = here.endsWith('.ts');
  */
 export const LOADER_OVERHEAD_MB = fromSources ? 96 : 0;
 
+/**
+ * V8's young-generation semi-space of a worker, MiB. New space is three of them, resident
+ * while a render allocates: 2 MiB keeps a heavy render (2,000 objects from one template) at
+ * ~74 MiB peak where 16 MiB took ~108 MiB, for ~7 % more CPU (bench/README.md, "Lean").
+ */
+export const WORKER_SEMI_SPACE_MB = 2;
+
 export interface WorkerLimits {
   /** V8 old-generation heap (`--max-old-space-size`). */
   readonly maxHeapMb: number;
@@ -62,7 +69,7 @@ function forkWorker(limits: WorkerLimits, name: string): ChildProcess {
     execArgv: [
       ...loader,
       `--max-old-space-size=${limits.maxHeapMb}`,
-      `--max-semi-space-size=${Math.max(1, Math.min(16, Math.floor(limits.maxHeapMb / 16)))}`,
+      `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`,
     ],
     serialization: 'advanced',
     // stderr is kept: V8 explains there why a worker died ("heap out of memory").

@@ -4,7 +4,6 @@
  * fails here is a failure of the job (the pool enforces deadline and memory from outside).
  * It exits when its parent goes away (the IPC channel closes).
  */
-import { verifyOperatorVersion } from '../../package/verify/verify.ts';
 import { Unparsable, convert } from '../../params/index.ts';
 import { ParameterValueError } from '../variables.ts';
 import { RenderError, TemplateCache, jobsOf, renderJob } from '../templates.ts';
@@ -38,7 +37,21 @@ function failure(err: unknown, template: string): WorkerFailure {
   return { kind: 'render', template, detail: err instanceof Error ? err.message : String(err) };
 }
 
-function handle(request: WorkerRequest): WorkerReply {
+/**
+ * `package verify`, loaded by the first verify job: most workers render and never verify
+ * (bounded packages verify on the main thread), and its modules cost ~2 MiB resident.
+ */
+async function verify(request: Extract<WorkerRequest, { kind: 'verify' }>): Promise<WorkerReply> {
+  const { verifyOperatorVersion } = await import('../../package/verify/verify.ts');
+  // With rendering: templates run with placeholder values, here where the pool's deadline and
+  // heap limit bound them.
+  const result = verifyOperatorVersion(request.operatorVersion, {
+    namespaceManifest: request.namespaceManifest,
+  });
+  return { id: request.id, kind: 'verify', result };
+}
+
+function handle(request: Exclude<WorkerRequest, { kind: 'verify' }>): WorkerReply {
   if (request.kind === 'decode') {
     const value = decode(request.raw, request.type);
     return {
@@ -46,14 +59,6 @@ function handle(request: WorkerRequest): WorkerReply {
       kind: 'decode',
       outcome: value instanceof Unparsable ? { problem: value.reason } : { value },
     };
-  }
-  if (request.kind === 'verify') {
-    // `package verify` with rendering: templates run with placeholder values, here where the
-    // pool's deadline and heap limit bound them.
-    const result = verifyOperatorVersion(request.operatorVersion, {
-      namespaceManifest: request.namespaceManifest,
-    });
-    return { id: request.id, kind: 'verify', result };
   }
   if (request.kind === 'renderAll') {
     const outputs = [];
@@ -73,10 +78,12 @@ function handle(request: WorkerRequest): WorkerReply {
   }
 }
 
-process.on('message', (request: WorkerRequest) => {
+process.on('message', (request: WorkerRequest) => void answer(request));
+
+async function answer(request: WorkerRequest): Promise<void> {
   let reply: WorkerReply;
   try {
-    reply = handle(request);
+    reply = request.kind === 'verify' ? await verify(request) : handle(request);
   } catch (err) {
     reply = {
       id: request.id,
@@ -94,5 +101,6 @@ process.on('message', (request: WorkerRequest) => {
     };
   }
   send(reply);
-});
+}
+
 send(READY);

@@ -1,5 +1,5 @@
 /**
- * KUDO's `kudo.dev/dependencies-hash` (../shared/spec/tasks-pipe-and-dependencies.md): the
+ * KUDO's `kudo.dev/dependencies-hash` (docs/packages.md "Pipe and KudoOperator tasks"): the
  * ConfigMaps and Secrets a pod template mounts or pulls images with, each reduced to a
  * 16-byte MD5 digest of a cleaned copy serialised as go-yaml v2 writes it, and the hash of
  * their concatenation in a fixed order. A changed ConfigMap thus changes the pod template,
@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApplyObject } from '../../../kube/index.ts';
-import { goYamlMarshal, type GoYamlValue } from './go-yaml.ts';
+import { goYamlMarshal, type GoYamlValue } from '../../../gotemplate/index.ts';
 
 export const ANNOTATION_DEPENDENCIES_HASH = 'kudo.dev/dependencies-hash';
 /** On a ConfigMap/Secret: leave it out of the hash (its digest counts as zeros). */

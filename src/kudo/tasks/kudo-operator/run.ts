@@ -1,15 +1,19 @@
 /**
- * The KudoOperator task (../shared/spec/tasks-pipe-and-dependencies.md "KudoOperator task"):
+ * The KudoOperator task (docs/packages.md "Pipe and KudoOperator tasks"):
  * create the child Instance, or merge-patch its OperatorVersion and parameters (keys added or
- * overwritten, never removed; labels and owners untouched), then wait for the child's plan.
+ * overwritten, never removed; labels and owners untouched) — only an Instance whose owner
+ * reference proves it is this Instance's child: any other is left alone, unrecorded, and the
+ * step fails naming it — then wait for the child's plan.
  * The child is in the parent's inventory (recorded before it is created), so deleting the
  * parent deletes it — and waits for its own cleanup. A child plan that fails fails the
  * parent's step; API errors and webhook denials are retried.
  */
-import { ApiError } from '../../../kube/index.ts';
+import { ApiError, namespacedName, type ApplyObject } from '../../../kube/index.ts';
 import { KUDO_GROUP, KUDO_VERSION, type Instance, type Task } from '../../api/types.ts';
 import { entryOf } from '../../inventory/index.ts';
+import { ownedByInstance } from '../../render/index.ts';
 import { renderParameterFile } from '../objects.ts';
+import { previousOwner } from '../ownership.ts';
 import {
   FatalTaskError,
   TransientTaskError,
@@ -55,6 +59,17 @@ async function createOrPatch(
         body: desired,
         signal: ctx.signal,
       });
+    }
+    // instanceName is the package's choice: it may name an Instance that is not this one's
+    // child (another tenant's in this namespace). Only a child proves it: its owner reference
+    // carries this Instance's uid. Anything else is not patched, not recorded, not deleted.
+    const found = live as ApplyObject;
+    if (!ownedByInstance(found, ctx.instance)) {
+      throw new FatalTaskError(
+        task,
+        `child Instance ${target.namespace}/${target.name} exists and is not a child of Instance ${namespacedName(ctx.instance.metadata)} (owner: ${previousOwner(found)}); it was left as it is. Choose another instanceName in the KudoOperator task, or delete that Instance`,
+        { object: `Instance ${target.namespace}/${target.name}` },
+      );
     }
     await ctx.inventory.record([entry]);
     const patch = childPatch(live, target, parameters);

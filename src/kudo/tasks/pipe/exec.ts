@@ -7,8 +7,8 @@
  * container), connection lost, no status — is an {@link ExecConnectionError}.
  */
 import { PassThrough, Writable } from 'node:stream';
-import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
-import { WebSocketHandler } from '@kubernetes/client-node/dist/web-socket-handler.js';
+import type { Exec, V1Status } from '@kubernetes/client-node';
+import { clientNodeKubeConfig, loadClientNode, type KubeConfig } from '../../../kube/index.ts';
 
 export interface ExecRequest {
   readonly namespace: string;
@@ -90,7 +90,31 @@ function connectionProblem(err: unknown): string {
 export class WebSocketPodExec implements PodExec {
   constructor(private readonly kubeConfig: KubeConfig) {}
 
-  run(request: ExecRequest): Promise<ExecResult> {
+  /**
+   * client-node's Exec, loaded by the first Pipe task: its module brings client-node's whole
+   * generated API, which a manager without Pipe tasks never needs (src/kube/kubeconfig.ts).
+   */
+  async run(request: ExecRequest): Promise<ExecResult> {
+    const clientNode = await loadClientNode();
+    // Loaded by client-node's index (its Exec uses it), so no second set of modules.
+    const { WebSocketHandler } = await import('@kubernetes/client-node/dist/web-socket-handler.js');
+    const kubeConfig = await clientNodeKubeConfig(this.kubeConfig);
+    return this.session(request, (stdout, stderr) => {
+      // Our own streams for the handler too: its defaults are the process's stdio, which a
+      // close-stream frame from the server would end.
+      const handler = new WebSocketHandler(kubeConfig, undefined, {
+        stdin: new PassThrough(),
+        stdout,
+        stderr,
+      });
+      return new clientNode.Exec(kubeConfig, handler);
+    });
+  }
+
+  private session(
+    request: ExecRequest,
+    exec: (stdout: Writable, stderr: Writable) => Exec,
+  ): Promise<ExecResult> {
     const chunks: Buffer[] = [];
     let bytes = 0;
     let stderr = '';
@@ -140,14 +164,7 @@ export class WebSocketPodExec implements PodExec {
       const onAbort = (): void => finish(() => reject(request.signal.reason as Error));
       if (request.signal.aborted) return onAbort();
       request.signal.addEventListener('abort', onAbort, { once: true });
-      // Our own streams for the handler too: its defaults are the process's stdio, which a
-      // close-stream frame from the server would end.
-      const handler = new WebSocketHandler(this.kubeConfig, undefined, {
-        stdin: new PassThrough(),
-        stdout,
-        stderr: errors,
-      });
-      new Exec(this.kubeConfig, handler)
+      exec(stdout, errors)
         .exec(
           request.namespace,
           request.pod,

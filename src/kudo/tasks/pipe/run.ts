@@ -1,5 +1,5 @@
 /**
- * The Pipe task (../shared/spec/tasks-pipe-and-dependencies.md "Pipe task"): render the
+ * The Pipe task (docs/packages.md "Pipe and KudoOperator tasks"): render the
  * package's pod template, check it, create the pipe pod (waiting first for a pod of an earlier
  * run to be gone), wait until its init container has produced the files and the waiter runs,
  * copy each file out through `pods/exec`, and write the Secrets/ConfigMaps. Done when they
@@ -11,10 +11,11 @@ import { describeObject, type ApplyObject } from '../../../kube/index.ts';
 import type { Task } from '../../api/types.ts';
 import { entryOf } from '../../inventory/index.ts';
 import { pipeArtifactName, pipePodName, type PipeCoordinates } from '../../package/pipes.ts';
-import { ANNOTATION_PLAN_UID } from '../../render/index.ts';
+import { ANNOTATION_PLAN_UID, ownedByInstance } from '../../render/index.ts';
 import { applyObjects } from '../apply.ts';
 import { classify } from '../classify.ts';
 import { decorateAll, renderTask } from '../objects.ts';
+import { previousOwner } from '../ownership.ts';
 import {
   FatalTaskError,
   TransientTaskError,
@@ -99,6 +100,15 @@ async function ensurePod(
         waiting: `pipe pod ${describeObject(desired)} of an earlier run is being deleted; waiting until it is gone`,
       };
     }
+    if (live && !ownedByInstance(live, ctx.instance)) {
+      // Pipe pod names keep only letters and digits of the Instance's name (KUDO's naming), so
+      // Instances `my-app` and `myapp` share them: never delete or use the other one's pod.
+      throw new TransientTaskError(
+        task,
+        `pipe pod ${describeObject(desired)} exists and is not this Instance's (owner: ${previousOwner(live)}); pipe pod names keep only the letters and digits of the Instance's name, so another Instance's pipe step may be using it. Retrying until it is gone; rename one of the Instances to run both at once`,
+        { object: describeObject(desired) },
+      );
+    }
     const run = ctx.at.planUid ?? '';
     if (live && live.metadata?.annotations?.[ANNOTATION_PLAN_UID] !== run) {
       await ctx.ssa.remove(desired, ctx.signal);
@@ -169,6 +179,10 @@ export async function runPipe(task: Task, ctx: TaskContext): Promise<TaskOutcome
     task.name,
     artifacts.map((object) => ({ template: spec.pod, object })),
     ctx,
+    {
+      neverTakeOver:
+        "pipe artifact names keep only the letters and digits of the Instance's name, so it may be another Instance's; it was left as it is. Rename one of the Instances",
+    },
   );
   return outcome.done ? { done: true } : outcome;
 }

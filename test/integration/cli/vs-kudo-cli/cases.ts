@@ -84,6 +84,32 @@ const VARIANTS: Record<string, { readonly base: string; readonly edits: readonly
     base: 'first-operator',
     edits: [(dir) => rmSync(join(dir, 'templates', 'deployment.yaml'))],
   },
+  // An array and a map parameter without a default: KUDO stored `null` and a line break.
+  'nil-collection-defaults': {
+    base: 'first-operator',
+    edits: [
+      edit(
+        'params.yaml',
+        (t) =>
+          `${t}  - name: hosts\n    type: array\n  - name: labels\n    type: map\n    description: no default either\n`,
+      ),
+    ],
+  },
+  // One error of each of three checks KUDO runs in this order: the render, `kind: Namespace`
+  // outside a namespace manifest, the namespace manifest named in operator.yaml.
+  'verify-order': {
+    base: 'first-operator',
+    edits: [
+      edit('operator.yaml', (t) => `${t.trimEnd()}\nnamespaceManifest: ns.yaml\n`),
+      (dir) => writeFileSync(join(dir, 'templates', 'broken.yaml'), '{{ fail "boom" }}\n'),
+      // A second document in a template a task uses (KUDO lists unreferenced templates in Go's
+      // random map order: only one may be unreferenced here).
+      edit(
+        'templates/deployment.yaml',
+        (t) => `${t.trimEnd()}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: extra\n`,
+      ),
+    ],
+  },
   'no-plans-no-tasks': {
     base: 'first-operator',
     edits: [edit('operator.yaml', (t) => t.replace(/^tasks:[\s\S]*$/m, 'tasks: []\nplans: {}\n'))],

@@ -46,6 +46,7 @@ describe("KUDO's test cases through the Instance webhook", () => {
       });
       if (res.code !== 0 && !res.stderr.includes('AlreadyExists')) throw new Error(res.stderr);
     }
+    // The default (kudo) posture uses another namespace's OperatorVersion, as KUDO did.
     webhook = await startInstanceWebhook({ namespaces: [ns] });
     await waitFor('instance webhook active', async () => {
       const r = await kubectl(['create', '--dry-run=server', '-n', ns, '-f', '-'], {

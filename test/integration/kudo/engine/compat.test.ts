@@ -136,7 +136,12 @@ describe('KUDO compatibility of rendering and applying (bare control plane)', ()
       'kudo.dev/instance': 'labels',
       'kudo.dev/operator': 'labels-op',
     };
-    expect(sts.metadata?.labels).toEqual(owner);
+    // KUDO's three owner labels, and Planwright's proof of ownership (the Instance's uid; never
+    // on pod templates or claim templates, whose change would roll pods or be refused).
+    expect(sts.metadata?.labels).toEqual({
+      ...owner,
+      'planwright.dev/instance-uid': instance?.metadata.uid ?? 'missing',
+    });
     expect(sts.metadata?.annotations).toMatchObject({
       'kudo.dev/plan': 'deploy',
       'kudo.dev/phase': 'main',

@@ -26,7 +26,7 @@ import { waitFor } from '../../../support/wait.ts';
 import { renderWorkers, treeRss, WebhookProbe } from '../../../support/planwright-probe.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
 import { WALL_LIMIT_FACTOR } from '../../../../src/kudo/render/pool/pool.ts';
-import { WORKER_OVERHEAD_MB } from '../../../../src/kudo/render/memory-budget.ts';
+import { WORKER_OVERHEAD_MB, memoryNeededMb } from '../../../../src/kudo/render/memory-budget.ts';
 import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 
 /** Render limits for the test: a short deadline keeps it quick. */
@@ -55,11 +55,12 @@ const DEADLINE = `did not finish within (${RENDER.deadlineMs} ms \\(the render d
  */
 const OUT_OF_MEMORY = `ran out of memory(: used \\d+ MiB( and was growing by \\d+ MiB between two reads)?)? \\(the limit is ${RENDER.maxHeapMb} MiB (of heap and ${RENDER.maxHeapMb + WORKER_OVERHEAD_MB} MiB in all )?per render worker\\)`;
 /**
- * Stated bound on resident memory of Planwright and its worker processes: the main process
- * (~200 MiB) + 2 render workers and 1 admission
- * worker, each bounded by its heap limit plus the runtime (~100 MiB).
+ * Stated bound on resident memory of Planwright and its worker processes: what the
+ * Deployment's limit counts for these flags (docs/limits.md) — the main process, the admission
+ * worker and 2 render workers, each worker at most its heap limit plus the runtime (the render
+ * pool kills one past it).
  */
-const RSS_BOUND = 200 * 2 ** 20 + 2 * (128 + 100) * 2 ** 20 + (128 + 100) * 2 ** 20;
+const RSS_BOUND = memoryNeededMb(RENDER.workers, RENDER.maxHeapMb) * 2 ** 20;
 
 const GROUP = { group: 'kudo.dev', version: 'v1beta1' } as const;
 

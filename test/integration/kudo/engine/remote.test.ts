@@ -226,6 +226,9 @@ describe('Instances in a target cluster (two control planes)', () => {
     planwright = await startPlanwrightCli({
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [ns, localNs],
+      // The target control plane listens on loopback, which kubeconfigs may name only where
+      // the administrator allows it (docs/security.md, "Target servers").
+      args: ['--allow-target-server', '127.0.0.1'],
     });
   }, 180_000);
 

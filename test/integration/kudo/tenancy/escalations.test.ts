@@ -27,6 +27,7 @@ import {
   serialPlan,
 } from '../../../support/kudo-objects.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
+import { grantTenant as grantRole } from '../../../support/tenant.ts';
 import { waitFor } from '../../../support/wait.ts';
 
 type Json = Record<string, unknown>;
@@ -45,27 +46,11 @@ let lureRequests = 0;
 let lureUrl = '';
 
 /** A Role of everything a tenant writes: kudo.dev objects, ConfigMaps, Secrets. */
-async function grantTenant(namespace: string, user: string): Promise<void> {
-  await admin.request({
-    method: 'POST',
-    path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles`,
-    body: {
-      metadata: { name: 'tenant' },
-      rules: [
-        { apiGroups: ['kudo.dev'], resources: ['*'], verbs: ['*'] },
-        { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['*'] },
-      ],
-    },
-  });
-  await admin.request({
-    method: 'POST',
-    path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`,
-    body: {
-      metadata: { name: 'tenant' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
-    },
-  });
+function grantTenant(namespace: string, user: string): Promise<void> {
+  return grantRole(admin, namespace, user, [
+    { apiGroups: ['kudo.dev'], resources: ['*'], verbs: ['*'] },
+    { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['*'] },
+  ]);
 }
 
 async function create(path: string, body: Json): Promise<void> {
@@ -437,25 +422,26 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
       (await events(a)).find((e) => e.reason === 'DeleteSkipped'),
     );
     expect(warned.message).toContain(
-      `ConfigMap ${a}/undeletable does not belong to Instance ${a}/delete-a`,
+      `task remove: ConfigMap ${a}/undeletable does not carry the owner reference or planwright.dev/instance-uid label of Instance ${a}/delete-a`,
     );
   });
 
-  it('an OperatorVersion of another namespace: FATAL_ERROR naming the allowance', async () => {
+  it('an OperatorVersion of another namespace: refused at admission naming the allowance', async () => {
     await createKudoObject(
       admin,
       b,
       'operatorversions',
       applyStepsOperatorVersion('foreign', { 'cm.yaml': configMap('foreign', '') }),
     );
-    await createKudoObject(tenant, a, 'instances', {
+    const err = await createKudoObject(tenant, a, 'instances', {
       ...instanceObject('foreign', 'foreign', { namespace: a }),
       spec: { operatorVersion: { name: 'foreign', namespace: b } },
-    });
-    const result = await outcome(a, 'foreign');
-    expect(result.status).toBe('FATAL_ERROR');
-    expect(result.text).toContain(`uses an OperatorVersion of namespace ${b}`);
-    expect(result.text).toContain(`--allow-operator-version ${a}=${b}`);
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).message).toContain(
+      `Error getting operatorVersion foreign for instance ${a}/foreign: OperatorVersion ${b}/foreign is in another namespace`,
+    );
+    expect((err as ApiError).message).toContain(`--allow-operator-version ${a}=${b}`);
   });
 
   it('a deliberate adoption: the owner annotated the object for this Instance', async () => {

@@ -9,6 +9,7 @@ import {
 } from '../../../../src/kudo/admission/index.ts';
 import type { Instance, PlanExecution } from '../../../../src/kudo/api/index.ts';
 import { MAX_INLINE_DECODE_CHARS, ParameterValidator } from '../../../../src/kudo/params/index.ts';
+import type { TenancyPolicy } from '../../../../src/kudo/tasks/index.ts';
 import type { AdmissionRequest } from '../../../../src/server/index.ts';
 import { edit, idle, inProgress, instance, ov, ov2, typedOv } from '../fixtures.ts';
 
@@ -56,12 +57,18 @@ const context = {
   isLevelEnabled: (level: Level): boolean => silent.isLevelEnabled(level),
 };
 
-function handler(operatorVersions: OperatorVersionSource): ReturnType<typeof instanceMutator> {
+const MULTI_TENANT: TenancyPolicy = { posture: 'multi-tenant' };
+
+function handler(
+  operatorVersions: OperatorVersionSource,
+  tenancy?: TenancyPolicy,
+): ReturnType<typeof instanceMutator> {
   return instanceMutator({
     operatorVersions,
     validator: new ParameterValidator({ maxCachedOperatorVersions: 4 }),
     controllerUsers: new Set(),
     newUid: () => 'uid-new',
+    ...(tenancy ? { tenancy } : {}),
   });
 }
 
@@ -139,6 +146,50 @@ describe('instanceMutator', () => {
     expect(result.status.code).toBe(422);
     expect(result.status.reason).toBe('Invalid');
     expect(result.status.details?.causes.map((c) => c.field)).toEqual(['spec.parameters.bar']);
+  });
+
+  it('multi-tenant: refuses an OperatorVersion of another namespace without an allowance, before reading it', async () => {
+    const ovs = source();
+    const foreign = edit(
+      idle,
+      (i) => (i.spec!.operatorVersion = { name: 'x', namespace: 'shared' }),
+    );
+    for (const [operation, old] of [
+      ['CREATE', null],
+      ['UPDATE', idle],
+    ] as const) {
+      const result = await handler(ovs, MULTI_TENANT)(request(operation, foreign, old), context);
+      expect(result.kind).toBe('deny');
+      if (result.kind !== 'deny') return;
+      expect(result.status.code).toBe(422);
+      expect(result.status.message).toMatch(
+        /^InstanceController: Error getting operatorVersion x for instance test\/test: OperatorVersion shared\/x is in another namespace/,
+      );
+      expect(result.status.message).toContain('--allow-operator-version test=shared');
+      expect(result.status.details?.causes.map((c) => c.field)).toEqual([
+        'spec.operatorVersion.namespace',
+      ]);
+    }
+    expect(ovs.asked).toEqual([]);
+    // Allowed by the administrator: looked up as any other.
+    const allowing = instanceMutator({
+      operatorVersions: ovs,
+      validator: new ParameterValidator({ maxCachedOperatorVersions: 4 }),
+      controllerUsers: new Set(),
+      newUid: () => 'uid-new',
+      tenancy: { ...MULTI_TENANT, operatorVersions: [{ from: 'test', to: 'shared' }] },
+    });
+    await allowing(request('CREATE', foreign), context);
+    expect(ovs.asked).toEqual(['shared/x']);
+    // The kudo posture uses it as KUDO did.
+    const kudo = source();
+    await handler(kudo)(request('CREATE', foreign), context);
+    expect(kudo.asked).toEqual(['shared/x']);
+    // A stored reference that stays as it is passes (metadata writes must: finalizers).
+    const stored = edit(foreign, (i) => (i.metadata.labels = { touched: 'yes' }));
+    expect(
+      (await handler(source(), MULTI_TENANT)(request('UPDATE', stored, foreign), context)).kind,
+    ).not.toBe('deny');
   });
 
   it('an upgrade looks up both OperatorVersions', async () => {

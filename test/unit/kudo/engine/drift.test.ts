@@ -110,7 +110,7 @@ describe('DriftKeeper memory', () => {
       metadata: {
         name: 'c',
         namespace: 'ns',
-        labels: { app: 'c' },
+        labels: { app: 'c', 'planwright.dev/instance-uid': 'u-i' },
         annotations: { 'kudo.dev/plan': 'deploy' },
       },
     };
@@ -130,7 +130,7 @@ describe('DriftKeeper memory', () => {
     } as unknown as Target;
     const events: string[] = [];
     const input = (live: ApplyObject): DriftCheckInput => ({
-      instance: { metadata: { name: 'i', namespace: 'ns' } },
+      instance: { metadata: { name: 'i', namespace: 'ns', uid: 'u-i' } },
       mode: 'correct',
       entries: [entryOf(applied)],
       target,
@@ -148,5 +148,17 @@ describe('DriftKeeper memory', () => {
     ]);
     expect(await keeper.check(input(sent[0] as ApplyObject))).toEqual([]);
     expect(keeper.shapeCount).toBe(1);
+    // Taken over since (no longer carrying this Instance's uid): reported, never re-applied.
+    const taken = structuredClone(edited);
+    taken.metadata = { ...taken.metadata, labels: { app: 'c' } };
+    events.length = 0;
+    const left = await keeper.check(input(taken));
+    expect(left.map((f) => f.corrected)).toEqual([false]);
+    expect(sent).toHaveLength(1);
+    expect(events).toEqual([
+      expect.stringMatching(
+        /^DriftNotCorrected: ConfigMap ns\/c differs from what Planwright applied \(.*\) and no longer carries the owner reference or planwright.dev\/instance-uid label of Instance ns\/i/,
+      ),
+    ]);
   });
 });

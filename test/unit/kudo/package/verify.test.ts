@@ -100,10 +100,11 @@ const BROKEN_TABLE: Record<string, [string[], string[]]> = {
       'template "missing.yaml" required by app but is not defined',
       'template "missing-pod.yaml" required by pipe but is not defined',
       'template "missing-params.yaml" required by child but is not defined',
-      `template "namespace.yaml" contains 'kind: Namespace' not allowed unless specified as 'NamespaceManifest'`,
       'error rendering template: template: deployment.yaml:4:23: executing "deployment.yaml" at <.Foo>: map has no entry for key "Foo"',
       "parsing rendered YAML from notyaml.yaml failed: Object 'Kind' is missing",
       'error rendering template: template: render.yaml:6:8: executing "render.yaml" at <fail "this template always fails">: error calling fail: this template always fails',
+      // After rendering, as KUDO's NamespaceVerifier runs last.
+      `template "namespace.yaml" contains 'kind: Namespace' not allowed unless specified as 'NamespaceManifest'`,
     ],
     ['template "unused.yaml" is not referenced from any task'],
   ],
@@ -279,16 +280,17 @@ describe('verifyOperatorVersion', () => {
         message: '"version" is required and must be semver',
         field: 'spec.version',
       },
-      {
-        severity: 'error',
-        message: `template "ns.yaml" contains 'kind: Namespace' not allowed unless specified as 'NamespaceManifest'`,
-        field: 'spec.templates[ns.yaml]',
-      },
+      // KUDO's order: rendering, then `kind: Namespace`.
       {
         severity: 'error',
         message:
           'error rendering template: template: bad.yaml:1:3: executing "bad.yaml" at <fail "no">: error calling fail: no',
         field: 'spec.templates[bad.yaml]',
+      },
+      {
+        severity: 'error',
+        message: `template "ns.yaml" contains 'kind: Namespace' not allowed unless specified as 'NamespaceManifest'`,
+        field: 'spec.templates[ns.yaml]',
       },
     ]);
     const staticOnly = verifyOperatorVersion(ov, { render: false, namespaceManifest: 'ns.yaml' });

@@ -5,7 +5,7 @@ import {
   RenderError,
   TemplateCache,
   decorate,
-  ownedByAnother,
+  ownedByInstance,
   renderObjects,
   templateParams,
   templateVariables,
@@ -73,13 +73,14 @@ describe('render', () => {
     );
   });
 
-  it('decorates: namespace default, owner labels, plan annotations, owner reference only in the Instance namespace', () => {
+  it('decorates: namespace default, owner labels and uid, plan annotations, owner reference only in the Instance namespace', () => {
     const cm = decorate({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, d);
     expect(cm.metadata?.namespace).toBe('ns1');
     expect(cm.metadata?.labels).toEqual({
       'kudo.dev/instance': 'inst',
       'kudo.dev/operator': 'op',
       heritage: 'kudo',
+      'planwright.dev/instance-uid': 'i1',
     });
     expect(cm.metadata?.annotations).toEqual({
       'kudo.dev/plan': 'deploy',
@@ -107,8 +108,22 @@ describe('render', () => {
       { ...d, namespaced: false },
     );
     expect(crd.metadata?.namespace).toBeUndefined();
-    expect(ownedByAnother(cm, instance)).toBe(false);
-    expect(ownedByAnother(cm, { metadata: { name: 'inst', namespace: 'ns2' } })).toBe(true);
+    // What proves ownership is the uid: the label where no owner reference can be.
+    expect(other.metadata?.labels?.['planwright.dev/instance-uid']).toBe('i1');
+    expect(crd.metadata?.labels?.['planwright.dev/instance-uid']).toBe('i1');
+    for (const obj of [cm, other, crd]) expect(ownedByInstance(obj, instance)).toBe(true);
+    const sameName = { metadata: { name: 'inst', namespace: 'ns1', uid: 'another-uid' } };
+    for (const obj of [cm, other, crd]) expect(ownedByInstance(obj, sameName)).toBe(false);
+    // A template cannot claim another Instance's uid: decorate writes its own.
+    const forged = decorate(
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'f', labels: { 'planwright.dev/instance-uid': 'victim' } },
+      },
+      { ...d, namespaced: false },
+    );
+    expect(forged.metadata?.labels?.['planwright.dev/instance-uid']).toBe('i1');
   });
 
   it('pod templates get the owner labels and the operator version, never plan/phase/step', () => {

@@ -5,10 +5,9 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ApplyObject } from '../../../../src/kube/apply.ts';
 import type { Instance } from '../../../../src/kudo/api/types.ts';
+import { adoption, deletionRefused } from '../../../../src/kudo/tasks/ownership.ts';
 import {
-  adoption,
   identityOf,
-  mayDelete,
   operatorVersionProblem,
   parseGrant,
   parseNamespace,
@@ -107,22 +106,40 @@ describe('placeObject', () => {
   });
 });
 
-describe('adoption and deletion', () => {
-  const mine = cm('team-a', { annotations: { 'planwright.dev/instance': 'team-a/app' } });
+describe('adoption and deletion: the live object proves ownership by uid', () => {
+  const byLabel = cm('team-a', { labels: { 'planwright.dev/instance-uid': 'u-1' } });
   const byRef = cm('team-a', {
     ownerReferences: [{ uid: 'u-1', controller: true, kind: 'Instance', name: 'app' }],
   });
-  const byKudoLabels = cm('team-a', { labels: { heritage: 'kudo', 'kudo.dev/instance': 'app' } });
+  // A child Instance's reference to its parent is not a controller reference: still proof.
+  const byPlainRef = cm('team-a', {
+    ownerReferences: [{ uid: 'u-1', kind: 'Instance', name: 'app' }],
+  });
+  // What a name says is no proof: the annotation or labels of an Instance of the same name
+  // (deleted and created again, or written by someone) do not carry this uid.
+  const byNameOnly = cm('team-a', {
+    annotations: { 'planwright.dev/instance': 'team-a/app' },
+    labels: { heritage: 'kudo', 'kudo.dev/instance': 'app' },
+  });
+  const previousIncarnation = cm('team-a', { labels: { 'planwright.dev/instance-uid': 'u-0' } });
   const another = cm('team-a', { annotations: { 'planwright.dev/instance': 'team-a/other' } });
   const admins = cm('team-a', {
     managedFields: [{ manager: 'kubectl-create', operation: 'Update' }],
   });
   const handed = cm('team-a', { annotations: { 'planwright.dev/adopt': 'team-a/app' } });
 
-  it('own objects need no adoption', () => {
-    for (const obj of [mine, byRef, byKudoLabels]) {
+  it('own objects need no adoption and may be deleted', () => {
+    for (const obj of [byLabel, byRef, byPlainRef]) {
       expect(adoption(multi, obj, instance).kind).toBe('none');
-      expect(mayDelete(multi, obj, instance)).toBe(true);
+      expect(deletionRefused('task t', obj, instance)).toBeUndefined();
+    }
+  });
+
+  it('names are not proof: neither adopted silently nor deleted', () => {
+    for (const obj of [byNameOnly, previousIncarnation]) {
+      expect(adoption(multi, obj, instance).kind).toBe('refuse');
+      expect(adoption(kudo, obj, instance).kind).toBe('warn');
+      expect(deletionRefused('task t', obj, instance)).toContain('left in place');
     }
   });
 
@@ -152,30 +169,42 @@ describe('adoption and deletion', () => {
     expect(adoption(multi, elsewhere, instance).kind).toBe('refuse');
   });
 
-  it('delete: kudo spares only other Instances’ objects; multi-tenant deletes only its own', () => {
-    expect(mayDelete(kudo, admins, instance)).toBe(true);
-    expect(mayDelete(kudo, another, instance)).toBe(false);
-    expect(mayDelete(multi, admins, instance)).toBe(false);
-    expect(mayDelete(multi, another, instance)).toBe(false);
-    expect(mayDelete(multi, handed, instance)).toBe(false);
+  it('delete, in both postures: only what proves it is this Instance’s, naming the owner', () => {
+    expect(deletionRefused('prune of task app', admins, instance)).toBe(
+      'prune of task app: ConfigMap team-a/x does not carry the owner reference or planwright.dev/instance-uid label of Instance team-a/app (owner: field manager kubectl-create); Planwright deletes only what it applied for this Instance, so it was left in place',
+    );
+    expect(deletionRefused('cleanup', another, instance)).toContain('owner: Instance team-a/other');
+    // A hand-over is for applies: it never makes an object deletable.
+    expect(deletionRefused('task t', handed, instance)).toBeDefined();
   });
 });
 
 describe('operatorVersionProblem', () => {
-  it('kudo and the own namespace: no problem', () => {
-    expect(operatorVersionProblem(kudo, instance, 'elsewhere')).toBeUndefined();
-    expect(operatorVersionProblem(multi, instance, 'team-a')).toBeUndefined();
+  it('the own namespace: no problem, in both postures', () => {
+    expect(operatorVersionProblem(kudo, instance, { namespace: 'team-a', name: 'op-1' })).toBe(
+      undefined,
+    );
+    expect(operatorVersionProblem(multi, instance, { namespace: 'team-a', name: 'op-1' })).toBe(
+      undefined,
+    );
   });
 
-  it('multi-tenant: another namespace needs an allowance', () => {
-    expect(operatorVersionProblem(multi, instance, 'shared')).toContain(
-      '--allow-operator-version team-a=shared',
+  it('another namespace: used in the kudo posture as KUDO did, multi-tenant needs an allowance, with KUDO’s words first', () => {
+    expect(
+      operatorVersionProblem(kudo, instance, { namespace: 'shared', name: 'op-1' }),
+    ).toBeUndefined();
+    const problem = operatorVersionProblem(multi, instance, { namespace: 'shared', name: 'op-1' });
+    expect(problem).toMatch(
+      /^InstanceController: Error getting operatorVersion op-1 for instance team-a\/app: /,
     );
+    expect(problem).toContain('--allow-operator-version team-a=shared');
     const allowed: TenancyPolicy = {
       posture: 'multi-tenant',
       operatorVersions: [{ from: '*', to: 'shared' }],
     };
-    expect(operatorVersionProblem(allowed, instance, 'shared')).toBeUndefined();
+    expect(
+      operatorVersionProblem(allowed, instance, { namespace: 'shared', name: 'op-1' }),
+    ).toBeUndefined();
   });
 });
 

@@ -1,0 +1,61 @@
+// What `npm test` runs, and how wide: the checks, the builds and the jest groups. Jest's own
+// configuration (jest.config.js) defines the projects; this file decides which run together.
+import type { TestGroup } from '../support/tools.ts';
+
+export interface JestGroup {
+  readonly name: TestGroup | 'serial';
+  /** jest projects (jest.config.js) whose files the group runs. */
+  readonly projects: readonly string[];
+  /** Parallel test files, each in a jest worker; integration and e2e workers have a cluster each. */
+  readonly workers: number;
+  /** Only these files (the serial group), or every file of the projects but the serial ones. */
+  readonly files?: readonly string[];
+}
+
+/**
+ * Files that run after every other group has finished, one at a time, and why. Each asserts
+ * on what the product reports with margins from its configured durations, so it holds on a
+ * loaded machine; it runs alone because what it does to its process tree would disturb others'
+ * measurements, not because it needs a quiet machine.
+ */
+export const SERIAL_FILES: readonly { readonly file: string; readonly why: string }[] = [];
+
+/**
+ * Default widths, measured on 2 cores: unit files are CPU-bound (one worker per core);
+ * integration and e2e files mostly wait on an API server, a kubelet, a Lease or a clock, so
+ * more of them run than there are cores. Override with PLANWRIGHT_TEST_WORKERS, e.g.
+ * `unit=1,integration=6,e2e=2`.
+ */
+const DEFAULT_WORKERS: Readonly<Record<TestGroup, number>> = { unit: 2, integration: 4, e2e: 2 };
+
+export function workersFrom(env: NodeJS.ProcessEnv): Record<TestGroup, number> {
+  const workers = { ...DEFAULT_WORKERS };
+  for (const item of (env['PLANWRIGHT_TEST_WORKERS'] ?? '').split(',').filter(Boolean)) {
+    const [group, value] = item.split('=');
+    const n = Number(value);
+    if (!(group === 'unit' || group === 'integration' || group === 'e2e') || !(n >= 1)) {
+      throw new Error(
+        `PLANWRIGHT_TEST_WORKERS: "${item}" is not <unit|integration|e2e>=<number ≥ 1>`,
+      );
+    }
+    workers[group] = Math.floor(n);
+  }
+  return workers;
+}
+
+export function jestGroups(workers: Readonly<Record<TestGroup, number>>): JestGroup[] {
+  const groups: JestGroup[] = [
+    { name: 'unit', projects: ['unit'], workers: workers.unit },
+    { name: 'integration', projects: ['integration'], workers: workers.integration },
+    { name: 'e2e', projects: ['e2e'], workers: workers.e2e },
+  ];
+  if (SERIAL_FILES.length > 0) {
+    groups.push({
+      name: 'serial',
+      projects: ['integration', 'e2e'],
+      workers: 1,
+      files: SERIAL_FILES.map((s) => s.file),
+    });
+  }
+  return groups;
+}
