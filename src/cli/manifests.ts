@@ -132,10 +132,13 @@ function scaled(
   if (options.shards !== undefined) {
     for (const c of spec.template?.spec?.containers ?? []) {
       if (c.name !== 'planwright') continue;
+      // In place where manifests/ have it, so the chart (a value at the same place) renders
+      // the same arguments.
       const args = [...(c.args ?? [])];
       const at = args.indexOf('--shards');
-      if (at >= 0) args.splice(at, 2);
-      c.args = [...args, '--shards', String(options.shards)];
+      if (at >= 0) args.splice(at, 2, '--shards', String(options.shards));
+      else args.push('--shards', String(options.shards));
+      c.args = args;
     }
   }
   return copy;
