@@ -4,8 +4,8 @@
 // the replicas (each runs its share), so the cases start against a ring that is settled.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { KubeClient } from '../../../src/kube/index.ts';
-import { PLANWRIGHT } from '../../integration/cli/built-cli.ts';
 import { kubeConfig } from '../../support/cluster.ts';
+import { startArgv } from '../../support/planwright-start.ts';
 import { waitFor } from '../../support/wait.ts';
 
 export interface Replicas {
@@ -25,17 +25,7 @@ export async function startReplicas(options: {
   for (let i = 0; i < options.count; i++) {
     const proc = spawn(
       process.execPath,
-      [
-        '--optimize-for-size',
-        '--no-memory-reducer',
-        PLANWRIGHT,
-        'start',
-        '--kubeconfig',
-        options.kubeconfig,
-        '--webhook-port',
-        '0',
-        ...options.args,
-      ],
+      startArgv({ kubeconfig: options.kubeconfig, install: false, args: options.args }),
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     logs.push('');

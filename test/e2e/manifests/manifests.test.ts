@@ -15,7 +15,7 @@
 //   both replicas, one of them leads;
 // - the RBAC is least privilege: what the ServiceAccount must not do, asked of the real
 //   authorizer (SubjectAccessReview) and tried with its token.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { DEFAULT_IMAGE } from '../../../src/cli/image.ts';
@@ -50,6 +50,7 @@ import {
 import { startAdmissionStream, type AdmissionStream } from './admission-stream.ts';
 import { createConfigPackage, openLedger } from './ledger.ts';
 import { startPlanWrites } from './plan-writes.ts';
+import { stoppedAfterEach } from './stopped-after-each.ts';
 
 const NS = 'planwright-system';
 const SA = `system:serviceaccount:${NS}:planwright`;
@@ -344,18 +345,8 @@ describe('planwright init onto real nodes: the image run as two replicas', () =>
         },
         { timeoutMs: 240_000, intervalMs: 500 },
       );
-    // What a test started that keeps running (request loops, watches) is stopped after it,
-    // passed or failed: a failed test must not leave loops calling a stopped cluster.
-    let running: Array<{ stop(): Promise<unknown> }> = [];
-    const track = <T extends { stop(): Promise<unknown> }>(started: T): T => {
-      running.push(started);
-      return started;
-    };
-    afterEach(async () => {
-      const stopping = running;
-      running = [];
-      await Promise.allSettled(stopping.map((r) => r.stop()));
-    });
+    // Request loops and ledgers a test starts are stopped after it, passed or failed.
+    const track = stoppedAfterEach();
     const stream = (): AdmissionStream =>
       track(startAdmissionStream({ client: admin, namespace: 'zk' }));
 

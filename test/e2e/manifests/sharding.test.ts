@@ -11,12 +11,12 @@
 //   * the container of the pod running it is killed with SIGKILL: the others take its shards
 //     over within the lease duration;
 //   * the Deployment is scaled to 1 (one pod runs all twelve shards) and back to 3.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { pushPlanwrightImage } from '../../../src/cli/image.ts';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeClient } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
 import { shardOf } from '../../../src/runtime/index.ts';
 import { ensureBuiltCli } from '../../integration/cli/built-cli.ts';
+import { pushTestImage } from '../../support/planwright-image.ts';
 import { waitFor } from '../../support/wait.ts';
 import { startAdmissionStream } from './admission-stream.ts';
 import { createConfigPackage, openLedger } from './ledger.ts';
@@ -36,6 +36,7 @@ import {
   type DedicatedCluster,
 } from './replicas.ts';
 import { evenlyShared, podOfMember, scraper, shardHolders, shardsByPod, SHARDS } from './shards.ts';
+import { stoppedAfterEach } from './stopped-after-each.ts';
 
 const NS = 'planwright-system';
 const N = 600;
@@ -120,7 +121,7 @@ describe('three replicas share the Instances (sharded reconciling on a real node
     dedicated = await startDedicatedCluster({ nodeKind: 'mixed' });
     admin = dedicated.admin;
     await ensureBuiltCli();
-    await pushPlanwrightImage({ registry: dedicated.cluster.imageRegistry ?? '' });
+    await pushTestImage(dedicated.cluster.imageRegistry ?? '');
     const init = await initWithImage(dedicated.cluster, {
       flags: ['--replicas', '3'],
       waitSeconds: 240,
@@ -202,16 +203,8 @@ describe('three replicas share the Instances (sharded reconciling on a real node
   }, 900_000);
 
   describe('under a stream of parameter writes and admission requests', () => {
-    let running: Array<{ stop(): Promise<unknown> }> = [];
-    const track = <T extends { stop(): Promise<unknown> }>(started: T): T => {
-      running.push(started);
-      return started;
-    };
-    afterEach(async () => {
-      const stopping = running;
-      running = [];
-      await Promise.allSettled(stopping.map((r) => r.stop()));
-    });
+    // Request loops and ledgers a test starts are stopped after it, passed or failed.
+    const track = stoppedAfterEach();
     let ledger = '';
 
     /**
