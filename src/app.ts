@@ -2,8 +2,8 @@
  * The composition root: one Manager and what it runs — the HTTPS server with the Instance
  * admission webhook, the caches admission reads and the render pools on every replica; the
  * Instance controller for each shard of the Instances the replica runs (the webhook labels
- * each Instance with its shard); the verify-Events controller on the leader. Plain wiring: each nested settings object goes unchanged
- * to the part it configures. Used by `planwright start` and by tests that run Planwright
+ * each Instance with its shard); the verify-Events controller on the leader. Plain wiring:
+ * each nested settings object goes unchanged to the part it configures. Used by `planwright start` and by tests that run Planwright
  * in-process. See examples/api/app.ts.
  */
 import { availableParallelism } from 'node:os';
@@ -144,7 +144,7 @@ export class App {
   private listened: ((port: number) => void) | undefined;
   private notListening: ((reason: Error) => void) | undefined;
   private readonly logger: Logger;
-  /** The shared caches admission reads, once acquired (the leader's controller shares them). */
+  /** The caches admission reads, once acquired (controllers here share the OperatorVersions'). */
   private operatorVersionCache: Cache<OperatorVersion> | undefined;
   private instanceCache: Cache<Instance> | undefined;
 
@@ -226,7 +226,7 @@ export class App {
         // Every Instance admitted gets its shard's label: the replica running the shard reads it.
         sharding: { shards: manager.shards },
       });
-      // What admission reads, warmed on every replica (nothing else is, off the leader).
+      // What admission reads, warmed on every replica (the rest only where a shard runs).
       manager.add(
         this.admissionCache<OperatorVersion>(OPERATOR_VERSION_GVK, (cache) => {
           this.operatorVersionCache = cache;
@@ -293,7 +293,7 @@ export class App {
   }
 
   /**
-   * Holds one cache admission reads, on every replica (the leader's controller shares it).
+   * Holds one cache admission reads, on every replica (controllers running here share it).
    * Acquiring fails while the kind is not served (CRDs missing): it is retried with backoff,
    * and meanwhile admission reads live.
    */

@@ -114,6 +114,7 @@ export function describeKudoCases(
             count: replicas - 1,
             args: ['--watch-namespaces', `${PREFIX}*`, ...shards],
           });
+          process.stderr.write(`[kuttl] ${replicas} replicas of one installation, a shard each\n`);
         }
         registered = await registeredConfigurations(kubeconfig);
         run = await runKuttlSuite({
