@@ -14,6 +14,7 @@ import { apiMessage } from '../kudo-api.ts';
 import { waitForWebhooks } from '../webhook-probe.ts';
 import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
 import { MANIFEST_NAMESPACE, installationObjects, objectLabel } from '../manifests.ts';
+import { stopPreShardingReplicas } from '../pre-sharding.ts';
 import { formatObject, outputFormat } from '../output/objects.ts';
 import { addWaitOptions, globals, type WaitFlags } from '../options.ts';
 import { repositoryStore } from '../repositories.ts';
@@ -159,6 +160,16 @@ export function initCommand(ctx: CliContext): Command {
       return;
     }
     await preChecks(client, ssa, flags, namespace, ctx);
+    if (flags.upgrade && !flags.crdOnly) {
+      // Pods stop within their grace period (45 s) plus the preStop sleep.
+      await stopPreShardingReplicas({
+        client,
+        namespace,
+        timeoutMs: (flags.waitTime ?? 120) * 1000,
+        report: (line) => ctx.term.err(line),
+        signal: ctx.signal,
+      });
+    }
     for (const obj of objects) {
       try {
         if (
