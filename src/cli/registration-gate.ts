@@ -7,9 +7,9 @@
  *
  * * At start, a registration naming another installation is said once (to the terminal and
  *   the log), and the replica serves webhooks only until the registration names it.
- * * While admitted, the registration is read every retry period: when it names another
- *   installation, or cannot be read for the renew deadline, admission ends (the controllers
- *   drain and the shards are let go) — within the renew deadline of the change.
+ * * While admitted, the registration is followed (a watch; read every retry period where the
+ *   role may not watch it): when it names another installation, or cannot be followed for the
+ *   renew deadline, admission ends (the controllers drain and the shards are let go).
  * * When admitted, the replica first waits one lease duration, re-reading meanwhile — by then
  *   an installation that lost the registration has stopped — unless this very process wrote
  *   the registration (`--install`, which refuses to replace one that answers).
@@ -18,16 +18,20 @@
  * there is nothing to tell two installations apart by; the log says so once.
  */
 import type { Logger } from 'pino';
-import type { KubeClient } from '../kube/index.ts';
+import { ApiError, type KubeClient } from '../kube/index.ts';
 import { sleep, type ParticipationGate } from '../runtime/index.ts';
 import {
   describeRegistration,
+  followRegistration,
   readRegistration,
   registeredTo,
   REGISTRATION_NAME,
   type Installation,
   type Registration,
 } from './registration.ts';
+
+/** A followed registration with no byte for this long is watched anew (bookmarks: every minute). */
+const WATCH_INACTIVITY_MS = 3 * 60_000;
 
 export interface RegistrationGateOptions {
   readonly client: KubeClient;
@@ -94,35 +98,82 @@ export class RegistrationGate implements ParticipationGate {
     return undefined;
   }
 
-  /** Reads the registration every retry period; the signal aborts when admission ends. */
+  /**
+   * Follows the registration while admitted (a watch: one LIST and WATCH every few minutes,
+   * not a read every retry period; polled instead where the role may only read it); the signal
+   * aborts when admission ends.
+   */
   private watch(self: Installation, signal: AbortSignal): AbortSignal {
     const revoke = new AbortController();
+    const end = (): void => {
+      this.settled = false;
+      revoke.abort(new Error('this replica is no longer admitted to run controllers'));
+    };
+    const following = AbortSignal.any([signal, revoke.signal]);
     void (async () => {
-      let confirmed = Date.now();
-      while (!signal.aborted) {
-        await sleep(this.options.retryPeriodMs, signal);
-        if (signal.aborted) return;
-        const verdict = await this.check(self, signal);
-        if (verdict.kind === 'mine') {
-          confirmed = Date.now();
-          continue;
+      let failingSince: number | undefined;
+      while (!following.aborted) {
+        try {
+          await followRegistration({
+            client: this.options.client,
+            signal: following,
+            timeoutMs: this.options.renewDeadlineMs,
+            inactivityMs: WATCH_INACTIVITY_MS,
+            onChange: (found) => {
+              failingSince = undefined;
+              const verdict = this.verdictOf(found, self);
+              if (verdict.kind === 'other') {
+                this.reportOther(verdict.found);
+                end();
+              }
+            },
+          });
+        } catch (err) {
+          if (following.aborted) return;
+          if (err instanceof ApiError && err.statusCode === 403) {
+            await this.poll(self, following, end);
+            return;
+          }
+          failingSince ??= Date.now();
+          if (Date.now() - failingSince >= this.options.renewDeadlineMs) {
+            this.options.logger.error(
+              { err },
+              `could not follow the webhook registration for ${this.options.renewDeadlineMs} ms; controllers stop until it can be read`,
+            );
+            end();
+            return;
+          }
+          await sleep(this.options.retryPeriodMs, following);
         }
-        if (verdict.kind === 'other') {
-          this.reportOther(verdict.found);
-        } else if (Date.now() - confirmed < this.options.renewDeadlineMs) {
-          continue;
-        } else {
-          this.options.logger.error(
-            { err: verdict.error },
-            `could not read the webhook registration for ${this.options.renewDeadlineMs} ms; controllers stop until it can be read`,
-          );
-        }
-        this.settled = false;
-        revoke.abort(new Error('this replica is no longer admitted to run controllers'));
-        return;
       }
     })();
     return revoke.signal;
+  }
+
+  /** Reads the registration every retry period (a role that may not list or watch it). */
+  private async poll(self: Installation, signal: AbortSignal, end: () => void): Promise<void> {
+    let confirmed = Date.now();
+    while (!signal.aborted) {
+      await sleep(this.options.retryPeriodMs, signal);
+      if (signal.aborted) return;
+      const verdict = await this.check(self, signal);
+      if (verdict.kind === 'mine') {
+        confirmed = Date.now();
+        continue;
+      }
+      if (verdict.kind === 'other') {
+        this.reportOther(verdict.found);
+      } else if (Date.now() - confirmed < this.options.renewDeadlineMs) {
+        continue;
+      } else {
+        this.options.logger.error(
+          { err: verdict.error },
+          `could not read the webhook registration for ${this.options.renewDeadlineMs} ms; controllers stop until it can be read`,
+        );
+      }
+      end();
+      return;
+    }
   }
 
   private async check(self: Installation, signal: AbortSignal): Promise<Verdict> {
@@ -132,22 +183,27 @@ export class RegistrationGate implements ParticipationGate {
         signal,
         this.options.renewDeadlineMs,
       );
-      if (found.state === 'present') {
-        return registeredTo(found, self) ? { kind: 'mine' } : { kind: 'other', found };
-      }
-      if (!this.warnedUnreadable) {
-        this.warnedUnreadable = true;
-        this.options.logger.warn(
-          { registration: REGISTRATION_NAME, found: found.state },
-          found.state === 'absent'
-            ? 'no webhook registration: running controllers (nothing tells installations apart)'
-            : 'cannot read the webhook registration (RBAC): running controllers without the check',
-        );
-      }
-      return { kind: 'mine' };
+      return this.verdictOf(found, self);
     } catch (error) {
       return { kind: 'unknown', error };
     }
+  }
+
+  /** Whether a registration read admits this installation. */
+  private verdictOf(found: Registration, self: Installation): Verdict {
+    if (found.state === 'present') {
+      return registeredTo(found, self) ? { kind: 'mine' } : { kind: 'other', found };
+    }
+    if (!this.warnedUnreadable) {
+      this.warnedUnreadable = true;
+      this.options.logger.warn(
+        { registration: REGISTRATION_NAME, found: found.state },
+        found.state === 'absent'
+          ? 'no webhook registration: running controllers (nothing tells installations apart)'
+          : 'cannot read the webhook registration (RBAC): running controllers without the check',
+      );
+    }
+    return { kind: 'mine' };
   }
 
   private reportOther(found: Extract<Registration, { state: 'present' }>): void {

@@ -16,7 +16,8 @@ import { ApiError, type KubeClient } from '../kube/index.ts';
 export const REGISTRATION_NAME = 'planwright-instances';
 /** The namespace of the installation a registration belongs to. */
 export const INSTALLATION_ANNOTATION = 'planwright.dev/installation';
-const REGISTRATION_PATH = `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${REGISTRATION_NAME}`;
+const REGISTRATIONS_PATH = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+const REGISTRATION_PATH = `${REGISTRATIONS_PATH}/${REGISTRATION_NAME}`;
 
 /** Whom a registration calls. */
 export type WebhookTarget =
@@ -39,6 +40,25 @@ interface ClientConfig {
   readonly url?: string;
 }
 
+interface RegistrationObject {
+  metadata?: { annotations?: Record<string, string> };
+  webhooks?: Array<{ clientConfig?: ClientConfig }>;
+}
+
+/** What a stored registration says. */
+function registrationOf(config: RegistrationObject): Registration {
+  const clientConfig = config.webhooks?.[0]?.clientConfig ?? {};
+  const installation = config.metadata?.annotations?.[INSTALLATION_ANNOTATION] || undefined;
+  const target: WebhookTarget = clientConfig.service
+    ? {
+        kind: 'service',
+        namespace: clientConfig.service.namespace ?? '',
+        name: clientConfig.service.name ?? '',
+      }
+    : { kind: 'url', url: clientConfig.url ?? '' };
+  return { state: 'present', target, installation };
+}
+
 /** Reads the registration (absent, or not ours to read, are answers too). */
 export async function readRegistration(
   client: KubeClient,
@@ -46,24 +66,12 @@ export async function readRegistration(
   timeoutMs = 5_000,
 ): Promise<Registration> {
   try {
-    const config = await client.request<{
-      metadata?: { annotations?: Record<string, string> };
-      webhooks?: Array<{ clientConfig?: ClientConfig }>;
-    }>({
+    const config = await client.request<RegistrationObject>({
       path: REGISTRATION_PATH,
       timeoutMs,
       ...(signal ? { signal } : {}),
     });
-    const clientConfig = config.webhooks?.[0]?.clientConfig ?? {};
-    const installation = config.metadata?.annotations?.[INSTALLATION_ANNOTATION] || undefined;
-    const target: WebhookTarget = clientConfig.service
-      ? {
-          kind: 'service',
-          namespace: clientConfig.service.namespace ?? '',
-          name: clientConfig.service.name ?? '',
-        }
-      : { kind: 'url', url: clientConfig.url ?? '' };
-    return { state: 'present', target, installation };
+    return registrationOf(config);
   } catch (err) {
     if (err instanceof ApiError && err.statusCode === 404) return { state: 'absent' };
     if (err instanceof ApiError && err.statusCode === 403) {
@@ -71,6 +79,48 @@ export async function readRegistration(
     }
     throw err;
   }
+}
+
+/**
+ * Follows the registration: lists it (by name) and watches it from there, calling `onChange`
+ * with the listed state and with every change, until the watch ends (the server closes it
+ * after `timeoutSeconds`, `signal` aborts, or no byte arrived for `inactivityMs`: bookmarks
+ * come every minute) or fails (thrown: a 403 when the role lacks list/watch). One LIST and one
+ * WATCH per round instead of a read every retry period.
+ */
+export async function followRegistration(options: {
+  readonly client: KubeClient;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly inactivityMs: number;
+  readonly onChange: (found: Registration) => void;
+}): Promise<void> {
+  const { client, signal } = options;
+  const fieldSelector = `metadata.name=${REGISTRATION_NAME}`;
+  const list = await client.request<{
+    metadata?: { resourceVersion?: string };
+    items?: RegistrationObject[];
+  }>({ path: REGISTRATIONS_PATH, query: { fieldSelector }, timeoutMs: options.timeoutMs, signal });
+  const first = list.items?.[0];
+  options.onChange(first ? registrationOf(first) : { state: 'absent' });
+  await client.watch({
+    path: REGISTRATIONS_PATH,
+    query: {
+      fieldSelector,
+      resourceVersion: list.metadata?.resourceVersion ?? '',
+      allowWatchBookmarks: true,
+      timeoutSeconds: 300,
+    },
+    signal,
+    inactivityMs: options.inactivityMs,
+    onEvent: (event) => {
+      const { type, object } = event as { type?: string; object?: RegistrationObject };
+      if (type === 'ADDED' || type === 'MODIFIED') options.onChange(registrationOf(object ?? {}));
+      else if (type === 'DELETED') options.onChange({ state: 'absent' });
+      else if (type === 'ERROR')
+        throw new Error(`watch ${REGISTRATIONS_PATH}: ${JSON.stringify(object)}`);
+    },
+  });
 }
 
 /** `service planwright-system/planwright-webhook` or `https://127.0.0.1:9443/…`. */
