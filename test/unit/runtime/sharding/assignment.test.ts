@@ -32,21 +32,22 @@ describe('shardOf', () => {
     expect(() => shardOf('ns/a', 0)).toThrow(RangeError);
   });
 
-  it('spreads keys evenly: 12,000 keys over 12 shards within 10 % of 1,000 each', () => {
+  // The keys are fixed, so are their shards: the margins hold or fail for good.
+  it('spreads keys evenly: 2,400 keys over 12 shards within 20 % of 200 each', () => {
     const per = new Map<string, number>();
-    for (let i = 0; i < 12_000; i++) {
+    for (let i = 0; i < 2_400; i++) {
       const s = shardOf(`namespace-${i % 7}/instance-${i}`, 12);
       per.set(s, (per.get(s) ?? 0) + 1);
     }
     expect([...per.keys()].sort()).toEqual(shardNames(12).sort());
     for (const n of per.values()) {
-      expect(n).toBeGreaterThan(900);
-      expect(n).toBeLessThan(1_100);
+      expect(n).toBeGreaterThan(160);
+      expect(n).toBeLessThan(240);
     }
   });
 
   it('growing the count moves only keys to the new shards; shrinking only those of removed shards', () => {
-    const keys = Array.from({ length: 3_000 }, (_, i) => `ns/i-${i}`);
+    const keys = Array.from({ length: 1_200 }, (_, i) => `ns/i-${i}`);
     for (const key of keys) {
       const at6 = shardOf(key, 6);
       const at9 = shardOf(key, 9);
