@@ -12,6 +12,7 @@ import { ServerSideApply } from '../kube/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { ResourceMapper, objectPath } from '../kube/index.ts';
 import { watchCondition, type WatchNamespaces } from './watch-namespaces.ts';
+import { INSTALLATION_ANNOTATION } from './registration.ts';
 
 export const MANIFESTS_DIR = new URL('../../manifests/', import.meta.url).pathname;
 
@@ -164,7 +165,13 @@ export async function registerLocalWebhook(
  */
 export async function registerLocalWebhooks(
   client: KubeClient,
-  options: { readonly baseUrl: string; readonly caPem: string; readonly watch?: WatchNamespaces },
+  options: {
+    readonly baseUrl: string;
+    readonly caPem: string;
+    readonly watch?: WatchNamespaces;
+    /** The installation's namespace, written into the registration (registration.ts). */
+    readonly installation?: string;
+  },
 ): Promise<Array<{ kind: string; name: string }>> {
   const ssa = new ServerSideApply({
     client,
@@ -179,6 +186,16 @@ export async function registerLocalWebhooks(
       options.caPem,
       options.watch ? { watch: options.watch } : {},
     );
+    const annotations = config.metadata?.annotations;
+    if (
+      options.installation !== undefined &&
+      annotations?.[INSTALLATION_ANNOTATION] !== undefined
+    ) {
+      config.metadata = {
+        ...config.metadata,
+        annotations: { ...annotations, [INSTALLATION_ANNOTATION]: options.installation },
+      };
+    }
     await applyWebhookConfiguration(ssa, client, config);
     registered.push({ kind: config.kind ?? '', name: config.metadata?.name ?? '' });
   }
@@ -215,7 +232,13 @@ export async function applyWebhookConfiguration(
   await client.request({
     method: 'PATCH',
     path: objectPath(mapping, config.metadata?.name ?? ''),
-    body: { metadata: { labels: config.metadata?.labels ?? {} }, webhooks: wanted },
+    body: {
+      metadata: {
+        labels: config.metadata?.labels ?? {},
+        ...(config.metadata?.annotations ? { annotations: config.metadata.annotations } : {}),
+      },
+      webhooks: wanted,
+    },
     contentType: 'application/merge-patch+json',
     ...(signal ? { signal } : {}),
   });

@@ -36,6 +36,8 @@ export interface LeaderElectionOptions {
   /** Default 2 s. */
   readonly retryPeriodMs?: number;
   readonly metrics?: RuntimeMetrics;
+  /** Labels of the Lease when this elector creates it (a shard ring finds its members by them). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 interface LeaseSpec {
@@ -283,7 +285,11 @@ export class LeaderElector {
           body: {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name: this.options.name, namespace: this.options.namespace },
+            metadata: {
+              name: this.options.name,
+              namespace: this.options.namespace,
+              ...(this.options.labels ? { labels: { ...this.options.labels } } : {}),
+            },
             spec: {
               holderIdentity: this.identity,
               leaseDurationSeconds: durationSeconds,

@@ -3,3 +3,4 @@ export * from './types.ts';
 export * from './read.ts';
 export * from './contracts.ts';
 export * from './status-read.ts';
+export * from './shard.ts';

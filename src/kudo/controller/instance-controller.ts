@@ -9,12 +9,13 @@ import type { ApplyObject } from '../../kube/index.ts';
 import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/index.ts';
 import {
   objectKey,
+  ShardLabeler,
   type CacheRegistry,
   type ComponentEventRecorder,
-  type Controller,
   type EventFilter,
   type KubeObject,
   type Manager,
+  type ShardedController,
 } from '../../runtime/index.ts';
 import {
   INSTANCE_GVK,
@@ -23,6 +24,7 @@ import {
 } from '../api/contracts.ts';
 import { instanceOperatorVersionKeys, INSTANCES_BY_OPERATOR_VERSION } from '../api/read.ts';
 import { KUDO_GROUP, type Instance } from '../api/types.ts';
+import { instanceShardKey, SHARD_LABEL } from '../api/shard.ts';
 import { readStatus } from '../api/status-read.ts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import {
@@ -173,9 +175,14 @@ function instanceEvents(recorder: ComponentEventRecorder): EventSink {
   };
 }
 
+/**
+ * Registers the Instance controller with the manager: sharded by {@link SHARD_LABEL} (each
+ * replica reconciles the shards it runs, one controller per shard term), plus the labeler
+ * that gives unlabelled Instances their shard.
+ */
 export function registerInstanceController(
   options: InstanceControllerOptions,
-): Controller<Instance> {
+): ShardedController<Instance> {
   const { manager, logger, operatorVersions, workers, ownedKinds, remote, registry, ...tuning } =
     options;
   const ssa = new ServerSideApply({
@@ -197,15 +204,76 @@ export function registerInstanceController(
     [...READINESS_KINDS, ...(ownedKinds ?? DEFAULT_OWNED_KINDS)].map((g) => [gvkKey(g), g]),
   );
   for (const gvk of watched.values()) builder.watches(gvk, instanceKeysOf);
-  // Child Instances (operator in operator) wake their parent.
+  // Child Instances (operator in operator) wake their parent; a child is in its parent's
+  // shard (api/shard.ts), so the shard's own cache sees it.
   builder.watches<Instance>(INSTANCE_GVK, (child) =>
     instanceKeysOf(child).filter((key) => key !== objectKey(child)),
   );
-  const watches = new InstanceWatches({
-    caches: manager.caches,
+  const engine = instanceEngine({
+    manager,
     logger,
-    enqueue: (key) => controller.enqueue(key),
+    operatorVersions,
+    remote,
+    registry,
+    tuning,
+    ssa,
+    watched,
+    enqueue: (key) => sharded.enqueue(key),
   });
+  const sharded = builder.completeSharded({
+    label: SHARD_LABEL,
+    // Each term of each shard gets its own reconciler: nothing it remembered outlives the term.
+    reconcilerForTerm: (term) => InstanceReconciler.forTerm(engine.forTerm(term)),
+    // The shard went elsewhere: the watches its Instances held go.
+    onTermEnd: (keys) => {
+      for (const key of keys) engine.watches.releaseAll(key);
+    },
+  });
+  manager.add(
+    new ShardLabeler({
+      caches: manager.caches,
+      gvk: INSTANCE_GVK,
+      label: SHARD_LABEL,
+      shards: manager.shards,
+      keyOf: instanceShardKey,
+      ...(tuning.filter ? { accept: (o) => tuning.filter?.(o as Instance) ?? true } : {}),
+      logger: logger.child({ component: 'shard-labeler' }),
+    }),
+  );
+  if (registry) {
+    new Gauge({
+      name: 'planwright_shard_instances',
+      help: 'Instances in the cache of each shard this replica runs',
+      labelNames: ['shard'] as const,
+      registers: [registry],
+      collect(): void {
+        this.reset();
+        for (const [shard, n] of sharded.objects()) this.set({ shard }, n);
+      },
+    });
+  }
+  return sharded;
+}
+
+/** What the reconcilers of every term share, and how each term's options are made. */
+function instanceEngine(
+  options: Pick<
+    InstanceControllerOptions,
+    'manager' | 'logger' | 'operatorVersions' | 'remote' | 'registry'
+  > & {
+    /** The reconciler's tunables, passed through unchanged. */
+    readonly tuning: Omit<
+      InstanceControllerOptions,
+      'manager' | 'logger' | 'operatorVersions' | 'remote' | 'registry' | 'workers' | 'ownedKinds'
+    >;
+    readonly ssa: ServerSideApply;
+    readonly watched: ReadonlyMap<string, GroupVersionKind>;
+    readonly enqueue: (key: string) => void;
+  },
+): { readonly watches: InstanceWatches; forTerm(term: AbortSignal): InstanceReconcilerOptions } {
+  const { manager, logger, operatorVersions, remote, registry, tuning, ssa, watched, enqueue } =
+    options;
+  const watches = new InstanceWatches({ caches: manager.caches, logger, enqueue });
   const { allowedServers, ...remoteRest } = remote ?? {};
   const targets = new TargetClusters({
     ...remoteRest,
@@ -224,10 +292,9 @@ export function registerInstanceController(
         registers: [registry],
       })
     : undefined;
-  // The baselines of the current term (each term starts without any: what an earlier term
-  // saw may predate another leader's writes); the gauge reads the current one.
-  const terms: { drift?: DriftKeeper } = {};
-  const newDrift = (): DriftKeeper => (terms.drift = new DriftKeeper(driftDetected));
+  // The baselines of the terms running now (each term starts without any: what an earlier
+  // term saw may predate another replica's writes); the gauge sums them.
+  const keepers = new Set<DriftKeeper>();
   if (registry) {
     // Read when scraped: what drift costs in memory, per object it keeps (Instances with
     // drift off keep none).
@@ -236,7 +303,7 @@ export function registerInstanceController(
       help: 'Objects whose applied state is kept for drift checks (Instances with planwright.dev/drift on)',
       registers: [registry],
       collect(): void {
-        this.set(terms.drift?.size ?? 0);
+        this.set([...keepers].reduce((n, k) => n + k.size, 0));
       },
     });
   }
@@ -246,12 +313,11 @@ export function registerInstanceController(
     : undefined;
   if (identities)
     manager.signal.addEventListener('abort', () => identities.close(), { once: true });
-  const reconcilerOptions: InstanceReconcilerOptions = {
+  const base: InstanceReconcilerOptions = {
     ...tuning,
     ...(identities ? { identities } : {}),
     targets,
     watches,
-    newDrift,
     operatorVersions,
     client: manager.client,
     ssa,
@@ -265,9 +331,16 @@ export function registerInstanceController(
       wakes: instanceKeysOf,
     }),
   };
-  // Each term of leadership gets its own reconciler: nothing it remembered outlives the term.
-  const controller = builder.completeForEachTerm(() =>
-    InstanceReconciler.forTerm(reconcilerOptions),
-  );
-  return controller;
+  return {
+    watches,
+    forTerm: (term) => ({
+      ...base,
+      newDrift: () => {
+        const keeper = new DriftKeeper(driftDetected);
+        keepers.add(keeper);
+        term.addEventListener('abort', () => keepers.delete(keeper), { once: true });
+        return keeper;
+      },
+    }),
+  };
 }
