@@ -141,6 +141,10 @@ async function jest(group: JestGroup, runDir: string, env: NodeJS.ProcessEnv): P
     join(cacheRoot(), 'jest'),
   ];
   if (group.files) args.push('--runTestsByPath', ...group.files);
+  if (group.exclude?.length) {
+    // Replaces jest's default ignore list, so node_modules goes back in.
+    args.push('--testPathIgnorePatterns', '/node_modules/', ...group.exclude.map(escapeRegExp));
+  }
   await step(
     `jest ${group.name} (${group.workers} worker${group.workers > 1 ? 's' : ''})`,
     async () => {
@@ -154,6 +158,10 @@ async function jest(group: JestGroup, runDir: string, env: NodeJS.ProcessEnv): P
       return ok;
     },
   );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Runs what `argv` selects (see main.ts) and exits with the outcome. */
