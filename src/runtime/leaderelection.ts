@@ -38,6 +38,8 @@ export interface LeaderElectionOptions {
   readonly metrics?: RuntimeMetrics;
   /** Labels of the Lease when this elector creates it (a shard ring finds its members by them). */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Owner references of the Lease when this elector creates it (sharding/lease-owner.ts). */
+  readonly ownerReferences?: (signal: AbortSignal) => Promise<readonly object[]>;
 }
 
 interface LeaseSpec {
@@ -277,6 +279,7 @@ export class LeaderElector {
       });
     } catch (err) {
       if (!(err instanceof ApiError && err.statusCode === 404)) throw err;
+      const owners = (await this.options.ownerReferences?.(signal)) ?? [];
       const created = await client
         .request<Lease>({
           method: 'POST',
@@ -289,6 +292,7 @@ export class LeaderElector {
               name: this.options.name,
               namespace: this.options.namespace,
               ...(this.options.labels ? { labels: { ...this.options.labels } } : {}),
+              ...(owners.length > 0 ? { ownerReferences: [...owners] } : {}),
             },
             spec: {
               holderIdentity: this.identity,

@@ -140,6 +140,7 @@ export class Manager {
           namespace: options.leaderElection.namespace,
           name: sharding.name ?? 'planwright',
           shards: sharding.shards ?? 1,
+          ownerLease: options.leaderElection.name,
           logger: options.logger,
           metrics: this.metrics,
           onFailure,

@@ -44,6 +44,8 @@ export interface RingLeasesOptions {
   readonly logger: Logger;
   readonly leaseDurationMs: number;
   readonly onChange: () => void;
+  /** Owner references of the Leases this creates (lease-owner.ts). */
+  readonly ownerReferences?: (signal: AbortSignal) => Promise<readonly object[]>;
 }
 
 /** Kubernetes MicroTime: RFC 3339 with microseconds. */
@@ -178,6 +180,7 @@ export class RingLeases {
       renewTime: now,
       leaseTransitions: (expected?.spec?.leaseTransitions ?? -1) + 1,
     };
+    const owners = expected ? [] : ((await this.options.ownerReferences?.(signal)) ?? []);
     try {
       const written = await this.options.client.request<LeaseObject>(
         expected
@@ -197,6 +200,7 @@ export class RingLeases {
                   name,
                   namespace: this.options.namespace,
                   labels: this.labels(ROLE_SHARD),
+                  ...(owners.length > 0 ? { ownerReferences: [...owners] } : {}),
                 },
                 spec,
               },

@@ -27,6 +27,7 @@ import { LeaderElectionLostError, RuntimeConfigError } from '../errors.ts';
 import { LeaderElector } from '../leaderelection.ts';
 import type { RuntimeMetrics } from '../metrics.ts';
 import { assignShards } from './assignment.ts';
+import { LeaseOwner } from './lease-owner.ts';
 import { shardNames } from './rendezvous.ts';
 import { ROLE_MEMBER, RingLeases } from './ring-leases.ts';
 import { ShardTerms } from './terms.ts';
@@ -52,6 +53,11 @@ export interface ShardRingOptions {
   readonly retryPeriodMs?: number;
   /** Label key naming the ring on its Leases. Default {@link DEFAULT_RING_LABEL}. */
   readonly labelKey?: string;
+  /**
+   * A Lease of this namespace that owns the ring's Leases (the installation's leader Lease):
+   * deleting it deletes them (lease-owner.ts).
+   */
+  readonly ownerLease?: string;
   readonly metrics?: RuntimeMetrics;
   /** A shard runnable failed: an unrecoverable error of the process. */
   readonly onFailure?: (runnable: string, error: unknown) => void;
@@ -78,6 +84,8 @@ export class ShardRing implements ShardSet {
   readonly shards: readonly string[];
   private readonly timings: Timings;
   private readonly leases: RingLeases;
+  private readonly ownerReferences:
+    ((signal: AbortSignal) => Promise<readonly object[]>) | undefined;
   private readonly terms: ShardTerms;
   private readonly listeners = new Set<() => void>();
   private readonly log: Logger;
@@ -101,6 +109,10 @@ export class ShardRing implements ShardSet {
       retryPeriodMs: options.retryPeriodMs ?? 2_000,
     };
     this.log = options.logger.child({ ring: options.name });
+    const owner = options.ownerLease
+      ? new LeaseOwner(options.client, options.namespace, options.ownerLease)
+      : undefined;
+    this.ownerReferences = owner ? (signal) => owner.references(signal) : undefined;
     this.leases = new RingLeases({
       client: options.client,
       namespace: options.namespace,
@@ -109,6 +121,7 @@ export class ShardRing implements ShardSet {
       logger: this.log,
       leaseDurationMs: this.timings.leaseDurationMs,
       onChange: () => this.changed(),
+      ...(this.ownerReferences ? { ownerReferences: this.ownerReferences } : {}),
     });
     this.terms = new ShardTerms({
       logger: this.log,
@@ -181,6 +194,7 @@ export class ShardRing implements ShardSet {
           name: this.leases.memberLeaseName(identity),
           identity,
           labels: this.leases.labels(ROLE_MEMBER),
+          ...(this.ownerReferences ? { ownerReferences: this.ownerReferences } : {}),
           logger: this.log.child({ member: identity }),
           ...this.timings,
         });
