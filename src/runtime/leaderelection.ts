@@ -21,6 +21,7 @@ import { LeaderElectionLostError, RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import { sleep } from './time.ts';
 import { namespacedName } from '../kube/index.ts';
+import type { OwnerReferencesOf } from './sharding/lease-owner.ts';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;
@@ -39,7 +40,7 @@ export interface LeaderElectionOptions {
   /** Labels of the Lease when this elector creates it (a shard ring finds its members by them). */
   readonly labels?: Readonly<Record<string, string>>;
   /** Owner references of the Lease when this elector creates it (sharding/lease-owner.ts). */
-  readonly ownerReferences?: (signal: AbortSignal) => Promise<readonly object[]>;
+  readonly ownerReferences?: OwnerReferencesOf;
 }
 
 interface LeaseSpec {

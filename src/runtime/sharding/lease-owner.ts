@@ -14,6 +14,9 @@ export interface OwnerReference {
   readonly uid: string;
 }
 
+/** The owner references to set on a Lease about to be created (none: an empty list). */
+export type OwnerReferencesOf = (signal: AbortSignal) => Promise<readonly OwnerReference[]>;
+
 export class LeaseOwner {
   private found: OwnerReference | undefined;
 

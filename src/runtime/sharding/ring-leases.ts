@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { ApiError, type KubeClient } from '../../kube/index.ts';
 import { Watcher, type WatcherEvent } from '../watcher.ts';
 import type { KubeObject } from '../types.ts';
+import type { OwnerReferencesOf } from './lease-owner.ts';
 
 export const ROLE_MEMBER = 'member';
 export const ROLE_SHARD = 'shard';
@@ -45,7 +46,7 @@ export interface RingLeasesOptions {
   readonly leaseDurationMs: number;
   readonly onChange: () => void;
   /** Owner references of the Leases this creates (lease-owner.ts). */
-  readonly ownerReferences?: (signal: AbortSignal) => Promise<readonly object[]>;
+  readonly ownerReferences?: OwnerReferencesOf;
 }
 
 /** Kubernetes MicroTime: RFC 3339 with microseconds. */

@@ -27,7 +27,7 @@ import { LeaderElectionLostError, RuntimeConfigError } from '../errors.ts';
 import { LeaderElector } from '../leaderelection.ts';
 import type { RuntimeMetrics } from '../metrics.ts';
 import { assignShards } from './assignment.ts';
-import { LeaseOwner } from './lease-owner.ts';
+import { LeaseOwner, type OwnerReferencesOf } from './lease-owner.ts';
 import { shardNames } from './rendezvous.ts';
 import { ROLE_MEMBER, RingLeases } from './ring-leases.ts';
 import { ShardTerms } from './terms.ts';
@@ -84,8 +84,7 @@ export class ShardRing implements ShardSet {
   readonly shards: readonly string[];
   private readonly timings: Timings;
   private readonly leases: RingLeases;
-  private readonly ownerReferences:
-    ((signal: AbortSignal) => Promise<readonly object[]>) | undefined;
+  private readonly ownerReferences: OwnerReferencesOf | undefined;
   private readonly terms: ShardTerms;
   private readonly listeners = new Set<() => void>();
   private readonly log: Logger;
