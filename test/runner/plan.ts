@@ -1,33 +1,48 @@
-// What `npm test` runs, and how wide: the checks, the builds and the jest groups. Jest's own
-// configuration (jest.config.js) defines the projects; this file decides which run together.
+// What `npm test` runs, and how wide: the checks, the builds and the jest lanes. Jest's own
+// configuration (jest.config.js) defines the projects; this file decides which files run in
+// which jest process, and when each process starts.
 import type { TestGroup } from '../support/tools.ts';
+import type { History } from './history.ts';
 
-export interface JestGroup {
-  readonly name: TestGroup | 'serial';
-  /** jest projects (jest.config.js) whose files the group runs. */
-  readonly projects: readonly string[];
+/** A jest process of the run: its files, its width, its priority and what it waits for. */
+export interface JestLane {
+  readonly name: 'unit' | 'integration' | 'e2e' | 'late' | 'serial';
+  /** jest projects (jest.config.js) its files may come from. */
+  readonly projects: readonly TestGroup[];
   /** Parallel test files, each in a jest worker; integration and e2e workers have a cluster each. */
   readonly workers: number;
-  /** Only these files (the serial group), or every file of the projects but the serial ones. */
+  /**
+   * The files it runs, in the order planned (longest first); absent for the unit lane, which
+   * runs every file of its project.
+   */
   readonly files?: readonly string[];
-  /** Files of its projects it leaves to the serial group. */
-  readonly exclude?: readonly string[];
   /** CPU niceness of its jest process and workers (see BACKGROUND_NICENESS). */
   readonly niceness: number;
+  /**
+   * What it starts after (its builds aside): `unit` waits for the unit lane to finish (its
+   * cores are free then), `parallel` for every other lane.
+   */
+  readonly after: 'builds' | 'unit' | 'parallel';
 }
 
 /**
- * CPU niceness of the work that only needs CPU — the checks and the unit files — while the
- * integration and e2e files, which wait on API servers, Leases and clocks, run at normal
- * priority beside it. On 2 cores everything at one priority made the waits of the timing
- * tests (webhook deadlines, lease renewals, render deadlines) stretch until they failed; this
- * way the CPU-bound work takes what the waiting work leaves. (Render workers the unit files
- * start set their own niceness, 10, as in production.)
+ * CPU niceness of the unit files: they only need CPU, while the integration and e2e files,
+ * which wait on API servers, Leases and clocks, run at normal priority beside them. On 2 cores
+ * everything at one priority made the waits of the timing tests (webhook deadlines, lease
+ * renewals, render deadlines) stretch until they failed; this way the CPU-bound work takes
+ * what the waiting work leaves. (Render workers the unit files start set their own niceness.)
  */
 export const BACKGROUND_NICENESS = 5;
 
 /**
- * Files that run after every other group has finished, one at a time, and why. Each asserts
+ * CPU niceness of typecheck, eslint and prettier: the lowest. Nothing waits for them until the
+ * run's end, so they only fill the time the tests leave idle — and a render worker at its
+ * production niceness (10) still comes before them, which BACKGROUND_NICENESS would not give.
+ */
+export const FILLER_NICENESS = 19;
+
+/**
+ * Files that run after every other lane has finished, one at a time, and why. Each asserts
  * on what the product reports with margins from its configured durations, so it holds on a
  * loaded machine; it runs alone because what it does to its process tree would disturb others'
  * measurements, not because it needs a quiet machine.
@@ -50,23 +65,28 @@ export const SERIAL_FILES: readonly { readonly file: string; readonly why: strin
   },
 ];
 
-/**
- * Default widths for 2 cores: unit files are CPU-bound (one worker per core, niced);
- * integration and e2e files mostly wait, but each brings its own cluster and Planwright
- * processes: with 4 + 2 of them beside the unit files, webhook calls (5 s) and render
- * deadlines failed from starvation alone, so 2 + 1. Override with PLANWRIGHT_TEST_WORKERS,
- * e.g. `unit=1,integration=4,e2e=2`, on a larger machine.
- */
-const DEFAULT_WORKERS: Readonly<Record<TestGroup, number>> = { unit: 2, integration: 2, e2e: 1 };
+export type Widths = Record<TestGroup | 'late', number>;
 
-export function workersFrom(env: NodeJS.ProcessEnv): Record<TestGroup, number> {
-  const workers = { ...DEFAULT_WORKERS };
+/**
+ * Default widths for 2 cores. Unit files are CPU-bound (one worker per core, niced).
+ * Integration and e2e files mostly wait, but each brings its own cluster and Planwright
+ * processes: with 4 + 2 of them beside the unit files, webhook calls (5 s) and render
+ * deadlines failed from starvation alone. So 2 integration workers and 1 e2e worker from the
+ * start, and one more (`late`, either project) once the unit files are done and their cores
+ * free. Override with PLANWRIGHT_TEST_WORKERS, e.g. `unit=1,integration=4,e2e=2,late=2`.
+ */
+const DEFAULT_WIDTHS: Readonly<Widths> = { unit: 2, integration: 2, e2e: 1, late: 1 };
+
+export function workersFrom(env: NodeJS.ProcessEnv): Widths {
+  const workers = { ...DEFAULT_WIDTHS };
   for (const item of (env['PLANWRIGHT_TEST_WORKERS'] ?? '').split(',').filter(Boolean)) {
     const [group, value] = item.split('=');
     const n = Number(value);
-    if (!(group === 'unit' || group === 'integration' || group === 'e2e') || !(n >= 1)) {
+    const known =
+      group === 'unit' || group === 'integration' || group === 'e2e' || group === 'late';
+    if (!known || !(n >= 1)) {
       throw new Error(
-        `PLANWRIGHT_TEST_WORKERS: "${item}" is not <unit|integration|e2e>=<number ≥ 1>`,
+        `PLANWRIGHT_TEST_WORKERS: "${item}" is not <unit|integration|e2e|late>=<number ≥ 1>`,
       );
     }
     workers[group] = Math.floor(n);
@@ -74,32 +94,109 @@ export function workersFrom(env: NodeJS.ProcessEnv): Record<TestGroup, number> {
   return workers;
 }
 
-export function jestGroups(workers: Readonly<Record<TestGroup, number>>): JestGroup[] {
-  const groups: JestGroup[] = [
-    { name: 'unit', projects: ['unit'], workers: workers.unit, niceness: BACKGROUND_NICENESS },
+/** A test file of the integration or e2e project. */
+export interface TestFile {
+  readonly file: string;
+  readonly project: TestGroup;
+}
+
+/** When a lane is expected to start, when the history has no figure (ms since the run began). */
+const DEFAULT_STARTS = { builds: 30_000, image: 90_000, unit: 300_000 };
+/** What a file never timed is expected to take. */
+const DEFAULT_FILE_MS = 30_000;
+
+interface Slot {
+  readonly lane: JestLane['name'];
+  readonly projects: readonly TestGroup[];
+  finishMs: number;
+}
+
+/**
+ * Shares the integration and e2e files out among the lanes' workers, longest first, each to
+ * the worker expected to be free first among those that may run it (the longest-processing-
+ * time rule): the lanes start at different times (the e2e lane after the image is built, the
+ * late lane after the unit files), so this balances their ends — which is when the serial
+ * files may start. Expected times come from the last runs on this machine (history.ts).
+ */
+export function planLanes(
+  selected: readonly (TestGroup | 'serial')[],
+  files: readonly TestFile[],
+  widths: Readonly<Widths>,
+  history: History,
+): JestLane[] {
+  const lanes: JestLane[] = [];
+  if (selected.includes('unit')) {
+    lanes.push({
+      name: 'unit',
+      projects: ['unit'],
+      workers: widths.unit,
+      niceness: BACKGROUND_NICENESS,
+      after: 'builds',
+    });
+  }
+  const serial = new Set(SERIAL_FILES.map((s) => s.file));
+  const start = (key: keyof typeof DEFAULT_STARTS): number =>
+    history.starts[key] ?? DEFAULT_STARTS[key];
+  const shared = files.filter((f) => selected.includes(f.project) && !serial.has(f.file));
+  const templates: Omit<JestLane, 'files'>[] = [
     {
       name: 'integration',
       projects: ['integration'],
-      workers: workers.integration,
+      workers: widths.integration,
       niceness: 0,
-      exclude: SERIAL_FILES.map((f) => f.file),
+      after: 'builds',
     },
+    { name: 'e2e', projects: ['e2e'], workers: widths.e2e, niceness: 0, after: 'builds' },
     {
-      name: 'e2e',
-      projects: ['e2e'],
-      workers: workers.e2e,
+      name: 'late',
+      projects: ['integration', 'e2e'],
+      workers: widths.late,
       niceness: 0,
-      exclude: SERIAL_FILES.map((f) => f.file),
+      after: 'unit',
     },
   ];
-  if (SERIAL_FILES.length > 0) {
-    groups.push({
+  const startOf: Record<string, number> = {
+    integration: start('builds'),
+    e2e: start('image'),
+    late: selected.includes('unit') ? start('unit') : start('image'),
+  };
+  const slots: Slot[] = templates.flatMap((t) =>
+    Array.from({ length: t.workers }, () => ({
+      lane: t.name,
+      projects: t.projects,
+      finishMs: startOf[t.name] ?? 0,
+    })),
+  );
+  const expected = (file: string): number => history.files[file] ?? DEFAULT_FILE_MS;
+  const planned = new Map<string, string[]>();
+  const byLength = [...shared].sort(
+    (a, b) => expected(b.file) - expected(a.file) || a.file.localeCompare(b.file),
+  );
+  for (const f of byLength) {
+    const eligible = slots.filter((s) => s.projects.includes(f.project));
+    const slot = eligible.reduce<Slot | undefined>(
+      (best, s) => (best === undefined || s.finishMs < best.finishMs ? s : best),
+      undefined,
+    );
+    if (!slot) continue;
+    slot.finishMs += expected(f.file);
+    const list = planned.get(slot.lane) ?? [];
+    list.push(f.file);
+    planned.set(slot.lane, list);
+  }
+  for (const t of templates) {
+    const list = planned.get(t.name);
+    if (list?.length) lanes.push({ ...t, files: list });
+  }
+  if (selected.includes('serial') && SERIAL_FILES.length > 0) {
+    lanes.push({
       name: 'serial',
       projects: ['integration', 'e2e'],
       workers: 1,
       niceness: 0,
       files: SERIAL_FILES.map((s) => s.file),
+      after: 'parallel',
     });
   }
-  return groups;
+  return lanes;
 }

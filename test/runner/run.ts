@@ -1,13 +1,16 @@
 // The runner's work (main.ts checks the shared data first, then hands over here).
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { cacheRoot, repositoryRoot } from '../../src/localcluster/paths.ts';
 import { ensureBuiltCli } from '../integration/cli/built-cli.ts';
 import { TEST_IMAGE_DIR_ENV, writeTestImage } from '../support/planwright-image.ts';
 import { TEST_TOOLS, type TestGroup } from '../support/tools.ts';
-import { BACKGROUND_NICENESS, jestGroups, workersFrom, type JestGroup } from './plan.ts';
+import { loadHistory, updatedHistory, writeHistory, type History } from './history.ts';
+import { FILLER_NICENESS, planLanes, workersFrom, type JestLane, type TestFile } from './plan.ts';
 import { run, stopChildren } from './process.ts';
 import {
   formatFiles,
@@ -45,7 +48,7 @@ const node = (
   options: { env?: NodeJS.ProcessEnv; niceness?: number } = {},
 ): Promise<boolean> =>
   run(prefix, process.execPath, args, { cwd: root, ...options }).then((c) => c === 0);
-const background = { niceness: BACKGROUND_NICENESS };
+const background = { niceness: FILLER_NICENESS };
 
 /**
  * Typecheck, lint and format check, beside the rest. tsc and prettier keep what they learnt in
@@ -123,16 +126,16 @@ function buildTools(last: TestGroup): Record<TestGroup, Promise<unknown>> {
   return { unit, integration, e2e: Promise.all([integration, ...built.e2e]) };
 }
 
-async function jest(group: JestGroup, runDir: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const output = join(runDir, `jest-${group.name}.json`);
+async function jest(lane: JestLane, runDir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const output = join(runDir, `jest-${lane.name}.json`);
   const args = [
     '--experimental-vm-modules',
     '--no-warnings=ExperimentalWarning',
     'node_modules/jest/bin/jest.js',
     '--selectProjects',
-    ...group.projects,
+    ...lane.projects,
     '--maxWorkers',
-    String(group.workers),
+    String(lane.workers),
     '--json',
     '--outputFile',
     output,
@@ -140,78 +143,126 @@ async function jest(group: JestGroup, runDir: string, env: NodeJS.ProcessEnv): P
     '--cacheDirectory',
     join(cacheRoot(), 'jest'),
   ];
-  if (group.files) args.push('--runTestsByPath', ...group.files);
-  if (group.exclude?.length) {
-    // Replaces jest's default ignore list, so node_modules goes back in.
-    args.push('--testPathIgnorePatterns', '/node_modules/', ...group.exclude.map(escapeRegExp));
+  let laneEnv = env;
+  if (lane.files) {
+    const order = join(runDir, `order-${lane.name}.json`);
+    await writeFile(order, JSON.stringify(lane.files));
+    args.push('--testSequencer', join(root, 'test/runner/sequencer.js'));
+    args.push('--runTestsByPath', ...lane.files);
+    laneEnv = { ...env, PLANWRIGHT_TEST_ORDER: order };
   }
-  await step(
-    `jest ${group.name} (${group.workers} worker${group.workers > 1 ? 's' : ''})`,
-    async () => {
-      const ok = await node(group.name, args, { env, niceness: group.niceness });
-      const result = await readJestResult(output, group.name, root);
-      if (!result) return false;
-      counts.passed += result.counts.passed;
-      counts.failed += result.counts.failed;
-      counts.skipped += result.counts.skipped;
-      files.push(...result.files);
-      return ok;
-    },
-  );
+  const width = `${lane.workers} worker${lane.workers > 1 ? 's' : ''}`;
+  const count = lane.files ? `, ${lane.files.length} files` : '';
+  await step(`jest ${lane.name} (${width}${count})`, async () => {
+    const ok = await node(lane.name, args, { env: laneEnv, niceness: lane.niceness });
+    const result = await readJestResult(output, lane.name, root);
+    if (!result) return false;
+    counts.passed += result.counts.passed;
+    counts.failed += result.counts.failed;
+    counts.skipped += result.counts.skipped;
+    files.push(...result.files);
+    return ok;
+  });
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The test files of a jest project, relative to the repository, as jest itself finds them. */
+async function listFiles(project: TestGroup): Promise<TestFile[]> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--experimental-vm-modules',
+      '--no-warnings=ExperimentalWarning',
+      'node_modules/jest/bin/jest.js',
+      '--selectProjects',
+      project,
+      '--listTests',
+      '--json',
+    ],
+    { cwd: root, maxBuffer: 8 * 1024 * 1024 },
+  );
+  const paths = JSON.parse(stdout.slice(stdout.indexOf('['))) as string[];
+  return paths
+    .map((p) => ({ file: relative(root, p), project }))
+    .sort((a, b) => a.file.localeCompare(b.file));
 }
+
+const GROUPS = ['unit', 'integration', 'e2e', 'serial'] as const;
+type Group = (typeof GROUPS)[number];
 
 /** Runs what `argv` selects (see main.ts) and exits with the outcome. */
 export async function runTests(argv: readonly string[]): Promise<never> {
-  const groups = jestGroups(workersFrom(process.env));
+  const widths = workersFrom(process.env);
   const wanted = argv.filter((a) => !a.startsWith('--'));
-  const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));
+  const unknown = wanted.filter((w) => !(GROUPS as readonly string[]).includes(w));
   if (unknown.length > 0) {
     process.stderr.write(
-      `npm test: no group ${unknown.join(', ')} (groups: ${groups.map((g) => g.name).join(', ')})\n`,
+      `npm test: no group ${unknown.join(', ')} (groups: ${GROUPS.join(', ')})\n`,
     );
     process.exit(2);
   }
-  const selected = groups.filter((g) => wanted.length === 0 || wanted.includes(g.name));
+  const selected: Group[] = wanted.length === 0 ? [...GROUPS] : (wanted as Group[]);
   stopOnSignals();
   const runDir = await mkdtemp(join(tmpdir(), 'planwright-test-run-'));
   const env: NodeJS.ProcessEnv = { ...process.env, [TEST_IMAGE_DIR_ENV]: join(runDir, 'image') };
 
   const checked = argv.includes('--no-checks') ? Promise.resolve() : checks();
-  // The tests' own build of dist/ (`tsc -p tsconfig.build.json`, stamped): they find it fresh.
-  const built = step('build (npm run build)', async () => {
+  const history = await loadHistory();
+  const projects = (['integration', 'e2e'] as const).filter(
+    (p) => selected.includes(p) || selected.includes('serial'),
+  );
+  const lanes = planLanes(
+    selected,
+    (await Promise.all(projects.map(listFiles))).flat(),
+    widths,
+    history,
+  );
+  for (const lane of lanes) {
+    if (lane.files) process.stdout.write(`[plan] ${lane.name}: ${lane.files.join(' ')}\n`);
+  }
+  const uses = (p: TestGroup): boolean => lanes.some((l) => l.projects.includes(p));
+  // The tests' own build of dist/ (see ensureBuiltCli): they find it fresh.
+  const built = step('build (tsc --noCheck)', async () => {
     await ensureBuiltCli();
     return true;
   });
-  const tools = buildTools(
-    selected.some((g) => g.projects.includes('e2e'))
-      ? 'e2e'
-      : selected.some((g) => g.projects.includes('integration'))
-        ? 'integration'
-        : 'unit',
-  );
-  const needsImage = selected.some((g) => g.projects.includes('e2e'));
-  const image = needsImage
+  const tools = buildTools(uses('e2e') ? 'e2e' : uses('integration') ? 'integration' : 'unit');
+  const image = uses('e2e')
     ? built.then(() =>
         step('build Planwright image', async () => {
           await writeTestImage(join(runDir, 'image'));
           return true;
         }),
       )
-    : Promise.resolve();
-  const after: Record<JestGroup['name'], Promise<unknown>> = {
-    unit: tools.unit,
-    integration: Promise.all([built, tools.integration]),
-    e2e: Promise.all([built, tools.e2e, image]),
-    serial: Promise.resolve(),
+    : Promise.resolve(true);
+  const starts: History['starts'] = {};
+  const mark = (key: keyof History['starts']) => () => {
+    starts[key] = Date.now() - started;
   };
-  const parallel = selected.filter((g) => g.name !== 'serial');
-  await Promise.all(parallel.map((g) => after[g.name].then(() => jest(g, runDir, env))));
-  const serial = selected.find((g) => g.name === 'serial');
-  if (serial) await Promise.all([built, tools.e2e, image]).then(() => jest(serial, runDir, env));
+  const builds = Promise.all([built, tools.integration]).then(mark('builds'));
+  const e2eReady = Promise.all([built, tools.e2e, image]).then(mark('image'));
+  const ready = (lane: JestLane): Promise<unknown> =>
+    lane.projects.includes('e2e')
+      ? e2eReady
+      : lane.projects.includes('integration')
+        ? builds
+        : tools.unit;
+  const unitLane = lanes.find((l) => l.name === 'unit');
+  const unitDone = unitLane
+    ? ready(unitLane)
+        .then(() => jest(unitLane, runDir, env))
+        .then(mark('unit'))
+    : Promise.resolve();
+  const parallel = lanes
+    .filter((l) => l.after !== 'parallel' && l !== unitLane)
+    .map((l) =>
+      Promise.all([ready(l), l.after === 'unit' ? unitDone : undefined]).then(() =>
+        jest(l, runDir, env),
+      ),
+    );
+  await Promise.all([unitDone, ...parallel]);
+  for (const lane of lanes.filter((l) => l.after === 'parallel')) {
+    await ready(lane).then(() => jest(lane, runDir, env));
+  }
   await checked;
   await rm(runDir, { recursive: true, force: true });
 
@@ -220,6 +271,10 @@ export async function runTests(argv: readonly string[]): Promise<never> {
   process.stdout.write(
     `\nnpm test: ${total} s; ${failures === 0 ? 'every step passed' : `${failures} step(s) failed`}\n` +
       `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`,
+  );
+  // The next run plans its lanes from these figures; the starts only from a whole run.
+  await writeHistory(updatedHistory(history, files, wanted.length === 0 ? starts : {})).catch(
+    () => undefined,
   );
   process.exit(failures === 0 && counts.failed === 0 ? 0 : 1);
 }

@@ -1,5 +1,5 @@
-// The test runner's own logic (test/runner): how wide each group runs, which files run alone,
-// and what it reads back from jest to print where the time went.
+// The test runner's own logic (test/runner): how it shares files out among its jest lanes,
+// which files run alone, what it remembers between runs, and what it reads back from jest.
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -7,17 +7,31 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repositoryRoot } from '../../../src/localcluster/paths.ts';
-import { BACKGROUND_NICENESS, jestGroups, SERIAL_FILES, workersFrom } from '../../runner/plan.ts';
+import {
+  emptyHistory,
+  readHistory,
+  updatedHistory,
+  writeHistory,
+  type History,
+} from '../../runner/history.ts';
+import {
+  BACKGROUND_NICENESS,
+  FILLER_NICENESS,
+  planLanes,
+  SERIAL_FILES,
+  workersFrom,
+  type TestFile,
+} from '../../runner/plan.ts';
 import { formatFiles, formatSteps, readJestResult } from '../../runner/report.ts';
 
 describe('workersFrom', () => {
-  it('takes the defaults, and PLANWRIGHT_TEST_WORKERS overrides some groups', () => {
+  it('takes the defaults, and PLANWRIGHT_TEST_WORKERS overrides some lanes', () => {
     const defaults = workersFrom({});
     expect(defaults.unit).toBeGreaterThanOrEqual(1);
-    expect(workersFrom({ PLANWRIGHT_TEST_WORKERS: 'integration=6,e2e=1' })).toEqual({
+    expect(workersFrom({ PLANWRIGHT_TEST_WORKERS: 'integration=6,late=2' })).toEqual({
       ...defaults,
       integration: 6,
-      e2e: 1,
+      late: 2,
     });
   });
 
@@ -27,35 +41,136 @@ describe('workersFrom', () => {
   });
 });
 
-describe('jestGroups', () => {
-  it('runs unit, integration and e2e each in its own jest project, the serial files last', () => {
-    const groups = jestGroups({ unit: 2, integration: 4, e2e: 2 });
-    expect(groups.slice(0, 3).map((g) => [g.name, g.projects, g.workers])).toEqual([
-      ['unit', ['unit'], 2],
-      ['integration', ['integration'], 4],
-      ['e2e', ['e2e'], 2],
-    ]);
-    const serial = groups.find((g) => g.name === 'serial');
-    expect(serial?.files ?? []).toEqual(SERIAL_FILES.map((s) => s.file));
-    if (serial) expect(serial.workers).toBe(1);
-    // Each serial file runs once: the parallel groups of its project leave it out.
-    for (const { file } of SERIAL_FILES) {
-      const project = file.split('/')[1] ?? '';
-      const parallel = groups.find((g) => g.name === project);
-      expect({ file, excluded: parallel?.exclude }).toEqual({
-        file,
-        excluded: expect.arrayContaining([file]),
-      });
-      expect(existsSync(join(repositoryRoot(), file))).toBe(true);
+const ALL = ['unit', 'integration', 'e2e', 'serial'] as const;
+const widths = { unit: 2, integration: 2, e2e: 1, late: 1 };
+
+function historyOf(files: Record<string, number>, starts: History['starts'] = {}): History {
+  const history = emptyHistory();
+  Object.assign(history.files, files);
+  Object.assign(history.starts, starts);
+  return history;
+}
+
+describe('planLanes', () => {
+  const files: TestFile[] = [
+    { file: 'test/integration/a.test.ts', project: 'integration' },
+    { file: 'test/integration/b.test.ts', project: 'integration' },
+    { file: 'test/integration/c.test.ts', project: 'integration' },
+    { file: 'test/e2e/x.test.ts', project: 'e2e' },
+    { file: 'test/e2e/y.test.ts', project: 'e2e' },
+    ...SERIAL_FILES.map((s) => ({
+      file: s.file,
+      project: s.file.split('/')[1] as 'integration' | 'e2e',
+    })),
+  ];
+
+  it('runs every file once: the serial files last and alone, the rest in the lanes that may take them', () => {
+    const lanes = planLanes(ALL, files, widths, emptyHistory());
+    const planned = lanes.flatMap((l) => l.files ?? []);
+    expect([...planned].sort()).toEqual(files.map((f) => f.file).sort());
+    const serial = lanes.find((l) => l.name === 'serial');
+    expect(serial).toMatchObject({ workers: 1, after: 'parallel' });
+    expect(serial?.files).toEqual(SERIAL_FILES.map((s) => s.file));
+    for (const lane of lanes) {
+      for (const file of lane.files ?? []) {
+        const project = files.find((f) => f.file === file)?.project;
+        expect({ file, lane: lane.name, allowed: lane.projects.includes(project!) }).toEqual({
+          file,
+          lane: lane.name,
+          allowed: true,
+        });
+      }
     }
+    for (const { file } of SERIAL_FILES)
+      expect(existsSync(join(repositoryRoot(), file))).toBe(true);
   });
 
-  it('runs the CPU-bound work below the waiting work', () => {
-    const groups = jestGroups({ unit: 2, integration: 3, e2e: 2 });
-    expect(groups.map((g) => [g.name, g.niceness])).toEqual(
-      groups.map((g) => [g.name, g.name === 'unit' ? BACKGROUND_NICENESS : 0]),
+  it('shares files out longest first to the worker free first, counting when each lane starts', () => {
+    const history = historyOf(
+      {
+        'test/integration/a.test.ts': 400_000,
+        'test/integration/b.test.ts': 100_000,
+        'test/integration/c.test.ts': 90_000,
+        'test/e2e/x.test.ts': 300_000,
+        'test/e2e/y.test.ts': 200_000,
+      },
+      { builds: 10_000, image: 50_000, unit: 100_000 },
+    );
+    const lanes = planLanes(['unit', 'integration', 'e2e'], files, widths, history);
+    const of = (name: string) => lanes.find((l) => l.name === name)?.files;
+    // a (400 s) and b take the two integration workers; x the e2e worker (free at 50 s); y
+    // (200 s) the late worker, free at 100 s, before the e2e worker (350 s); c the integration
+    // worker that finishes b at 110 s.
+    expect(of('integration')).toEqual([
+      'test/integration/a.test.ts',
+      'test/integration/b.test.ts',
+      'test/integration/c.test.ts',
+    ]);
+    expect(of('e2e')).toEqual(['test/e2e/x.test.ts']);
+    expect(of('late')).toEqual(['test/e2e/y.test.ts']);
+    expect(lanes.find((l) => l.name === 'late')?.after).toBe('unit');
+    expect(lanes.some((l) => l.name === 'serial')).toBe(false);
+  });
+
+  it('runs the CPU-bound work below the waiting work, the checks lowest of all', () => {
+    const lanes = planLanes(ALL, files, widths, emptyHistory());
+    expect(lanes.map((l) => [l.name, l.niceness])).toEqual(
+      lanes.map((l) => [l.name, l.name === 'unit' ? BACKGROUND_NICENESS : 0]),
     );
     expect(BACKGROUND_NICENESS).toBeGreaterThan(0);
+    expect(FILLER_NICENESS).toBeGreaterThan(BACKGROUND_NICENESS);
+  });
+});
+
+describe('the history', () => {
+  it('keeps what this run measured over what the last one did, and survives a bad file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runner-history-'));
+    try {
+      const file = join(dir, 'history.json');
+      expect(await readHistory(file)).toEqual(emptyHistory());
+      await writeFile(file, '{"files": {"a": "slow", "b": 5, "__proto__": 7}, "starts": 3}');
+      const read = await readHistory(file);
+      expect(Object.getPrototypeOf(read.files)).toBeNull();
+      // A path named __proto__ is a key like any other, not the map's prototype.
+      expect(Object.entries(read.files)).toEqual([
+        ['b', 5],
+        ['__proto__', 7],
+      ]);
+      const next = updatedHistory(
+        historyOf({ b: 5, c: 9 }, { unit: 1 }),
+        [{ file: 'b', group: 'integration', ms: 7.4, ok: true }],
+        { image: 2 },
+      );
+      await writeHistory(next, file);
+      const again = await readHistory(file);
+      expect({ ...again.files }).toEqual({ b: 7, c: 9 });
+      expect(again.starts).toEqual({ unit: 1, image: 2 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the planned order', () => {
+  it('sorts a lane as planned, files it does not name after the named ones', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runner-order-'));
+    const saved = process.env['PLANWRIGHT_TEST_ORDER'];
+    try {
+      const order = join(dir, 'order.json');
+      await writeFile(order, JSON.stringify(['/r/b.test.ts', '/r/a.test.ts']));
+      process.env['PLANWRIGHT_TEST_ORDER'] = order;
+      const { default: PlannedOrder } = await import('../../runner/sequencer.js');
+      const sorted = new PlannedOrder().sort([
+        { path: '/r/c.test.ts' },
+        { path: '/r/a.test.ts' },
+        { path: '/r/b.test.ts' },
+      ]);
+      expect(sorted.map((t) => t.path)).toEqual(['/r/b.test.ts', '/r/a.test.ts', '/r/c.test.ts']);
+    } finally {
+      if (saved === undefined) delete process.env['PLANWRIGHT_TEST_ORDER'];
+      else process.env['PLANWRIGHT_TEST_ORDER'] = saved;
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
