@@ -3,10 +3,11 @@
 //   checks     typecheck, eslint and prettier, beside everything else
 //   builds     `npm run build` (the CLI the tests start), the Go tools each jest group needs
 //              (test/support/tools.ts; found at once in a warm cache), Planwright's image
-//   jest       unit, integration and e2e as three jest runs at once, each as wide as
-//              plan.ts says, each started as soon as what it needs is built; integration
-//              and e2e workers have a cluster each (test/support/shared-cluster.ts); then
-//              the serial files, alone
+//   jest       lanes, each a jest process as wide as plan.ts says, started as soon as
+//              what it needs is built: unit; integration and e2e, their files shared out
+//              longest first from the last runs' times (history.ts); a late lane once the
+//              unit files are done; integration and e2e workers have a cluster each
+//              (test/support/shared-cluster.ts); then the serial files, alone
 //   report     every step's and every test file's wall time, then one line of counts
 //
 // Usage: npm test [-- [--no-checks] [unit|integration|e2e|serial ...]]
