@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { ApiError, type KubeClient } from '../kube/index.ts';
 import { LeaderElectionLostError, RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
-import { sleep } from './time.ts';
+import { deadlineSignal, sleep } from './time.ts';
 import { namespacedName } from '../kube/index.ts';
 import type { OwnerReferencesOf } from './sharding/lease-owner.ts';
 
@@ -217,9 +217,10 @@ export class LeaderElector {
       const remaining = this.renewDeadlineMs - (Date.now() - lastRenew);
       let ok = false;
       if (remaining > 0) {
-        ok = await this.tryAcquireOrRenew(
-          AbortSignal.any([stop, AbortSignal.timeout(remaining)]),
-        ).catch((err: unknown) => this.failed(err));
+        const deadline = deadlineSignal(remaining, stop);
+        ok = await this.tryAcquireOrRenew(deadline.signal)
+          .catch((err: unknown) => this.failed(err))
+          .finally(() => deadline.clear());
       }
       if (stop.aborted) return;
       if (ok) {

@@ -27,6 +27,7 @@ import type { VerifyResult } from '../package/verify/findings.ts';
 import type { KudoUsage } from './usage.ts';
 import { verifyVerdict, type PackagePolicy } from './verify-verdict.ts';
 import { namespacedName } from '../../kube/index.ts';
+import { deadlineSignal } from '../../runtime/index.ts';
 
 /** `package verify` of one OperatorVersion; the render pool in production. */
 export type OperatorVersionVerifier = (
@@ -174,15 +175,11 @@ export function operatorVersionValidator(
     // finish in time (a cold worker on a busy node) must not become a refusal (the server's
     // deadline answers 500, which failurePolicy Fail turns into one).
     const budget =
-      policy === 'warn' ? AbortSignal.timeout(options.warnBudgetMs ?? 3_000) : undefined;
+      policy === 'warn' ? deadlineSignal(options.warnBudgetMs ?? 3_000, signal) : undefined;
     try {
-      result = await options.verify(
-        ov,
-        namespaceManifest,
-        budget ? AbortSignal.any([signal, budget]) : signal,
-      );
+      result = await options.verify(ov, namespaceManifest, budget?.signal ?? signal);
     } catch (err) {
-      if (budget?.aborted && !signal.aborted) {
+      if (budget?.signal.aborted && !signal.aborted) {
         return allow({
           warnings: [
             `OperatorVersion ${ovLabel} was admitted without package verification: it did not finish within ${options.warnBudgetMs ?? 3_000} ms. Check the package with kubectl kudo package verify <folder>.`,
@@ -206,6 +203,8 @@ export function operatorVersionValidator(
         ]);
       }
       throw err; // a failure of the pool itself: the server answers 500 naming the webhook
+    } finally {
+      budget?.clear();
     }
     const verdict = verifyVerdict(ovLabel, result, policy);
     if (verdict.kind === 'deny' || request.operation !== 'UPDATE') return verdict;

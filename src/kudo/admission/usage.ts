@@ -7,6 +7,7 @@
  * See examples/api/kudo.ts.
  */
 import type { KubeClient } from '../../kube/index.ts';
+import { deadlineSignal } from '../../runtime/index.ts';
 import {
   instanceOperatorVersionKeys,
   INSTANCES_BY_OPERATOR_VERSION,
@@ -128,7 +129,7 @@ export class CachedKudoUsage implements KudoUsage {
   }
 
   private async list<T>(path: string, what: string, signal: AbortSignal): Promise<T[]> {
-    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs)]);
+    const deadline = deadlineSignal(this.options.timeoutMs, signal);
     const out: T[] = [];
     let next: string | undefined;
     try {
@@ -136,7 +137,7 @@ export class CachedKudoUsage implements KudoUsage {
         const page: ListPage<T> = await this.options.client.request<ListPage<T>>({
           path,
           query: { limit: this.options.pageSize ?? 500, ...(next ? { continue: next } : {}) },
-          signal: deadline,
+          signal: deadline.signal,
           timeoutMs: this.options.timeoutMs,
         });
         out.push(...(page.items ?? []));
@@ -144,6 +145,8 @@ export class CachedKudoUsage implements KudoUsage {
       } while (next);
     } catch (err) {
       throw new UsageLookupError(what, err);
+    } finally {
+      deadline.clear();
     }
     return out;
   }

@@ -3,6 +3,7 @@
  * default, so an offline machine fails fast instead of hanging), a size limit on the body,
  * and the caller's AbortSignal. Node's fetch (undici) does the work.
  */
+import { deadlineSignal } from '../../runtime/index.ts';
 import { PackageResolveError } from './errors.ts';
 
 /** KUDO's repositories saw `KUDO/<version>`; Planwright speaks the same protocol. */
@@ -57,12 +58,12 @@ export async function httpGet(
   signal?: AbortSignal,
 ): Promise<Buffer> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const deadline = deadlineSignal(timeoutMs, signal);
+  const timeout = deadline.signal;
   try {
     const res = await fetch(url, {
       headers: { 'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT },
-      signal: combined,
+      signal: timeout,
     });
     if (res.status !== 200) {
       await res.body?.cancel();
@@ -85,5 +86,7 @@ export async function httpGet(
       source: url,
       cause: err,
     });
+  } finally {
+    deadline.clear();
   }
 }

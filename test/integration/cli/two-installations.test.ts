@@ -49,7 +49,7 @@ describe('two installations in one cluster', () => {
       watchNamespaces: [ns],
       args: ['--namespace', home, ...TIMINGS],
     });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -126,7 +126,7 @@ describe('two installations in one cluster', () => {
     ]);
     child.kill('SIGTERM');
     expect(await new Promise((r) => child.once('exit', r))).toBe(0);
-  }, 120_000);
+  });
 
   it('start --install of another installation refuses to start while the registered one answers', async () => {
     const result = await runBuilt(
@@ -157,7 +157,7 @@ describe('two installations in one cluster', () => {
       path: REGISTRATION,
     });
     expect(registration.metadata.annotations?.['planwright.dev/installation']).toBe(home);
-  }, 120_000);
+  });
 
   it('when the registration names another installation, the running one lets its shard go; named again, it takes it back', async () => {
     const setInstallation = (installation: string): Promise<unknown> =>
@@ -190,5 +190,5 @@ describe('two installations in one cluster', () => {
     expect(registered?.log()).toContain(
       'The webhook registration planwright-instances names this installation now: running controllers.',
     );
-  }, 120_000);
+  });
 });

@@ -122,5 +122,5 @@ describe('sharded controller', () => {
         expect(size).toBe(keys.filter((k) => shardOf(k, SHARDS) === shard).length);
       }
     }
-  }, 120_000);
+  });
 });
