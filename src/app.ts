@@ -28,10 +28,9 @@ import {
   registerVerifyEvents,
   type InstanceControllerSettings,
 } from './kudo/controller/index.ts';
-import { RoutingVerifier } from './kudo/package/index.ts';
+import { RoutingVerifier } from './kudo/verify/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
-import { RenderPool } from './kudo/render/pool/index.ts';
-import { RoutingRenderer } from './kudo/render/index.ts';
+import { RenderPool, RoutingRenderer } from './kudo/pool/index.ts';
 import type { TenancyPolicy } from './kudo/tasks/index.ts';
 import {
   JitteredBackoff,

@@ -4,9 +4,14 @@
  * workloads changing (their status decides health), and by OperatorVersion changes.
  */
 import type { Logger } from 'pino';
-import { ServerSideApply, TargetServerPolicy } from '../../kube/index.ts';
+import {
+  ServerSideApply,
+  TargetServerPolicy,
+  gvkKey,
+  parseApiVersion,
+  type GroupVersionKind,
+} from '../../kube/index.ts';
 import type { ApplyObject } from '../../kube/index.ts';
-import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/index.ts';
 import {
   objectKey,
   type CacheRegistry,
@@ -20,10 +25,12 @@ import {
   INSTANCE_GVK,
   OPERATOR_VERSION_GVK,
   type OperatorVersionSource,
-} from '../api/contracts.ts';
-import { instanceOperatorVersionKeys, INSTANCES_BY_OPERATOR_VERSION } from '../api/read.ts';
-import { KUDO_GROUP, type Instance } from '../api/types.ts';
-import { readStatus } from '../api/status-read.ts';
+  instanceOperatorVersionKeys,
+  INSTANCES_BY_OPERATOR_VERSION,
+  KUDO_GROUP,
+  type Instance,
+  readStatus,
+} from '../api/index.ts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import {
   ANNOTATION_DRIFT,
@@ -36,10 +43,11 @@ import {
   TargetClusters,
   type EventSink,
   type InstanceReconcilerOptions,
+  labelledFor,
+  type WorkloadSource,
+  CachedObjects,
 } from '../engine/index.ts';
-import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
-import { CachedObjects } from '../engine/cached-objects.ts';
-import { READINESS_KINDS } from '../health/readiness.ts';
+import { READINESS_KINDS } from '../health/index.ts';
 import { HERITAGE_KUDO, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
 import { ANNOTATION_SERVICE_ACCOUNT } from '../tasks/index.ts';
 

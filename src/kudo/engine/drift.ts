@@ -14,7 +14,7 @@ import type { Counter } from 'prom-client';
 import { describeObject, namespacedName, type ApplyObject } from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
 import type { GroupVersionKind } from '../../kube/index.ts';
-import type { Instance, InstanceStatus } from '../api/types.ts';
+import type { Instance, InstanceStatus } from '../api/index.ts';
 import { setCondition } from './status.ts';
 import {
   appliedObject,
@@ -29,7 +29,7 @@ import {
 } from '../inventory/index.ts';
 import { LABEL_OWNER_UID, ownedByInstance } from '../render/index.ts';
 import { previousOwner } from '../tasks/index.ts';
-import type { AppliedObject } from '../tasks/types.ts';
+import type { AppliedObject } from '../tasks/index.ts';
 import type { Target } from './targets.ts';
 
 export const ANNOTATION_DRIFT = 'planwright.dev/drift';

@@ -6,8 +6,7 @@
  */
 import type { ServerSideApply } from '../../kube/index.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
-import { isTerminal } from '../api/read.ts';
-import { PLAN_CLEANUP } from '../api/types.ts';
+import { isTerminal, PLAN_CLEANUP } from '../api/index.ts';
 import { readInventory, type InventoryEntry } from '../inventory/index.ts';
 import { deleteInventory } from './cleanup.ts';
 import { operatorVersionOf, warnOnce, type Pass } from './pass.ts';

@@ -9,21 +9,19 @@
  * session writes it.
  */
 import type { Logger } from 'pino';
-import type { ServerSideApply } from '../../kube/index.ts';
-import type { KubeClient } from '../../kube/index.ts';
-import type { OperatorVersionSource } from '../api/contracts.ts';
+import type { ServerSideApply, KubeClient } from '../../kube/index.ts';
+import type { OperatorVersionSource } from '../api/index.ts';
 import { namespacedName } from '../../kube/index.ts';
-import { operatorVersionRef } from '../api/read.ts';
 import {
+  operatorVersionRef,
   KUDO_API_VERSION,
   type Instance,
   type InstanceStatus,
   type OperatorVersion,
-} from '../api/types.ts';
+} from '../api/index.ts';
 import type { Renderer } from '../render/index.ts';
 import { KUDO_TENANCY, operatorVersionProblem } from '../tasks/index.ts';
-import type { PodExec, TenancyPolicy } from '../tasks/index.ts';
-import type { ObjectReader } from '../tasks/types.ts';
+import type { PodExec, TenancyPolicy, ObjectReader } from '../tasks/index.ts';
 import type { Identities } from './acting-as.ts';
 import type { DriftKeeper } from './drift.ts';
 import type { InstanceWriter } from './instance-api.ts';

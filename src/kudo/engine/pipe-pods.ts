@@ -14,10 +14,10 @@
 import type { Logger } from 'pino';
 import { describeObject, type ServerSideApply } from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
-import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/types.ts';
-import { pipePodName } from '../package/pipes.ts';
+import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/index.ts';
+import { pipePodName } from '../package/index.ts';
 import { ownedByInstance } from '../render/index.ts';
-import { PIPE_POD_ANNOTATION } from '../tasks/pipe/index.ts';
+import { PIPE_POD_ANNOTATION } from '../tasks/index.ts';
 
 const REMEMBERED = 4096;
 

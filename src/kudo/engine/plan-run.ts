@@ -5,10 +5,10 @@
  * again.
  */
 import { objectKey, type ReconcileResult } from '../../runtime/index.ts';
-import { isTerminal } from '../api/read.ts';
-import type { OperatorVersion, PlanStatus } from '../api/types.ts';
+import { isTerminal } from '../api/index.ts';
+import type { OperatorVersion, PlanStatus } from '../api/index.ts';
 import { RenderBudget, rawParameters } from '../render/index.ts';
-import type { AppliedObject } from '../tasks/types.ts';
+import type { AppliedObject } from '../tasks/index.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { driftMode } from './drift.ts';
 import type { Pass } from './pass.ts';

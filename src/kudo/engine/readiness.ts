@@ -5,7 +5,7 @@
  */
 import type { ApplyObject } from '../../kube/index.ts';
 import { namespacedName } from '../../kube/index.ts';
-import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
+import { READINESS_KINDS, readinessOf } from '../health/index.ts';
 import { gvkOf } from './drift.ts';
 import type { Pass } from './pass.ts';
 import { readyFromWorkloads, type readyFromPlan } from './status.ts';

@@ -9,12 +9,10 @@
  * One reconciler serves one term of leadership (`forTerm`): what it remembers between passes
  * (memory.ts) starts empty with each term.
  */
-import { ApiError } from '../../kube/index.ts';
-import { namespacedName } from '../../kube/index.ts';
+import { ApiError, namespacedName } from '../../kube/index.ts';
 import type { ReconcileResult, Reconciler } from '../../runtime/index.ts';
-import type { ShapeProblem } from '../api/shape-check.ts';
-import { describeStatusProblems, readStatus } from '../api/status-read.ts';
-import type { Instance } from '../api/types.ts';
+import type { ShapeProblem, Instance } from '../api/index.ts';
+import { describeStatusProblems, readStatus } from '../api/index.ts';
 import { InlineRenderer, type Renderer } from '../render/index.ts';
 import type { DriftKeeper } from './drift.ts';
 import { finalize } from './finalize.ts';

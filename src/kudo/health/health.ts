@@ -4,9 +4,9 @@
  * kinds are decided by a `Ready` condition when present, else done once applied.
  */
 import type { ApplyObject } from '../../kube/index.ts';
-import { isTerminal } from '../api/read.ts';
+import { isTerminal } from '../api/index.ts';
 import { containerProblems } from './container-state.ts';
-import type { Instance } from '../api/types.ts';
+import type { Instance } from '../api/index.ts';
 
 export type Health =
   | { readonly state: 'healthy' }

@@ -12,9 +12,9 @@ import {
   type ApplyObject,
   type ChangeSetEntry,
   type ResourceManager,
+  namespacedName,
 } from '../../kube/index.ts';
-import { namespacedName } from '../../kube/index.ts';
-import type { Task } from '../api/types.ts';
+import type { Task } from '../api/index.ts';
 import { checkHealth } from '../health/index.ts';
 import {
   PolicyAnnotationError,

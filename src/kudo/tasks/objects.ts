@@ -5,8 +5,12 @@
  * schema does not know are dropped (kube/unknown-fields.ts), each with a Warning Event once
  * per plan run; a kind no version serves is a fatal error naming template, kind and what to do.
  */
-import { describeObject, type ApplyObject } from '../../kube/index.ts';
-import { resolveKind, type KindResolution } from '../../kube/index.ts';
+import {
+  describeObject,
+  type ApplyObject,
+  resolveKind,
+  type KindResolution,
+} from '../../kube/index.ts';
 import {
   ANNOTATION_DEPENDENCIES_HASH,
   dependenciesHash,
@@ -32,7 +36,7 @@ import {
   type RenderKind,
   type RenderOutput,
 } from '../render/index.ts';
-import { RenderLimitError } from '../render/pool/index.ts';
+import { RenderLimitError } from '../pool/index.ts';
 import { KUDO_TENANCY, placeObject } from './tenancy.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext } from './types.ts';
 

@@ -1,6 +1,6 @@
 /** What a task needs from the engine, and what it reports back. */
 import type { ApplyObject, ServerSideApply } from '../../kube/index.ts';
-import type { Instance, OperatorVersion } from '../api/types.ts';
+import type { Instance, OperatorVersion } from '../api/index.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import type { RenderBudget, Renderer, StepCoordinates } from '../render/index.ts';
 import type { PodExec } from './pipe/exec.ts';

@@ -8,9 +8,9 @@
  * and what to do; API and connection problems are retried.
  */
 import { describeObject, type ApplyObject } from '../../../kube/index.ts';
-import type { Task } from '../../api/types.ts';
+import type { Task } from '../../api/index.ts';
 import { entryOf } from '../../inventory/index.ts';
-import { pipeArtifactName, pipePodName, type PipeCoordinates } from '../../package/pipes.ts';
+import { pipeArtifactName, pipePodName, type PipeCoordinates } from '../../package/index.ts';
 import { ANNOTATION_PLAN_UID, ownedByInstance } from '../../render/index.ts';
 import { applyObjects } from '../apply.ts';
 import { classify } from '../classify.ts';

@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { MAX_TEMPLATE_OUTPUT_CHARS } from '../../../../src/kudo/render/index.ts';
 import { WORKER_OVERHEAD_MB } from '../../../../src/kudo/render/memory-budget.ts';
-import { RenderLimitError, RenderPool } from '../../../../src/kudo/render/pool/index.ts';
-import { LOADER_OVERHEAD_MB } from '../../../../src/kudo/render/pool/spawn.ts';
+import { RenderLimitError, RenderPool } from '../../../../src/kudo/pool/index.ts';
+import { LOADER_OVERHEAD_MB } from '../../../../src/kudo/pool/spawn.ts';
 import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 import { job } from './jobs.ts';
 

@@ -21,7 +21,7 @@ import {
   RenderPoolBusyError,
   RenderPoolStoppedError,
   RenderWorkerStartError,
-} from '../../../../src/kudo/render/pool/index.ts';
+} from '../../../../src/kudo/pool/index.ts';
 import { renderTask } from '../../../../src/kudo/tasks/objects.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { failure, job, scalars } from './jobs.ts';
