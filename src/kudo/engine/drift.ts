@@ -11,7 +11,12 @@
  * since (the next plan run). Turning it off drops the Instance's baselines.
  */
 import type { Counter } from 'prom-client';
-import { describeObject, namespacedName, type ApplyObject } from '../../kube/index.ts';
+import {
+  describeObject,
+  namespacedName,
+  ResourceManager,
+  type ApplyObject,
+} from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
 import type { GroupVersionKind } from '../../kube/index.ts';
 import type { Instance, InstanceStatus } from '../api/index.ts';
@@ -170,9 +175,10 @@ export class DriftKeeper {
         findings.push({ entry, object, fields, corrected: false });
         continue;
       }
-      const result = await input.target.ssa.apply(appliedObject(baseline), {
-        signal: input.signal,
-      });
+      const { object: result } = await new ResourceManager(input.target.ssa).reapply(
+        appliedObject(baseline),
+        input.signal,
+      );
       // Still ours (not forgotten or re-applied by a plan meanwhile): the answer is the new baseline.
       // Same shape, so its use count stays as it is.
       if (this.baselines.get(key) === baseline)

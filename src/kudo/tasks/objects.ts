@@ -37,6 +37,7 @@ import {
   type RenderOutput,
 } from '../render/index.ts';
 import { RenderLimitError } from '../pool/index.ts';
+import { resourcesOf } from './resources.ts';
 import { KUDO_TENANCY, placeObject } from './tenancy.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext } from './types.ts';
 
@@ -329,7 +330,7 @@ async function addDependencyHashes(
         name: d.name,
       })?.digest,
     live: (d, signal) =>
-      ctx.ssa.get(
+      resourcesOf(ctx).get(
         { apiVersion: 'v1', kind: d.kind, metadata: { name: d.name, namespace: d.namespace } },
         signal,
       ),

@@ -16,6 +16,7 @@ import { applyObjects } from '../apply.ts';
 import { classify } from '../classify.ts';
 import { decorateAll, renderTask } from '../objects.ts';
 import { previousOwner } from '../ownership.ts';
+import { resourcesOf } from '../resources.ts';
 import {
   FatalTaskError,
   TransientTaskError,
@@ -92,9 +93,10 @@ async function ensurePod(
   desired: ApplyObject,
   ctx: TaskContext,
 ): Promise<{ pod: ApplyObject } | { waiting: string }> {
+  const resources = resourcesOf(ctx);
   let live: ApplyObject | undefined;
   try {
-    live = await ctx.ssa.get(desired, ctx.signal);
+    live = await resources.get(desired, ctx.signal);
     if (live?.metadata?.['deletionTimestamp']) {
       return {
         waiting: `pipe pod ${describeObject(desired)} of an earlier run is being deleted; waiting until it is gone`,
@@ -111,14 +113,15 @@ async function ensurePod(
     }
     const run = ctx.at.planUid ?? '';
     if (live && live.metadata?.annotations?.[ANNOTATION_PLAN_UID] !== run) {
-      await ctx.ssa.remove(desired, ctx.signal);
+      await resources.delete({ object: desired, live }, ctx.signal);
       return {
         waiting: `deleting pipe pod ${describeObject(desired)} left by an earlier run; a new one is created once it is gone`,
       };
     }
     if (live) return { pod: live };
     await ctx.inventory.record([entryOf(desired)]);
-    return { pod: await ctx.ssa.apply(desired, { signal: ctx.signal }) };
+    // A Pod is not made by a create (createsAsApplied): this is one apply, as always.
+    return { pod: (await resources.createOrApply(desired, { signal: ctx.signal })).object };
   } catch (err) {
     throw classify(task, desired, err, ctx.actingAs);
   }
