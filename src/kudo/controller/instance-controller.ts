@@ -48,7 +48,7 @@ import {
   CachedObjects,
 } from '../engine/index.ts';
 import { READINESS_KINDS } from '../health/index.ts';
-import { HERITAGE_KUDO, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
+import { HERITAGE_KUDO, InlineRenderer, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
 import { ANNOTATION_SERVICE_ACCOUNT } from '../tasks/index.ts';
 
 export { INSTANCE_GVK };
@@ -256,6 +256,8 @@ export function registerInstanceController(
     manager.signal.addEventListener('abort', () => identities.close(), { once: true });
   const reconcilerOptions: InstanceReconcilerOptions = {
     ...tuning,
+    templates: tuning.templates ?? new InlineRenderer(),
+    now: (): Date => new Date(),
     ...(identities ? { identities } : {}),
     targets,
     watches,

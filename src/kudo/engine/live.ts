@@ -134,8 +134,8 @@ async function recordUnrecorded(pass: Pass, ov: OperatorVersion): Promise<void> 
     instance,
     ov,
     known: session.inventory,
-    ssa: engine.ssa,
-    logger: engine.logger,
+    ssa: engine.ctx.ssa,
+    logger: engine.ctx.logger,
     signal: pass.signal,
   });
   if (found.length > 0) await session.record(found, { foundWithoutInventory: true });

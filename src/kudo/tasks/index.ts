@@ -19,6 +19,7 @@ export {
   type ObjectReader,
   type RecordOptions,
   type TaskContext,
+  type TaskServices,
   type TaskOutcome,
 } from './types.ts';
 export { ANNOTATION_ADOPT, deletionRefused, previousOwner } from './ownership.ts';

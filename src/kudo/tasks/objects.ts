@@ -97,7 +97,10 @@ async function renderOne(
   output: RenderKind,
 ): Promise<RenderOutput> {
   try {
-    const rendered = await ctx.templates.render(renderJobOf(template, ctx, output), ctx.signal);
+    const rendered = await ctx.services.templates.render(
+      renderJobOf(template, ctx, output),
+      ctx.signal,
+    );
     ctx.renderBudget?.spend(template, rendered.outputChars);
     return rendered;
   } catch (err) {
@@ -127,7 +130,7 @@ export async function renderTask(
         text: templateText(ov, template),
       })),
     };
-    const outputs = await ctx.templates.renderAll(batch, ctx.signal);
+    const outputs = await ctx.services.templates.renderAll(batch, ctx.signal);
     resources.forEach((template, i) => {
       const rendered = outputs[i];
       if (!rendered) throw new Error(`renderer returned no output for template ${template}`);
@@ -287,7 +290,7 @@ async function withoutUnknownFields(r: Rendered, ctx: TaskContext): Promise<Appl
  * into the Instance's namespace with a Warning Event, or refused as a FatalTaskError.
  */
 function place(task: string, r: Rendered, namespaced: boolean, ctx: TaskContext): Rendered {
-  const placement = placeObject(ctx.tenancy ?? KUDO_TENANCY, {
+  const placement = placeObject(ctx.services.tenancy ?? KUDO_TENANCY, {
     template: r.template,
     object: r.object,
     namespaced,

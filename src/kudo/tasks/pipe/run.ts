@@ -72,7 +72,12 @@ async function desiredPod(
   let pod: ApplyObject;
   try {
     const mount = validatePipePod(rendered.object, spec.files);
-    pod = buildPipePod(rendered.object, name, mount, ctx.pipeWaiterImage ?? DEFAULT_WAITER_IMAGE);
+    pod = buildPipePod(
+      rendered.object,
+      name,
+      mount,
+      ctx.services.pipeWaiterImage ?? DEFAULT_WAITER_IMAGE,
+    );
   } catch (err) {
     if (err instanceof PipePodKindError || err instanceof PipePodValidationError) {
       throw new FatalTaskError(task, `template ${spec.pod}: the pipe pod ${err.message}`);
@@ -138,12 +143,12 @@ export async function runPipe(task: Task, ctx: TaskContext): Promise<TaskOutcome
   const desired = await desiredPod(task.name, spec, podName, ctx);
   const ensured = await ensurePod(task.name, desired, ctx);
   if ('waiting' in ensured) return { done: false, message: ensured.waiting };
-  const image = ctx.pipeWaiterImage ?? DEFAULT_WAITER_IMAGE;
+  const image = ctx.services.pipeWaiterImage ?? DEFAULT_WAITER_IMAGE;
   const state = pipePodState(ensured.pod, image);
   if (state.state === 'failed') throw new FatalTaskError(task.name, state.message);
   if (state.state === 'waiting') return { done: false, message: state.message };
 
-  const exec = ctx.podExec ?? new WebSocketPodExec(ctx.ssa.client.kubeConfig);
+  const exec = ctx.services.podExec ?? new WebSocketPodExec(ctx.ssa.client.kubeConfig);
   const ref: PipePodRef = {
     namespace: desired.metadata?.namespace ?? '',
     pod: podName,
