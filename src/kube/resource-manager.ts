@@ -251,10 +251,7 @@ export class ResourceManager {
       const object = patched ?? (await this.ssa.apply(desired, { signal, live }));
       return { subject, action: 'configured', object };
     }
-    return this.createOrApply(desired, {
-      ...(signal ? { signal } : {}),
-      ...(request.existing ? { existing: request.existing } : {}),
-    });
+    return this.createOrApply(desired, { signal, existing: request.existing });
   }
 
   /**
@@ -321,7 +318,7 @@ export class ResourceManager {
         if (live && crdEstablished(live) && (!served || (await this.served(live, signal)))) break;
         if (Date.now() > deadline) throw new CrdNotEstablishedError(name, timeoutMs);
         // Rejects with the signal's AbortError when the caller gives up.
-        await delay(intervalMs, undefined, signal ? { signal } : {});
+        await delay(intervalMs, undefined, { signal });
       }
     }
   }
@@ -363,7 +360,7 @@ export class ResourceManager {
   ): Promise<ChangeSetEntry> {
     const { existing, signal } = options;
     const subject = describeObject(obj);
-    const on = signal ? { signal } : {};
+    const on = { signal };
     if (createsAsApplied(obj)) {
       const created = await this.create(obj, signal);
       if (created) return { subject, action: 'created', object: created };

@@ -13,7 +13,7 @@
  * * `/readyz` and `/healthz` inputs live in {@link Manager.probes}; the manager adds the
  *   liveness checks (event loop turning, watches alive).
  *
- * See examples/api/manager.ts.
+ * See examples/api/runtime.ts.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';

@@ -62,7 +62,7 @@ async function getNamespaced<T>(
     return await options.client.request<T>({
       path,
       timeoutMs: options.timeoutMs,
-      ...(signal ? { signal } : {}),
+      signal,
     });
   } catch (err) {
     if (err instanceof ApiError && err.statusCode === 404) return undefined;
