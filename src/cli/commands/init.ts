@@ -104,17 +104,10 @@ export function initCommand(ctx: CliContext): Command {
       certManager: flags.certManager ?? false,
       crdOnly: flags.crdOnly ?? false,
       namespace,
-      ...(flags.image ? { image: flags.image } : {}),
-      ...(flags.watchNamespaces ? { watchNamespaces: flags.watchNamespaces.names } : {}),
+      image: flags.image,
+      watchNamespaces: flags.watchNamespaces?.names,
     });
-    if (flags.dryRun) {
-      if (format === 'json')
-        ctx.term.write(formatObject({ apiVersion: 'v1', kind: 'List', items: objects }, 'json'));
-      else if (format === 'yaml')
-        ctx.term.write(objects.map((o) => `---\n${formatObject(o, 'yaml')}`).join(''));
-      else for (const o of objects) ctx.term.out(`${objectLabel(o)} (dry run)`);
-      return;
-    }
+    if (flags.dryRun) return printDryRun(objects, format, ctx);
     const { client } = await ctx.cluster(global, false);
     const resources = new ResourceManager({
       client,
@@ -125,41 +118,66 @@ export function initCommand(ctx: CliContext): Command {
       const problems = await verify(resources, objects, ctx.signal);
       if (problems.length > 0)
         throw new CliError(`Planwright installation invalid: ${problems.join('; ')}`);
-      ctx.term.out(`Planwright installation in namespace ${namespace} is valid`);
-      return;
+      return ctx.term.out(`Planwright installation in namespace ${namespace} is valid`);
     }
     await preChecks(client, resources, flags, namespace, ctx);
-    try {
-      // Staged (CRDs and the Namespace first, webhook configurations last); unchanged objects
-      // are not written again (--upgrade).
-      await resources.applyAll(
-        objects.map((desired) => ({ desired, known: true })),
-        {
-          signal: ctx.signal,
-          onApplied: (e) => ctx.term.out(`✅ applied ${objectLabel(e.object)}`),
-        },
-      );
-      await resources.waitEstablished(KUDO_CRDS, { signal: ctx.signal, served: true });
-    } catch (err) {
-      if (err instanceof ApplyError) {
-        const failed = objects.find((o) => describeObject(o) === err.subject);
-        throw new CliError(
-          `applying ${failed ? objectLabel(failed) : err.subject}: ${apiMessage(err.cause)}`,
-        );
-      }
-      if (err instanceof CrdNotEstablishedError) throw new CliError(err.message);
-      throw err;
-    }
+    await applyInstallation(resources, objects, ctx);
     if (flags.wait && !flags.crdOnly) {
       await waitForWebhook(client, (flags.waitTime ?? 300) * 1000, namespace, ctx.signal);
       ctx.term.out('Planwright webhook answers');
     }
-    ctx.term.out(
-      flags.crdOnly
-        ? 'kudo.dev CRDs installed'
-        : `Planwright ${flags.upgrade ? 'upgraded' : 'installed'} in namespace ${namespace}`,
-    );
+    ctx.term.out(installedMessage(flags, namespace));
   });
+}
+
+function installedMessage(flags: InitFlags, namespace: string): string {
+  return flags.crdOnly
+    ? 'kudo.dev CRDs installed'
+    : `Planwright ${flags.upgrade ? 'upgraded' : 'installed'} in namespace ${namespace}`;
+}
+
+/** `--dry-run`: the objects (`-o yaml|json`), or one line each. */
+function printDryRun(
+  objects: readonly ApplyObject[],
+  format: ReturnType<typeof outputFormat>,
+  ctx: CliContext,
+): void {
+  if (format === 'json')
+    ctx.term.write(formatObject({ apiVersion: 'v1', kind: 'List', items: objects }, 'json'));
+  else if (format === 'yaml')
+    ctx.term.write(objects.map((o) => `---\n${formatObject(o, 'yaml')}`).join(''));
+  else for (const o of objects) ctx.term.out(`${objectLabel(o)} (dry run)`);
+}
+
+/**
+ * Applies the installation, staged (CRDs and the Namespace first, webhook configurations last;
+ * unchanged objects are not written again: --upgrade), and waits until the kudo.dev CRDs are
+ * Established and served. A failure names the object as the output lists it.
+ */
+async function applyInstallation(
+  resources: ResourceManager,
+  objects: readonly ApplyObject[],
+  ctx: CliContext,
+): Promise<void> {
+  try {
+    await resources.applyAll(
+      objects.map((desired) => ({ desired, known: true })),
+      {
+        signal: ctx.signal,
+        onApplied: (e) => ctx.term.out(`✅ applied ${objectLabel(e.object)}`),
+      },
+    );
+    await resources.waitEstablished(KUDO_CRDS, { signal: ctx.signal, served: true });
+  } catch (err) {
+    if (err instanceof ApplyError) {
+      const failed = objects.find((o) => describeObject(o) === err.subject);
+      throw new CliError(
+        `applying ${failed ? objectLabel(failed) : err.subject}: ${apiMessage(err.cause)}`,
+      );
+    }
+    if (err instanceof CrdNotEstablishedError) throw new CliError(err.message);
+    throw err;
+  }
 }
 
 async function preChecks(
