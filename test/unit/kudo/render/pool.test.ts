@@ -414,7 +414,7 @@ describe('RenderPool', () => {
         operatorVersion: ov,
         at: { plan: 'deploy', phase: 'main', step: 'all' },
         params: Object.assign(Object.create(null) as object, { HOST: 'h' }),
-        templates: p,
+        services: { templates: p },
         ...(budget ? { renderBudget: budget } : {}),
         signal: new AbortController().signal,
       }) as unknown as TaskContext;
