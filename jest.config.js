@@ -1,7 +1,8 @@
-// Three projects: `unit` needs nothing but Node; `integration` shares one bare control plane
-// (kube-apiserver + etcd: nothing runs pods) per run, `e2e` one workloads control plane (plus
-// kube-controller-manager, kube-scheduler and kwok nodes), each started by the project's global
-// setup — which jest runs only when the run selects tests of that project. `globals` tells
+// Three projects: `unit` needs nothing but Node; `integration` runs on bare control planes
+// (kube-apiserver + etcd: nothing runs pods), `e2e` on workloads control planes (plus
+// kube-controller-manager, kube-scheduler and kwok nodes): one per jest worker, all started by
+// the project's global setup — which jest runs only when the run selects tests of that project
+// (docs/testing.md). `globals` tells
 // test/support/cluster.ts which cluster `testCluster()` means. All are TypeScript compiled by
 // swc to ESM, because @kubernetes/client-node 2.x is ESM-only.
 const swc = [
@@ -24,8 +25,10 @@ const common = {
 
 /** @type {import('jest').Config} */
 export default {
-  // Integration tests wait on a real apiserver; the limit is a hang guard, not a timing check.
-  testTimeout: 60_000,
+  // A hang guard, not a timing check: tests wait on real apiservers, kubelets and clocks, and
+  // on a machine whose CPUs are busy with other work a cluster start alone has taken over a
+  // minute. A test that needs more says so itself.
+  testTimeout: 300_000,
   // A failed test that leaves a loop or socket behind could keep jest alive after the report,
   // until CI's time runs out. Tests stop what they start (afterEach/afterAll); this makes the
   // report the end.

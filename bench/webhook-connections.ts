@@ -6,7 +6,6 @@
 // resumed handshakes), read before and after the burst; CPU from /proc.
 // Run: npm run build && node --import ./scripts/register-ts.mjs bench/webhook-connections.ts
 //   BENCH_N=1000 BENCH_ROUNDS=1 (each round a fresh manager on the same control plane)
-import https from 'node:https';
 import { loadavg } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../src/kube/index.ts';
@@ -19,7 +18,7 @@ import {
   createInstances,
   waitForPlans,
 } from './support/bench-operator.ts';
-import { startPlanwrightProcess } from './support/planwright-process.ts';
+import { localMetrics, startPlanwrightProcess } from './support/planwright-process.ts';
 import { cpuSecondsOf } from './support/process-stats.ts';
 
 const N = Number(process.env['BENCH_N'] ?? process.argv[2] ?? 1_000);
@@ -27,26 +26,16 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 1);
 const progress = (line: string): void => console.error(line);
 
 /** The server's connection counters, from its /metrics. */
-function connections(port: number): Promise<{ full: number; resumed: number }> {
-  return new Promise((resolve, reject) => {
-    https
-      .get({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          const read = (kind: string): number => {
-            const m = new RegExp(
-              `^planwright_webhook_tls_connections_total\\{handshake="${kind}"\\} (\\d+)`,
-              'm',
-            ).exec(text);
-            return m ? Number(m[1]) : NaN;
-          };
-          resolve({ full: read('full'), resumed: read('resumed') });
-        });
-      })
-      .on('error', reject);
-  });
+async function connections(port: number): Promise<{ full: number; resumed: number }> {
+  const text = await localMetrics(port);
+  const read = (kind: string): number => {
+    const m = new RegExp(
+      `^planwright_webhook_tls_connections_total\\{handshake="${kind}"\\} (\\d+)`,
+      'm',
+    ).exec(text);
+    return m ? Number(m[1]) : NaN;
+  };
+  return { full: read('full'), resumed: read('resumed') };
 }
 
 const cluster = await startLocalCluster({ onProgress: progress });

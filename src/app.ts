@@ -1,8 +1,9 @@
 /**
  * The composition root: one Manager and what it runs — the HTTPS server with the Instance
- * admission webhook, the caches admission reads and the render pools on every replica, the
- * Instance controller on the leader. Plain wiring: each nested settings object goes unchanged
- * to the part it configures. Used by `planwright start` and by tests that run Planwright
+ * admission webhook, the caches admission reads and the render pools on every replica; the
+ * Instance controller for each shard of the Instances the replica runs (the webhook labels
+ * each Instance with its shard); the verify-Events controller on the leader. Plain wiring:
+ * each nested settings object goes unchanged to the part it configures. Used by `planwright start` and by tests that run Planwright
  * in-process. See examples/api/app.ts.
  */
 import { availableParallelism } from 'node:os';
@@ -12,6 +13,7 @@ import type { GroupVersionKind, KubeConfig } from './kube/index.ts';
 import {
   CachedKudoUsage,
   CachedOperatorVersionSource,
+  INSTANCE_USAGE_VIEW,
   LiveOperatorSource,
   LiveOperatorVersionSource,
   registerAdmissionWebhooks,
@@ -39,6 +41,7 @@ import {
   runnable,
   sleep,
   type Cache,
+  type CacheView,
   type KubeObject,
   type ManagerOptions,
   type Runnable,
@@ -140,7 +143,7 @@ export class App {
   private listened: ((port: number) => void) | undefined;
   private notListening: ((reason: Error) => void) | undefined;
   private readonly logger: Logger;
-  /** The shared caches admission reads, once acquired (the leader's controller shares them). */
+  /** The caches admission reads, once acquired (controllers here share the OperatorVersions'). */
   private operatorVersionCache: Cache<OperatorVersion> | undefined;
   private instanceCache: Cache<Instance> | undefined;
 
@@ -190,9 +193,9 @@ export class App {
     // Callers that do not wait for the port must not see an unhandled rejection.
     this.listening.catch(() => undefined);
     const manager = this.manager;
-    // Only the leader's controller renders: a non-leader starts no render workers, and a
-    // lost term stops them (the next term takes jobs again).
-    manager.add(pool('render-pool', this.renderPool, true));
+    // The controllers of the shards this replica runs render; a replica that runs none never
+    // starts a render worker (they start when renders wait, and exit when idle).
+    manager.add(pool('render-pool', this.renderPool, false));
     if (settings.webhook) {
       const server = new WebhookServer({
         ...settings.webhook,
@@ -219,17 +222,25 @@ export class App {
           client: manager.client,
           timeoutMs: 3_000,
         }),
+        // Every Instance admitted gets its shard's label: the replica running the shard reads it.
+        sharding: { shards: manager.shards },
       });
-      // What admission reads, warmed on every replica (nothing else is, off the leader).
+      // What admission reads, warmed on every replica (the rest only where a shard runs).
       manager.add(
         this.admissionCache<OperatorVersion>(OPERATOR_VERSION_GVK, (cache) => {
           this.operatorVersionCache = cache;
         }),
       );
+      // Only the names and OperatorVersion references: the full Instances are in the caches of
+      // the shards this replica reconciles.
       manager.add(
-        this.admissionCache<Instance>(INSTANCE_GVK, (cache) => {
-          this.instanceCache = cache;
-        }),
+        this.admissionCache<Instance>(
+          INSTANCE_GVK,
+          (cache) => {
+            this.instanceCache = cache;
+          },
+          { transform: INSTANCE_USAGE_VIEW },
+        ),
       );
       manager.probes.addReadyz(
         OPERATOR_VERSION_CACHE_CHECK,
@@ -281,19 +292,20 @@ export class App {
   }
 
   /**
-   * Holds one cache admission reads, on every replica (the leader's controller shares it).
+   * Holds one cache admission reads, on every replica (controllers running here share it).
    * Acquiring fails while the kind is not served (CRDs missing): it is retried with backoff,
    * and meanwhile admission reads live.
    */
   private admissionCache<T extends KubeObject>(
     gvk: GroupVersionKind,
     acquired: (cache: Cache<T>) => void,
+    view?: CacheView,
   ): Runnable {
     return runnable(`cache:${gvk.kind}`, false, async (signal) => {
       const backoff = new JitteredBackoff({ initialMs: 500, maxMs: 30_000 });
       while (!signal.aborted) {
         try {
-          const lease = await this.manager.caches.acquire<T>(gvk, 'admission');
+          const lease = await this.manager.caches.acquire<T>(gvk, 'admission', undefined, view);
           acquired(lease.cache);
           await aborted(signal);
           lease.release();

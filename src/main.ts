@@ -8,6 +8,6 @@
 // and its maps are not read (they cost ~14 MiB held for good; bench/README.md).
 process.setSourceMapsEnabled(true);
 const { runCli } = await import('./cli/run.ts');
-const { startCommand } = await import('./cli/commands/start.ts');
+const { START_VERB } = await import('./cli/verbs.ts');
 
-process.exitCode = await runCli('planwright', process.argv.slice(2), (ctx) => [startCommand(ctx)]);
+process.exitCode = await runCli('planwright', process.argv.slice(2), [START_VERB]);

@@ -31,6 +31,10 @@ export async function startPlanwrightProcess(options: {
    * run an earlier version beside this one; default this checkout's, built when stale.
    */
   readonly main?: string;
+  /** Default true: install the CRDs and register the webhooks at this process (`--install`). */
+  readonly install?: boolean;
+  /** More `start` flags (e.g. `--shards 12`). */
+  readonly args?: readonly string[];
 }): Promise<LoggedChild> {
   if (options.main === undefined) await ensureBuiltCli();
   const child = spawnLogged(
@@ -41,10 +45,11 @@ export async function startPlanwrightProcess(options: {
       'start',
       '--kubeconfig',
       options.kubeconfig,
-      '--install',
+      ...(options.install === false ? [] : ['--install']),
       '--webhook-port',
       String(options.webhookPort),
       ...(options.leaderElection ? [] : ['--no-leader-election']),
+      ...(options.args ?? []),
     ],
     { ...process.env, NODE_ENV: 'production' },
   );
@@ -76,5 +81,19 @@ function readyz(port: number): Promise<boolean> {
     );
     req.on('error', () => resolve(false));
     req.on('timeout', () => req.destroy());
+  });
+}
+
+/** A local replica's /metrics (local mode: the development certificate, no authentication). */
+export function localMetrics(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(text));
+      })
+      .on('error', reject);
   });
 }

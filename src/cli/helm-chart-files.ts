@@ -5,6 +5,7 @@
  */
 import { stringify } from 'yaml';
 import type { ApplyObject } from '../kube/index.ts';
+import { MAX_SHARDS } from './commands/start.ts';
 
 const GENERATED = 'Generated from manifests/ by src/cli/generate-chart.ts';
 /** A 16×16 "P" on a blue square, inline: the chart names no web server. */
@@ -28,7 +29,14 @@ export function chartMetadata(version: string): string {
   ).replace(/^/, `# ${GENERATED}.\n`);
 }
 
-type Container = { name?: string; image?: string; resources?: unknown };
+type Container = { name?: string; image?: string; args?: string[]; resources?: unknown };
+
+/** The `--shards` value of the Deployment's arguments (1, planwright start's default, without). */
+function shardsOf(container: Container | undefined): number {
+  const args = container?.args ?? [];
+  const at = args.indexOf('--shards');
+  return at >= 0 ? Number(args[at + 1]) : 1;
+}
 
 /** values.yaml: the Deployment's own settings as defaults, everything else off. */
 export function chartValues(deployment: ApplyObject, postures: readonly string[]): string {
@@ -46,9 +54,14 @@ export function chartValues(deployment: ApplyObject, postures: readonly string[]
   return `# Values of the Planwright chart. ${GENERATED}: the defaults install what
 # \`planwright init\` installs.
 
-# Replicas of the Deployment: every replica serves the webhooks, the one holding the Lease
-# reconciles.
+# Replicas of the Deployment: every replica serves the webhooks; the Instances' shards are
+# shared out over the live replicas (docs/replicas.md), the one holding the Lease does the
+# cluster-wide work.
 replicas: ${spec?.replicas ?? 2}
+
+# Shards the Instances are split into (\`planwright start --shards\`): a multiple of the replica
+# counts you run keeps their shares even (12: 1, 2, 3, 4 and 6 replicas).
+shards: ${shardsOf(container)}
 
 # Planwright's image (npm run image:build; docs/in-cluster.md).
 image:
@@ -102,6 +115,7 @@ export function chartValuesSchema(postures: readonly string[]): string {
     additionalProperties: false,
     properties: {
       replicas: { type: 'integer', minimum: 1 },
+      shards: { type: 'integer', minimum: 1, maximum: MAX_SHARDS },
       image: {
         type: 'object',
         additionalProperties: false,

@@ -1,7 +1,7 @@
 /**
  * charts/planwright, generated from manifests/: the same objects `planwright init` applies
  * (installationObjects, both variants), with Helm expressions only where a value chooses —
- * release namespace, replicas, image, resources, extra arguments (tenancy posture, watched
+ * release namespace, replicas, shards, image, resources, extra arguments (tenancy posture, watched
  * namespaces), the cert-manager variant, CRDs kept on uninstall. manifests/ stays the one
  * source: src/cli/generate-chart.ts writes the chart; test/unit/charts/chart-files.test.ts fails
  * when the chart in the repository is not what this writes (and, with Helm itself, when what
@@ -34,6 +34,7 @@ export interface ChartFile {
 const NS = 'helm-release-namespace';
 const TOKEN = {
   replicas: '__PLANWRIGHT_REPLICAS__',
+  shards: '__PLANWRIGHT_SHARDS__',
   image: '__PLANWRIGHT_IMAGE__',
   resources: '__PLANWRIGHT_RESOURCES__',
   args: '__PLANWRIGHT_ARGS__',
@@ -60,7 +61,10 @@ function deployment(o: ApplyObject): ApplyObject {
   for (const c of spec?.template?.spec?.containers ?? []) {
     if (c.name !== 'planwright') continue;
     c.image = TOKEN.image;
-    c.args = [...(c.args ?? []), TOKEN.args];
+    const args = [...(c.args ?? [])];
+    const shards = args.indexOf('--shards');
+    if (shards >= 0) args[shards + 1] = TOKEN.shards;
+    c.args = [...args, TOKEN.args];
     c.resources = TOKEN.resources;
   }
   return copy;
@@ -90,6 +94,7 @@ function yamlOf(o: ApplyObject): string {
   const text = stringify(o, { lineWidth: 0 }).replaceAll('{{', '{{ "{{" }}');
   return text
     .replace(/^( *)replicas: __PLANWRIGHT_REPLICAS__$/m, '$1replicas: {{ $.Values.replicas }}')
+    .replace(/^( *)- __PLANWRIGHT_SHARDS__$/m, '$1- {{ $.Values.shards | quote }}')
     .replace(
       /^( *)image: __PLANWRIGHT_IMAGE__$/m,
       '$1image: {{ printf "%s:%s" $.Values.image.repository $.Values.image.tag | quote }}',

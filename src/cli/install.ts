@@ -9,6 +9,7 @@ import { parseAllDocuments } from 'yaml';
 import type { ApplyObject } from '../kube/index.ts';
 import { ResourceManager, ResourceMapper, type KubeClient } from '../kube/index.ts';
 import { watchCondition, type WatchNamespaces } from './watch-namespaces.ts';
+import { INSTALLATION_ANNOTATION } from './registration.ts';
 
 export const MANIFESTS_DIR = new URL('../../manifests/', import.meta.url).pathname;
 
@@ -145,7 +146,13 @@ export async function registerLocalWebhook(
  */
 export async function registerLocalWebhooks(
   client: KubeClient,
-  options: { readonly baseUrl: string; readonly caPem: string; readonly watch?: WatchNamespaces },
+  options: {
+    readonly baseUrl: string;
+    readonly caPem: string;
+    readonly watch?: WatchNamespaces;
+    /** The installation's namespace, written into the registration (registration.ts). */
+    readonly installation?: string;
+  },
 ): Promise<Array<{ kind: string; name: string }>> {
   const resources = resourcesOver(client);
   const registered: Array<{ kind: string; name: string }> = [];
@@ -156,6 +163,16 @@ export async function registerLocalWebhooks(
       options.caPem,
       options.watch ? { watch: options.watch } : {},
     );
+    const annotations = config.metadata?.annotations;
+    if (
+      options.installation !== undefined &&
+      annotations?.[INSTALLATION_ANNOTATION] !== undefined
+    ) {
+      config.metadata = {
+        ...config.metadata,
+        annotations: { ...annotations, [INSTALLATION_ANNOTATION]: options.installation },
+      };
+    }
     await resources.apply({ desired: config, known: true });
     registered.push({ kind: config.kind ?? '', name: config.metadata?.name ?? '' });
   }

@@ -26,6 +26,10 @@ export interface InstallationOptions {
    * ClusterRoleBindings (docs/namespaced-installation.md).
    */
   readonly watchNamespaces?: readonly string[];
+  /** Replicas of the Deployment (manifests/ say 2). */
+  readonly replicas?: number;
+  /** `--shards` of the Deployment's replicas (manifests/ say 12). */
+  readonly shards?: number;
   readonly dir?: string;
 }
 
@@ -104,8 +108,40 @@ export async function installationObjects(
       return copy;
     });
   }
+  if (options.replicas !== undefined || options.shards !== undefined) {
+    out = out.map((o) => (o.kind === 'Deployment' ? scaled(o, options) : o));
+  }
   if (options.watchNamespaces) out = namespaced(out, options.watchNamespaces);
   return out;
+}
+
+/** The Deployment with other replicas or shards (`init --replicas`, `--shards`). */
+function scaled(
+  deployment: ApplyObject,
+  options: Pick<InstallationOptions, 'replicas' | 'shards'>,
+): ApplyObject {
+  const copy = structuredClone(deployment);
+  const spec = copy['spec'] as
+    | {
+        replicas?: number;
+        template?: { spec?: { containers?: Array<{ name?: string; args?: string[] }> } };
+      }
+    | undefined;
+  if (!spec) return copy;
+  if (options.replicas !== undefined) spec.replicas = options.replicas;
+  if (options.shards !== undefined) {
+    for (const c of spec.template?.spec?.containers ?? []) {
+      if (c.name !== 'planwright') continue;
+      // In place where manifests/ have it, so the chart (a value at the same place) renders
+      // the same arguments.
+      const args = [...(c.args ?? [])];
+      const at = args.indexOf('--shards');
+      if (at >= 0) args.splice(at, 2, '--shards', String(options.shards));
+      else args.push('--shards', String(options.shards));
+      c.args = args;
+    }
+  }
+  return copy;
 }
 
 /**

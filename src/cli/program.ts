@@ -4,30 +4,27 @@
  * appends `--namespace <ns>` to the commands of KUDO's test cases.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { PackageError } from '../kudo/package/index.ts';
 import type { CliContext } from './context.ts';
 import { ChildExitError, CliError, EXIT_ERROR, EXIT_OK } from './errors.ts';
 import { booleanValue, nonNegativeInt } from './options.ts';
-import { getCommand } from './commands/get.ts';
-import { initCommand } from './commands/init.ts';
-import { installCommand } from './commands/install.ts';
-import { packageCommand } from './commands/package.ts';
-import { planCommand } from './commands/plan.ts';
-import { repoCommand, searchCommand } from './commands/repo.ts';
-import { uninstallCommand } from './commands/uninstall.ts';
-import { updateCommand } from './commands/update.ts';
-import { upgradeCommand } from './commands/upgrade.ts';
-import { cliVersion, versionCommand } from './commands/version.ts';
-import { testCommand } from './commands/test.ts';
-import { diagnosticsCommand } from './commands/diagnostics.ts';
+import { cliVersion } from './commands/version.ts';
+import { BUILT_IN_VERBS, modulesFor, type VerbModule } from './verbs.ts';
 
-export type ExtraCommands = (ctx: CliContext) => Command[];
+export interface BuildProgramOptions {
+  /** The executable's verbs beyond the built-in ones (`start`). */
+  readonly extra?: readonly VerbModule[];
+  /**
+   * The command line about to run: only its verb's module is loaded (verbs.ts). Without it,
+   * every verb is.
+   */
+  readonly argv?: readonly string[];
+}
 
-export function buildProgram(
+export async function buildProgram(
   ctx: CliContext,
   name: string,
-  extra: ExtraCommands = () => [],
-): Command {
+  options: BuildProgramOptions = {},
+): Promise<Command> {
   const program = new Command(name)
     .description(
       'Planwright: a declarative operator engine speaking the KUDO API. ' +
@@ -57,23 +54,11 @@ export function buildProgram(
     .addOption(
       new Option('-v, --v <level>', 'Log level for verbose output').argParser(nonNegativeInt('-v')),
     );
-  for (const command of [
-    installCommand(ctx),
-    updateCommand(ctx),
-    upgradeCommand(ctx),
-    uninstallCommand(ctx),
-    planCommand(ctx),
-    packageCommand(ctx),
-    getCommand(ctx),
-    repoCommand(ctx),
-    searchCommand(ctx),
-    initCommand(ctx),
-    versionCommand(ctx),
-    testCommand(ctx),
-    diagnosticsCommand(ctx),
-    ...extra(ctx),
-  ]) {
-    program.addCommand(command);
+  const all = [...BUILT_IN_VERBS, ...(options.extra ?? [])];
+  const modules = options.argv ? modulesFor(all, options.argv, program.options) : all;
+  // One after another: they share most of their modules, and the order is --help's.
+  for (const module of modules) {
+    for (const command of await module.load(ctx)) program.addCommand(command);
   }
   configure(program, ctx);
   return program;
@@ -120,15 +105,19 @@ export async function runProgram(
       ctx.term.err('Error: interrupted');
       return 130;
     }
-    ctx.term.err(`Error: ${describe(err)}`);
+    ctx.term.err(`Error: ${await describe(err)}`);
     return err instanceof ChildExitError ? err.exitCode : EXIT_ERROR;
   } finally {
     ctx.close();
   }
 }
 
-function describe(err: unknown): string {
-  if (err instanceof CliError || err instanceof PackageError) return err.message;
+async function describe(err: unknown): Promise<string> {
+  if (err instanceof CliError) return err.message;
+  // Loaded here, on the way out: a command that never reads a package does not load the
+  // package library to start.
+  const { PackageError } = await import('../kudo/package/index.ts');
+  if (err instanceof PackageError) return err.message;
   if (err instanceof Error) {
     const parts: string[] = [];
     for (let e: unknown = err; e instanceof Error && parts.length < 4; e = e.cause) {

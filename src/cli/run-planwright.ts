@@ -19,7 +19,16 @@ import {
   StaticCertificateSource,
   type CertificateSource,
 } from '../server/index.ts';
+import { CliError } from './errors.ts';
 import { installCrds, registerLocalWebhooks } from './install.ts';
+import { RegistrationGate } from './registration-gate.ts';
+import {
+  describeRegistration,
+  readRegistration,
+  REGISTRATION_NAME,
+  targetAnswers,
+  type Installation,
+} from './registration.ts';
 import { managerLogger } from './logger.ts';
 import { waitForWebhooks } from './webhook-probe.ts';
 import type { LeaseTimings, RenderLimits } from './start-tuning.ts';
@@ -44,6 +53,8 @@ export interface RunPlanwrightOptions {
   readonly leaseTimings?: LeaseTimings;
   /** Limits of the render workers (--render-*); the App's defaults without. */
   readonly render?: RenderLimits;
+  /** Shards the Instances are split into between replicas (--shards). Default 1. */
+  readonly shards?: number;
 }
 
 /** Engine settings of the manager command line (passed to the Instance controller as they are). */
@@ -111,6 +122,22 @@ export async function runPlanwright(
     caPem = loopback.caPem;
   }
   const client = new KubeClient(options.kubeConfig);
+  if (options.install) await refuseAnsweringInstallation(client, namespace, signal);
+  const lease = options.leaseTimings;
+  // The App's port, for the gate: the App is made with the gate in its settings.
+  let listening: Promise<number> = Promise.reject(new Error('the App is not built yet'));
+  listening.catch(() => undefined);
+  const gate = new RegistrationGate({
+    client,
+    logger: logger.child({ component: 'registration' }),
+    // Asked when the manager first wants to run controllers: the App exists then.
+    self: () => self(listening, options, namespace),
+    report: (line) => io.err(line),
+    settleMs: lease?.leaseDurationMs ?? 15_000,
+    retryPeriodMs: lease?.retryPeriodMs ?? 2_000,
+    renewDeadlineMs: lease?.renewDeadlineMs ?? 10_000,
+    registeredHere: options.install,
+  });
   const app = new App({
     kubeConfig: options.kubeConfig,
     logger,
@@ -122,6 +149,8 @@ export async function runPlanwright(
       // Namespaces named exactly are watched one by one: the manager then needs list/watch
       // there only (docs/namespaced-installation.md). A prefix needs the cluster-wide watch.
       ...(watch && watch.prefixes.length === 0 ? { namespaces: watch.names } : {}),
+      sharding: { shards: options.shards ?? 1 },
+      gate,
     },
     webhook: {
       port: options.webhookPort,
@@ -156,6 +185,7 @@ export async function runPlanwright(
       },
     },
   });
+  listening = app.listening;
   // Everything runs under the manager; CRDs go in first, the local registration needs the port.
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(signal.reason);
@@ -178,6 +208,7 @@ export async function runPlanwright(
         for (const { kind, name } of await registerLocalWebhooks(client, {
           baseUrl,
           caPem,
+          installation: namespace,
           ...(watch ? { watch } : {}),
         })) {
           io.err(`Registered ${kind} ${name} → ${baseUrl}.`);
@@ -204,11 +235,47 @@ export async function runPlanwright(
       throw err;
     }
     io.err(
-      'Planwright is running (webhook on every replica, controllers on the leader). Ctrl-C stops it.',
+      `Planwright is running (webhook on every replica; Instances in ${options.shards ?? 1} ${(options.shards ?? 1) === 1 ? 'shard' : 'shards'} shared out over the replicas). Ctrl-C stops it.`,
     );
     return await running;
   } finally {
     signal.removeEventListener('abort', onAbort);
     client.close();
   }
+}
+
+/** This installation: its Leases' namespace, and whom its registration calls. */
+async function self(
+  listening: Promise<number>,
+  options: RunPlanwrightOptions,
+  namespace: string,
+): Promise<Installation> {
+  if (options.inCluster && !options.install) {
+    return { namespace, target: { kind: 'service', namespace, name: 'planwright-webhook' } };
+  }
+  const port = await listening;
+  return { namespace, target: { kind: 'url', url: `https://127.0.0.1:${port}/mutate/instances` } };
+}
+
+/**
+ * `--install` replaces the registration: not while it names another installation that still
+ * answers (two would reconcile the same Instances; a URL of a process on this machine would
+ * also take the webhooks away from an in-cluster installation's users).
+ */
+async function refuseAnsweringInstallation(
+  client: KubeClient,
+  namespace: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const found = await readRegistration(client, signal);
+  if (found.state !== 'present') return;
+  // Another replica of this installation (same namespace) may register itself instead.
+  if (found.installation === namespace) return;
+  if (!(await targetAnswers(client, found.target, signal))) return;
+  throw new CliError(
+    `another Planwright installation runs in this cluster: the webhook registration ${REGISTRATION_NAME} belongs to ${describeRegistration(found)}, which answers. ` +
+      '--install would take its webhooks away and two installations would reconcile the same Instances. ' +
+      'Stop or uninstall that one first (kubectl delete -k manifests/, or Ctrl-C in its terminal), ' +
+      'or run `planwright start` without --install to serve webhooks only.',
+  );
 }

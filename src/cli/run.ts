@@ -5,19 +5,20 @@
  */
 import { CliContext } from './context.ts';
 import { processTerminal } from './io.ts';
-import { buildProgram, runProgram, type ExtraCommands } from './program.ts';
+import { buildProgram, runProgram } from './program.ts';
 import { shutdownSignal } from './signals.ts';
+import type { VerbModule } from './verbs.ts';
 
 export async function runCli(
   name: string,
   argv: readonly string[],
-  extra?: ExtraCommands,
+  extra: readonly VerbModule[] = [],
 ): Promise<number> {
   const term = processTerminal();
   const shutdown = shutdownSignal((line) => term.err(line));
   try {
     const ctx = new CliContext({ term, signal: shutdown.signal, commandName: name });
-    return await runProgram(buildProgram(ctx, name, extra), argv, ctx);
+    return await runProgram(await buildProgram(ctx, name, { extra, argv }), argv, ctx);
   } finally {
     shutdown.dispose();
   }

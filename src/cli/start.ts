@@ -50,6 +50,8 @@ export interface StartOptions {
   readonly leaseTimings?: LeaseTimings;
   /** --render-workers, --render-timeout, --render-worker-heap. */
   readonly render?: RenderLimits;
+  /** --shards: the Instances are split into this many shards, shared out over the replicas. */
+  readonly shards?: number;
 }
 
 export class ClusterConnectionError extends Error {
@@ -97,9 +99,10 @@ function admissionOptions(
   options: StartOptions,
 ): Pick<
   RunPlanwrightOptions,
-  'strictPackageAdmission' | 'watchNamespaces' | 'leaseTimings' | 'render'
+  'strictPackageAdmission' | 'watchNamespaces' | 'leaseTimings' | 'render' | 'shards'
 > {
   return {
+    ...(options.shards !== undefined ? { shards: options.shards } : {}),
     ...(options.strictPackageAdmission ? { strictPackageAdmission: true } : {}),
     ...(options.watchNamespaces ? { watchNamespaces: options.watchNamespaces } : {}),
     ...(options.leaseTimings ? { leaseTimings: options.leaseTimings } : {}),

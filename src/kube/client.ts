@@ -78,6 +78,12 @@ export interface KubeClientLimits {
 
 export class KubeClient {
   private agent: https.Agent | http.Agent | undefined;
+  /**
+   * Watches hold their connection for minutes: they get a pool of their own, without a cap,
+   * so that however many a replica holds (a kind per namespace watched, a cache per shard)
+   * they never take the request pool's sockets and leave requests queued behind them.
+   */
+  private watchAgent: https.Agent | http.Agent | undefined;
   private readonly server: URL;
   /** Host, port and protocol of every request (from the server URL, taken apart once). */
   private readonly endpoint: http.RequestOptions;
@@ -157,6 +163,7 @@ export class KubeClient {
       const res = await this.send(
         { path: options.path, query: { ...options.query, watch: true }, signal: local.signal },
         undefined,
+        true,
       );
       if (res.statusCode !== 200) {
         const text = await readBody(res, this.errorLimit, undefined);
@@ -231,28 +238,32 @@ export class KubeClient {
     this.closed = true;
     this.agent?.destroy();
     this.agent = undefined;
+    this.watchAgent?.destroy();
+    this.watchAgent = undefined;
   }
 
   private async send(
     options: RequestOptions,
     timeoutMs: number | undefined,
+    forWatch = false,
   ): Promise<http.IncomingMessage> {
     if (this.closed) throw new Error(`client for cluster ${this.cluster} is closed`);
     const auth = await this.authentication();
     const isHttps = this.server.protocol === 'https:';
-    if (!this.agent) {
-      this.agent = isHttps
+    const newAgent = (maxSockets: number): https.Agent | http.Agent =>
+      isHttps
         ? new SingleOriginAgent(`${this.server.host}:${this.cluster}`, {
             ...tlsOptionsOf(auth),
             keepAlive: true,
-            maxSockets: 64,
+            maxSockets,
             ...(this.limits.lookup ? { lookup: this.limits.lookup } : {}),
           })
         : new http.Agent({
             keepAlive: true,
             ...(this.limits.lookup ? { lookup: this.limits.lookup } : {}),
           });
-    }
+    if (forWatch) this.watchAgent ??= newAgent(Infinity);
+    else this.agent ??= newAgent(64);
     const headers: Record<string, string> = { ...auth.headers };
     let payload: string | undefined;
     if (options.body !== undefined) {
@@ -268,7 +279,7 @@ export class KubeClient {
           path: requestPath(this.pathPrefix, options.path, options.query),
           method: options.method ?? 'GET',
           headers,
-          agent: this.agent,
+          agent: forWatch ? this.watchAgent : this.agent,
           signal: options.signal,
         },
         resolve,

@@ -183,7 +183,15 @@ async function replaceWebhookClientConfigs(
   return ssa.client.request<ApplyObject>({
     method: 'PATCH',
     path: objectPath(mapping, desired.metadata?.name ?? ''),
-    body: { metadata: { labels: desired.metadata?.labels ?? {} }, webhooks: wanted },
+    body: {
+      // The annotations too: the registration names its installation in one (a takeover
+      // between `start --install` and `init` moves it with the webhooks).
+      metadata: {
+        labels: desired.metadata?.labels ?? {},
+        annotations: desired.metadata?.annotations,
+      },
+      webhooks: wanted,
+    },
     contentType: 'application/merge-patch+json',
     signal,
     timeoutMs: ssa.timeoutMs,

@@ -10,6 +10,7 @@ import type { BucketRateLimiterOptions, ItemExponentialBackoff } from './backoff
 import type { CacheRegistry } from './cache-registry.ts';
 import {
   Controller,
+  type ControllerOptions,
   type EventFilter,
   type EventSource,
   type KeyMapper,
@@ -19,6 +20,9 @@ import {
 import { RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { Runnable } from './runnable.ts';
+import { Semaphore } from './semaphore.ts';
+import { ShardedController } from './sharding/controller.ts';
+import type { ShardRunnable } from './sharding/types.ts';
 import type { IndexFunc } from './store.ts';
 import { objectKey, type KubeObject } from './types.ts';
 
@@ -28,6 +32,8 @@ export interface ControllerBuilderDeps {
   readonly metrics?: RuntimeMetrics;
   /** Called with the built controller (the manager registers it). */
   readonly onComplete?: (controller: Runnable) => void;
+  /** Called with a built sharded controller (the manager runs it for each shard term). */
+  readonly onCompleteSharded?: (controller: ShardRunnable) => void;
 }
 
 /** Passes adds, deletes, and updates whose metadata.generation changed (spec changes). */
@@ -174,10 +180,43 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
    * term, as the queue does.
    */
   completeForEachTerm(reconcilerForTerm: ReconcilerFactory<T>): Controller<T> {
+    const controller = new Controller<T>(this.options(reconcilerForTerm));
+    this.deps.onComplete?.(controller);
+    return controller;
+  }
+
+  /**
+   * Builds a controller per shard term (see {@link ShardedController}): the `for` kind is
+   * read per shard (`<label>=<shard>`), the workers are one limit shared by all the shards a
+   * replica runs.
+   */
+  completeSharded(completion: ShardedCompletion<T>): ShardedController<T> {
+    const options = this.options(completion.reconcilerForTerm);
+    const limiter = new Semaphore(options.workers ?? 1);
+    const [first, ...rest] = options.sources;
+    const sharded = new ShardedController<T>({
+      name: options.name,
+      shardLabel: completion.label,
+      onTermEnd: completion.onTermEnd,
+      build: (shard, view) =>
+        new Controller<T>({
+          ...options,
+          queueName: `${options.name}/${shard}`,
+          logger: options.logger.child({ shard }),
+          sources: first ? [{ ...first, view }, ...rest] : rest,
+          limiter,
+        }),
+    });
+    this.deps.onCompleteSharded?.(sharded);
+    return sharded;
+  }
+
+  /** The controller's options from what the builder collected. */
+  private options(reconcilerForTerm: ReconcilerFactory<T>): ControllerOptions<T> {
     const state = this.state;
     if (!state.primary)
       throw new RuntimeConfigError('call for(kind) before complete()', 'controller.for');
-    const controller = new Controller<T>({
+    return {
       name: state.name ?? state.primary.kind.toLowerCase(),
       caches: this.deps.caches,
       logger: this.deps.logger,
@@ -191,10 +230,18 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
       drainTimeoutMs: state.drainTimeoutMs,
       backoff: state.backoff,
       rateLimit: state.rateLimit,
-    });
-    this.deps.onComplete?.(controller);
-    return controller;
+    };
   }
+}
+
+/** What a sharded controller is built with beyond the builder's state. */
+export interface ShardedCompletion<T extends KubeObject> {
+  /** Label key whose value is an object's shard. */
+  readonly label: string;
+  /** The reconciler of each term of each shard (what it remembers ends with the term). */
+  readonly reconcilerForTerm: ReconcilerFactory<T>;
+  /** After a shard's term ended, with the keys it held. */
+  readonly onTermEnd?: (keys: readonly string[]) => void;
 }
 
 /** Filters typed for a kind's objects, kept beside the other sources of the controller. */

@@ -39,6 +39,23 @@ export interface CacheRegistryOptions {
   readonly namespaces?: readonly string[];
 }
 
+/**
+ * Which objects of a kind a cache holds and how much of each: a label selector (one shard's
+ * objects) and a transform (the fields a reader needs), named so that users asking for the
+ * same view share one cache.
+ */
+export interface CacheView {
+  readonly labelSelector?: string;
+  readonly transform?: { readonly name: string; readonly fn: (object: KubeObject) => KubeObject };
+}
+
+/** The registry key of a cache: cluster, kind and view. */
+function cacheKey(cluster: string, gvk: GroupVersionKind, view: CacheView | undefined): string {
+  const base = `${cluster}|${gvkKey(gvk)}`;
+  if (!view?.labelSelector && !view?.transform) return base;
+  return `${base}|${view.labelSelector ?? ''}|${view.transform?.name ?? ''}`;
+}
+
 export interface CacheLease<T extends KubeObject> {
   readonly cache: Cache<T>;
   /** Gives the cache back; idempotent. */
@@ -126,17 +143,20 @@ export class CacheRegistry {
   /**
    * Gets (creating and starting on first use) the shared cache of a kind and registers `user`
    * as holding it. `user` is a readable name for logs (`controller:instances`, `admission`).
+   * A `view` (label selector, transform) is a cache of its own, shared by the users of that
+   * view.
    */
   async acquire<T extends KubeObject>(
     gvk: GroupVersionKind,
     user: string,
     cluster: string = LOCAL_CLUSTER,
+    view?: CacheView,
   ): Promise<CacheLease<T>> {
     this.signal.throwIfAborted();
-    const key = `${cluster}|${gvkKey(gvk)}`;
+    const key = cacheKey(cluster, gvk, view);
     let entry = this.entries.get(key);
     if (!entry) {
-      const created: Entry = { cache: this.create(gvk, cluster), users: new Map() };
+      const created: Entry = { cache: this.create(gvk, cluster, view), users: new Map() };
       this.entries.set(key, created);
       // A failed creation (unknown kind) must not stay cached.
       created.cache.catch(() => {
@@ -166,8 +186,9 @@ export class CacheRegistry {
   async peek<T extends KubeObject>(
     gvk: GroupVersionKind,
     cluster: string = LOCAL_CLUSTER,
+    view?: CacheView,
   ): Promise<Cache<T> | undefined> {
-    const entry = this.entries.get(`${cluster}|${gvkKey(gvk)}`);
+    const entry = this.entries.get(cacheKey(cluster, gvk, view));
     return entry ? ((await entry.cache) as unknown as Cache<T>) : undefined;
   }
 
@@ -199,7 +220,11 @@ export class CacheRegistry {
     await Promise.all(caches.map(async (c) => (await c.catch(() => undefined))?.stop()));
   }
 
-  private async create(gvk: GroupVersionKind, cluster: string): Promise<Cache> {
+  private async create(
+    gvk: GroupVersionKind,
+    cluster: string,
+    view: CacheView | undefined,
+  ): Promise<Cache> {
     const { client, mapper } = this.cluster(cluster);
     const mapping = await mapper.resolve(gvk, this.signal);
     const metrics = this.options.metrics;
@@ -208,9 +233,9 @@ export class CacheRegistry {
       mapping,
       logger: this.options.logger.child({ cache: `${cluster}:${gvkKey(gvk)}` }),
       inactivityMs: this.options.inactivityMs,
-      ...(cluster === LOCAL_CLUSTER && this.options.namespaces
-        ? { namespaces: this.options.namespaces }
-        : {}),
+      labelSelector: view?.labelSelector,
+      transform: view?.transform?.fn,
+      namespaces: cluster === LOCAL_CLUSTER ? this.options.namespaces : undefined,
       onWatchError: metrics
         ? () => metrics.watchErrors.inc({ cluster, gvk: gvkKey(gvk) })
         : undefined,

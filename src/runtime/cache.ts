@@ -53,6 +53,13 @@ export interface CacheOptions {
    */
   readonly namespaces?: readonly string[];
   readonly onWatchError?: (error: unknown) => void;
+  /** Only objects this label selector matches (e.g. one shard's). */
+  readonly labelSelector?: string;
+  /**
+   * Keeps only part of each object (what a reader needs): applied once as the object comes
+   * in, the store holds what it returns. Readers then see the partial objects.
+   */
+  readonly transform?: (object: KubeObject) => KubeObject;
   /** Extra watcher settings (tests shorten the inactivity timeout). */
   readonly inactivityMs?: number;
   readonly pageSize?: number;
@@ -98,6 +105,7 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
         logger: options.logger,
         onEvent: (event) => this.apply(event, { watcher, scope }),
         onError: options.onWatchError,
+        labelSelector: options.labelSelector,
         inactivityMs: options.inactivityMs,
         pageSize: options.pageSize,
       });
@@ -193,7 +201,8 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
 
   describe(): string {
     const m = this.options.mapping;
-    return `${this.options.client.cluster}:${m.group || 'core'}/${m.version}/${m.kind}`;
+    const selector = this.options.labelSelector ? `[${this.options.labelSelector}]` : '';
+    return `${this.options.client.cluster}:${m.group || 'core'}/${m.version}/${m.kind}${selector}`;
   }
 
   private apply(
@@ -202,20 +211,20 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
   ): void {
     switch (event.type) {
       case 'upsert': {
-        stripManagedFields(event.object);
-        const old = this.store.upsert(event.object);
-        if (old === undefined) this.emit((h) => h.onAdd?.(event.object));
-        else if (old.metadata?.resourceVersion !== event.object.metadata?.resourceVersion)
-          this.emit((h) => h.onUpdate?.(old, event.object));
+        const object = this.incoming(event.object);
+        const old = this.store.upsert(object);
+        if (old === undefined) this.emit((h) => h.onAdd?.(object));
+        else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion)
+          this.emit((h) => h.onUpdate?.(old, object));
         return;
       }
       case 'delete': {
         const old = this.store.delete(objectKey(event.object));
-        this.emit((h) => h.onDelete?.(old ?? event.object));
+        this.emit((h) => h.onDelete?.(old ?? this.incoming(event.object)));
         return;
       }
       case 'relisted': {
-        for (const item of event.items) stripManagedFields(item);
+        const items = event.items.map((item) => this.incoming(item));
         const previous = this.store;
         // A namespace's relist replaces that namespace only: the others' objects stay as
         // they are (same objects, so the comparison below reports nothing for them).
@@ -223,10 +232,7 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
           this.watchers.length > 1
             ? [...previous.values()].filter((o) => o.metadata?.namespace !== from.scope)
             : [];
-        const next = Store.from(
-          kept.length > 0 ? [...kept, ...event.items] : event.items,
-          this.indexers,
-        );
+        const next = Store.from(kept.length > 0 ? [...kept, ...items] : items, this.indexers);
         this.store = next; // atomic: readers see the old or the new store, never a half-built one
         for (const obj of next.values()) {
           const old = previous.get(objectKey(obj));
@@ -246,6 +252,12 @@ export class Cache<T extends KubeObject = KubeObject> implements CacheReader<T> 
         return;
       }
     }
+  }
+
+  /** An object as the store keeps it: without managedFields, transformed. */
+  private incoming(object: T): T {
+    stripManagedFields(object);
+    return this.options.transform ? (this.options.transform(object) as T) : object;
   }
 
   private emit(fn: (handlers: CacheHandlers<T>) => void): void {

@@ -20,11 +20,12 @@ import {
   ItemExponentialBackoff,
   type BucketRateLimiterOptions,
 } from './backoff.ts';
-import type { CacheLease, CacheRegistry } from './cache-registry.ts';
+import type { CacheLease, CacheRegistry, CacheView } from './cache-registry.ts';
 import type { Cache, CacheReader } from './cache.ts';
 import { LeaderElectionLostError, TerminalError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { Runnable } from './runnable.ts';
+import type { Semaphore } from './semaphore.ts';
 import type { IndexFunc } from './store.ts';
 import type { KubeObject, ObjectKey } from './types.ts';
 import { untilAborted } from './time.ts';
@@ -47,9 +48,12 @@ export type Reconciler<T extends KubeObject = KubeObject> = (
 
 /**
  * Makes the reconciler of one term (see {@link Controller.start}): what it remembers between
- * passes lives as long as the term, so a new leader starts from what the caches say.
+ * passes lives as long as the term, so a new leader starts from what the caches say. `term`
+ * aborts when the term ends.
  */
-export type ReconcilerFactory<T extends KubeObject = KubeObject> = () => Reconciler<T>;
+export type ReconcilerFactory<T extends KubeObject = KubeObject> = (
+  term: AbortSignal,
+) => Reconciler<T>;
 
 export type WatchEventType = 'add' | 'update' | 'delete';
 
@@ -72,6 +76,8 @@ export type KeyMapper<O extends KubeObject = KubeObject, P extends KubeObject = 
 export interface EventSource {
   readonly gvk: GroupVersionKind;
   readonly cluster?: string;
+  /** Which objects of the kind (the primary source of a sharded controller: its shard's). */
+  readonly view?: CacheView;
   readonly map: KeyMapper;
   readonly filters: readonly EventFilter[];
 }
@@ -98,6 +104,13 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   readonly rateLimit?: Omit<BucketRateLimiterOptions, 'now'>;
   /** How long a graceful stop waits for in-flight reconciles. Default 30 s. */
   readonly drainTimeoutMs?: number;
+  /**
+   * Reconciles in flight shared with other controllers (the controllers of the shards a
+   * replica runs): each pass takes a permit first. Without it only `workers` bounds them.
+   */
+  readonly limiter?: Semaphore;
+  /** Name of the work queue in metrics. Default the controller's name. */
+  readonly queueName?: string;
 }
 
 export class Controller<T extends KubeObject = KubeObject> implements Runnable {
@@ -135,7 +148,7 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
   private newQueue(): WorkQueue {
     const options = this.options;
     return new WorkQueue({
-      name: options.name,
+      name: options.queueName ?? options.name,
       metrics: options.metrics,
       backoff: options.backoff ?? new ItemExponentialBackoff(),
       overallRateLimit: options.rateLimit ? new BucketRateLimiter(options.rateLimit) : undefined,
@@ -164,9 +177,24 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
       const [first, ...rest] = this.options.sources;
       if (!first) throw new Error(`controller ${this.name}: no "for" kind given`);
       const caches = this.options.caches;
+      const primary = caches.acquire<T>(first.gvk, user, first.cluster, first.view);
+      // A source of the controller's own kind reads its own cache (a sharded controller's
+      // objects wake only objects of its shard).
+      const own = (s: EventSource): boolean =>
+        s.gvk.group === first.gvk.group &&
+        s.gvk.version === first.gvk.version &&
+        s.gvk.kind === first.gvk.kind &&
+        (s.cluster ?? '') === (first.cluster ?? '') &&
+        s.view === undefined;
       [this.primaryLease, this.leases] = await Promise.all([
-        caches.acquire<T>(first.gvk, user, first.cluster),
-        Promise.all(rest.map((s) => caches.acquire(s.gvk, user, s.cluster))),
+        primary,
+        Promise.all(
+          rest.map(async (s) =>
+            own(s)
+              ? ((await primary) as unknown as CacheLease<KubeObject>)
+              : caches.acquire(s.gvk, user, s.cluster, s.view),
+          ),
+        ),
       ]);
       for (const [name, fn] of this.options.indexes ?? []) this.primary.addIndex(name, fn);
     })();
@@ -221,7 +249,7 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
       this.subscribe();
       await this.waitForSync(signal).catch(() => undefined);
       this.log.info({ workers }, 'controller started');
-      const reconcile = this.options.reconcilerForTerm();
+      const reconcile = this.options.reconcilerForTerm(signal);
       const loops = Array.from({ length: workers }, () => this.worker(reconcile, hard.signal));
       await new Promise<void>((resolve) => {
         if (signal.aborted) return resolve();
@@ -276,8 +304,13 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
-      await this.process({ key, reconcile, signal });
-      this.queue.done(key);
+      const release = this.options.limiter ? await this.options.limiter.acquire(signal) : noop;
+      try {
+        if (release) await this.process({ key, reconcile, signal });
+      } finally {
+        release?.();
+        this.queue.done(key);
+      }
     }
   }
 
@@ -328,3 +361,5 @@ export class Controller<T extends KubeObject = KubeObject> implements Runnable {
     metrics?.reconcileTotal.inc({ controller: this.name, result });
   }
 }
+
+function noop(): void {}

@@ -9,11 +9,31 @@ export {
   EXIT_SHUTDOWN_TIMEOUT,
   type LeaderElectionSettings,
   type ManagerOptions,
+  type ShardingSettings,
 } from './manager.ts';
+export type { ParticipationGate } from './gate.ts';
+export { Semaphore } from './semaphore.ts';
+export { assignShards, type AssignmentInput } from './sharding/assignment.ts';
+export { isShardName, rendezvous, shardNames, shardOf } from './sharding/rendezvous.ts';
+export { ShardRing, DEFAULT_RING_LABEL, type ShardRingOptions } from './sharding/ring.ts';
+export { StaticShards } from './sharding/static.ts';
+export { ShardedController } from './sharding/controller.ts';
+export { ShardLabeler, shardLabelFor, type ShardLabelerOptions } from './sharding/labeler.ts';
+export {
+  ShardHandoffError,
+  type ShardRunnable,
+  type ShardSet,
+  type ShardView,
+} from './sharding/types.ts';
 export { runnable, type Runnable } from './runnable.ts';
 export { Probes, type ProbeCheck, type ProbeKind, type ProbeResult } from './probes.ts';
 export { aborted, sleep, untilAborted, withDeadline, DeadlineError } from './time.ts';
-export { ControllerBuilder, generationChanged, type ControllerBuilderDeps } from './builder.ts';
+export {
+  ControllerBuilder,
+  generationChanged,
+  type ControllerBuilderDeps,
+  type ShardedCompletion,
+} from './builder.ts';
 export {
   Controller,
   type ControllerOptions,
@@ -31,6 +51,7 @@ export {
   LOCAL_CLUSTER,
   type CacheLease,
   type CacheRegistryOptions,
+  type CacheView,
 } from './cache-registry.ts';
 export { Cache, type CacheHandlers, type CacheOptions, type CacheReader } from './cache.ts';
 export {

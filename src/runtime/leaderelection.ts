@@ -21,6 +21,7 @@ import { LeaderElectionLostError, RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import { sleep } from './time.ts';
 import { namespacedName } from '../kube/index.ts';
+import type { OwnerReferencesOf } from './sharding/lease-owner.ts';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;
@@ -36,6 +37,10 @@ export interface LeaderElectionOptions {
   /** Default 2 s. */
   readonly retryPeriodMs?: number;
   readonly metrics?: RuntimeMetrics;
+  /** Labels of the Lease when this elector creates it (a shard ring finds its members by them). */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Owner references of the Lease when this elector creates it (sharding/lease-owner.ts). */
+  readonly ownerReferences?: OwnerReferencesOf;
 }
 
 interface LeaseSpec {
@@ -275,6 +280,7 @@ export class LeaderElector {
       });
     } catch (err) {
       if (!(err instanceof ApiError && err.statusCode === 404)) throw err;
+      const owners = (await this.options.ownerReferences?.(signal)) ?? [];
       const created = await client
         .request<Lease>({
           method: 'POST',
@@ -283,7 +289,12 @@ export class LeaderElector {
           body: {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name: this.options.name, namespace: this.options.namespace },
+            metadata: {
+              name: this.options.name,
+              namespace: this.options.namespace,
+              ...(this.options.labels ? { labels: { ...this.options.labels } } : {}),
+              ...(owners.length > 0 ? { ownerReferences: [...owners] } : {}),
+            },
             spec: {
               holderIdentity: this.identity,
               leaseDurationSeconds: durationSeconds,

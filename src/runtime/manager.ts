@@ -1,11 +1,13 @@
 /**
  * The manager owns every long-running part of a replica (controller-runtime's
  * `Manager.Start(ctx)`): `start(signal)` starts the non-leader {@link Runnable}s (webhook
- * server, TLS, render pools) at once, then stands for election and runs the leader runnables
- * (controllers) for each term of leadership, until `signal` aborts.
+ * server, TLS, render pools) at once; then, while its {@link ParticipationGate} admits it, it
+ * stands for election and runs the leader runnables (cluster-wide work) for each term of
+ * leadership, and runs the sharded runnables (controllers of objects split into shards) for
+ * each term of each shard its {@link ShardSet} gives it, until `signal` aborts.
  *
- * * A lost lease ends one term, not the run: the leader runnables stop at once, the replica
- *   rejoins the election, everything else keeps serving.
+ * * A lost lease ends one term, not the run: the leader runnables (or a shard's) stop at
+ *   once, the replica rejoins, everything else keeps serving.
  * * A runnable that fails (or returns before the signal aborted) is an unrecoverable error:
  *   everything stops and `start` resolves {@link EXIT_FAILED}.
  * * Shutdown is bounded by `shutdownTimeoutMs` ({@link EXIT_SHUTDOWN_TIMEOUT} when it passes);
@@ -15,10 +17,12 @@
  *
  * See examples/api/runtime.ts.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { KubeClient, type KubeConfig } from '../kube/index.ts';
 import { ControllerBuilder } from './builder.ts';
+import type { ParticipationGate } from './gate.ts';
 import { CacheRegistry, LOCAL_CLUSTER } from './cache-registry.ts';
 import { RuntimeConfigError } from './errors.ts';
 import { EventRecorder } from './events.ts';
@@ -26,6 +30,9 @@ import { LeaderElector, type LeaderElectionOptions } from './leaderelection.ts';
 import { RuntimeMetrics } from './metrics.ts';
 import { Probes } from './probes.ts';
 import type { Runnable } from './runnable.ts';
+import { ShardRing } from './sharding/ring.ts';
+import { StaticShards } from './sharding/static.ts';
+import type { ShardRunnable, ShardSet } from './sharding/types.ts';
 import { aborted, withDeadline } from './time.ts';
 
 /** Lease settings of the manager; the client, logger and metrics are the manager's. */
@@ -50,6 +57,24 @@ export interface ManagerOptions {
   readonly eventLoopStallMs?: number;
   /** Watch namespaced kinds of the home cluster in these namespaces only (CacheRegistryOptions). */
   readonly namespaces?: readonly string[];
+  /** How sharded controllers split their objects between replicas. Default: one shard. */
+  readonly sharding?: ShardingSettings;
+  /** Whether this replica may run controllers at all (else it serves webhooks only). */
+  readonly gate?: ParticipationGate;
+}
+
+/**
+ * The shards of sharded controllers. With leader election, a shard ring in the Lease's
+ * namespace shares them out over the live replicas (sharding/ring.ts); without, this replica
+ * runs them all.
+ */
+export interface ShardingSettings {
+  /** How many shards. Default 1 (one replica at a time runs all objects, as a leader would). */
+  readonly shards?: number;
+  /** The ring's name: its Leases are `<name>-member-<id>` and `<name>-shard-<k>`. Default `planwright`. */
+  readonly name?: string;
+  /** Start of this replica's identity in the ring. Default: the host name. */
+  readonly identity?: string;
 }
 
 /** Exit codes `start()` resolves with. */
@@ -66,6 +91,8 @@ export class Manager {
   readonly metrics: RuntimeMetrics;
   readonly events: EventRecorder;
   readonly elector: LeaderElector | undefined;
+  /** The shards this replica runs sharded controllers for. */
+  readonly shards: ShardSet;
   /** The one readiness/liveness registry, served as `/readyz` and `/healthz`. */
   readonly probes = new Probes();
   private readonly runnables: Runnable[] = [];
@@ -74,9 +101,13 @@ export class Manager {
   private readonly log: Logger;
   private started = false;
   private leading = false;
+  private failed = false;
 
   constructor(private readonly options: ManagerOptions) {
     this.log = options.logger;
+    // Every long-running part of the replica waits on these two (one listener each, removed
+    // when it ends): a dozen and more is the design, not a leak.
+    setMaxListeners(256, this.root.signal, this.stopping.signal);
     this.client = new KubeClient(options.kubeConfig, LOCAL_CLUSTER);
     this.metrics = new RuntimeMetrics(options.registry);
     const inactivityMs = options.inactivityMs ?? DEFAULT_INACTIVITY_MS;
@@ -86,7 +117,7 @@ export class Manager {
       signal: this.root.signal,
       metrics: this.metrics,
       inactivityMs,
-      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
+      namespaces: options.namespaces,
     });
     this.events = new EventRecorder({
       client: this.client,
@@ -101,6 +132,22 @@ export class Manager {
           metrics: this.metrics,
         })
       : undefined;
+    const sharding = options.sharding ?? {};
+    const onFailure = (name: string, err: unknown): void => this.fail(name, err);
+    this.shards = options.leaderElection
+      ? new ShardRing({
+          client: this.client,
+          namespace: options.leaderElection.namespace,
+          name: sharding.name ?? 'planwright',
+          shards: sharding.shards ?? 1,
+          ownerLease: options.leaderElection.name,
+          logger: options.logger,
+          metrics: this.metrics,
+          onFailure,
+          identity: sharding.identity,
+          ...timings(options.leaderElection),
+        })
+      : new StaticShards({ shards: sharding.shards ?? 1, logger: options.logger, onFailure });
     const loopStallMs = options.eventLoopStallMs ?? 30_000;
     const watchStallMs = options.watchStallMs ?? 2 * inactivityMs;
     // Measured when probed, not sampled by a timer: an idle replica has nothing ticking. A loop
@@ -121,7 +168,19 @@ export class Manager {
       logger: this.log,
       metrics: this.metrics,
       onComplete: (c) => this.add(c),
+      onCompleteSharded: (c) => this.addSharded(c),
     });
+  }
+
+  /** Registers work to run for each term of each shard this replica runs; before `start` only. */
+  addSharded(runnable: ShardRunnable): void {
+    if (this.started) {
+      throw new RuntimeConfigError(
+        `${runnable.name} added after the manager started; add every runnable before start()`,
+        'manager.addSharded',
+      );
+    }
+    this.shards.register(runnable);
   }
 
   /** Registers a long-running part; before `start` only. */
@@ -159,54 +218,16 @@ export class Manager {
     };
     signal.addEventListener('abort', onSignal, { once: true });
     if (signal.aborted) onSignal();
-    let failed = false;
-    const supervise = (runnable: Runnable, run: Promise<void>): Promise<void> =>
-      run.then(
-        () => {
-          if (stop.signal.aborted || runnable.needLeaderElection) return;
-          fail(runnable, new Error(`${runnable.name} stopped on its own`));
-        },
-        (err: unknown) => fail(runnable, err),
-      );
-    const fail = (runnable: Runnable, err: unknown): void => {
-      if (stop.signal.aborted) {
-        this.log.warn({ err, runnable: runnable.name }, 'runnable failed while stopping');
-        return;
-      }
-      failed = true;
-      this.log.error({ err, runnable: runnable.name }, 'unrecoverable error; stopping');
-      stop.abort(err);
-    };
-
-    // 1. Every replica: the webhook server, TLS, pools — and the caches they acquire.
-    const always = this.runnables
-      .filter((r) => !r.needLeaderElection)
-      .map((r) => supervise(r, r.start(stop.signal)));
-    let leaders: Promise<void>[] = [];
+    let always: Promise<void>[] = [];
+    let taking: Promise<void> = Promise.resolve();
     try {
-      while (!stop.signal.aborted) {
-        // 2. Leader election gates the leader runnables.
-        let term = stop.signal;
-        if (this.elector) {
-          if (!(await this.elector.acquire(stop.signal))) break;
-          term = AbortSignal.any([stop.signal, this.elector.lost]);
-        }
-        // 3. Controllers, leader only, for this term.
-        this.leading = true;
-        leaders = this.runnables
-          .filter((r) => r.needLeaderElection)
-          .map((r) => supervise(r, r.start(term)));
-        await aborted(term);
-        this.leading = false;
-        if (stop.signal.aborted) break;
-        // Leadership lost: the leader runnables stop at once; stand for election again.
-        this.log.error(
-          { err: term.reason as unknown },
-          'leadership lost; controllers stopped, rejoining the election (webhooks keep serving)',
-        );
-        await Promise.all(leaders);
-        leaders = [];
-      }
+      // 1. Every replica: the webhook server, TLS, pools — and the caches they acquire.
+      always = this.runnables
+        .filter((r) => !r.needLeaderElection)
+        .map((r) => this.supervise(r, r.start(stop.signal)));
+      // 2. While admitted: the leader's runnables, and the shards this replica runs.
+      taking = this.participate(stop.signal).catch((err: unknown) => this.fail('manager', err));
+      await aborted(stop.signal);
     } finally {
       this.leading = false;
       stop.abort();
@@ -217,8 +238,7 @@ export class Manager {
     try {
       await withDeadline(
         (async () => {
-          await Promise.all([...leaders, ...always]);
-          await this.elector?.release();
+          await Promise.all([taking, ...always]);
           await this.events.flush();
           this.root.abort();
           await this.caches.stop();
@@ -233,10 +253,90 @@ export class Manager {
       this.root.abort();
       this.client.close();
     }
-    const code = failed ? EXIT_FAILED : late ? EXIT_SHUTDOWN_TIMEOUT : EXIT_OK;
+    const code = this.failed ? EXIT_FAILED : late ? EXIT_SHUTDOWN_TIMEOUT : EXIT_OK;
     this.log.info({ code }, 'manager stopped');
     return code;
   }
+
+  /**
+   * Each time the gate admits this replica: leader terms and the shard ring, until the gate
+   * takes it back (both leave gracefully and it waits to be admitted again) or `stop` aborts.
+   */
+  private async participate(stop: AbortSignal): Promise<void> {
+    while (!stop.aborted) {
+      const admitted = this.options.gate ? await this.options.gate.admit(stop) : stop;
+      if (!admitted || stop.aborted) return;
+      const term = admitted === stop ? stop : AbortSignal.any([stop, admitted]);
+      await Promise.all([
+        this.leaderTerms(term),
+        this.shards.hasRunnables ? this.shards.run(term) : Promise.resolve(),
+      ]);
+      if (!stop.aborted) {
+        this.log.warn('no longer admitted to run controllers: stopped them; webhooks keep serving');
+      }
+    }
+  }
+
+  /** Leader election gates the leader runnables, one term of leadership after another. */
+  private async leaderTerms(signal: AbortSignal): Promise<void> {
+    let leaders: Promise<void>[] = [];
+    try {
+      while (!signal.aborted) {
+        let term = signal;
+        if (this.elector) {
+          if (!(await this.elector.acquire(signal))) break;
+          term = AbortSignal.any([signal, this.elector.lost]);
+        }
+        this.leading = true;
+        leaders = this.runnables
+          .filter((r) => r.needLeaderElection)
+          .map((r) => this.supervise(r, r.start(term)));
+        await aborted(term);
+        this.leading = false;
+        if (signal.aborted) break;
+        // Leadership lost: the leader runnables stop at once; stand for election again.
+        this.log.error(
+          { err: term.reason as unknown },
+          'leadership lost; controllers stopped, rejoining the election (webhooks keep serving)',
+        );
+        await Promise.all(leaders);
+        leaders = [];
+      }
+    } finally {
+      this.leading = false;
+    }
+    await Promise.all(leaders);
+    await this.elector?.release();
+  }
+
+  private supervise(runnable: Runnable, run: Promise<void>): Promise<void> {
+    return run.then(
+      () => {
+        if (this.stopping.signal.aborted || runnable.needLeaderElection) return;
+        this.fail(runnable.name, new Error(`${runnable.name} stopped on its own`));
+      },
+      (err: unknown) => this.fail(runnable.name, err),
+    );
+  }
+
+  /** An unrecoverable error: everything stops, `start` resolves {@link EXIT_FAILED}. */
+  private fail(name: string, err: unknown): void {
+    if (this.stopping.signal.aborted) {
+      this.log.warn({ err, runnable: name }, 'runnable failed while stopping');
+      return;
+    }
+    this.failed = true;
+    this.log.error({ err, runnable: name }, 'unrecoverable error; stopping');
+    this.stopping.abort(err);
+  }
+}
+
+/** The Lease timings of the leader election, for the shard ring's Leases. */
+function timings(
+  settings: LeaderElectionSettings,
+): Pick<LeaderElectionSettings, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'> {
+  const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = settings;
+  return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
 }
 
 /** How long a callback queued now waits before the event loop runs it. */

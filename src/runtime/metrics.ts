@@ -23,6 +23,9 @@ export class RuntimeMetrics {
   readonly queueRetries: Counter<'name' | 'controller'>;
   readonly leaderStatus: Gauge<'name'>;
   readonly watchErrors: Counter<'cluster' | 'gvk'>;
+  readonly shardOwned: Gauge<'ring' | 'shard'>;
+  readonly shardMembers: Gauge<'ring'>;
+  readonly shardTransitions: Counter<'ring' | 'reason'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -105,6 +108,24 @@ export class RuntimeMetrics {
       name: 'planwright_watch_errors_total',
       help: 'Errors of list/watch streams (each is retried)',
       labelNames: ['cluster', 'gvk'],
+      registers,
+    });
+    this.shardOwned = new Gauge({
+      name: 'planwright_shard_owned',
+      help: 'Shards this replica runs (1) or has run and handed over or lost (0), by ring and shard',
+      labelNames: ['ring', 'shard'],
+      registers,
+    });
+    this.shardMembers = new Gauge({
+      name: 'planwright_shard_members',
+      help: 'Live members of the shard ring this replica sees (itself included)',
+      labelNames: ['ring'],
+      registers,
+    });
+    this.shardTransitions = new Counter({
+      name: 'planwright_shard_transitions_total',
+      help: 'Shards this replica took (acquired: free; takeover: from a dead member), handed over (handoff) or lost (lost)',
+      labelNames: ['ring', 'reason'],
       registers,
     });
   }

@@ -6,7 +6,9 @@
  *
  * `needLeaderElection` decides where it runs: `false` on every replica from the start (the
  * webhook server, TLS rotation, render pools), `true` only on the leader, once per term of
- * leadership (controllers). A leader runnable's signal aborts with a
+ * leadership (cluster-wide controllers). Controllers of objects split into shards are
+ * `ShardRunnable`s instead (sharding/types.ts): once per term of each shard a replica
+ * runs. A leader runnable's signal aborts with a
  * {@link LeaderElectionLostError} reason when the term is lost: stop at once, keep nothing
  * running; any other reason is a graceful stop.
  */

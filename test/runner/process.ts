@@ -1,6 +1,7 @@
 // Child processes of the runner: their output line by line behind a `[name]` prefix (several
 // run at once into one log), and every one of them stopped when the runner is.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 
 const running = new Set<ChildProcess>();
@@ -19,6 +20,8 @@ export function stopChildren(): void {
 export interface RunOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
+  /** CPU niceness of the child and of what it starts (they inherit it); default 0. */
+  readonly niceness?: number;
 }
 
 /** Writes `text` line by line, each behind `[prefix] `. */
@@ -46,6 +49,13 @@ export async function run(
     detached: true,
   });
   running.add(child);
+  if (options.niceness && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, options.niceness);
+    } catch {
+      // Not permitted here: it runs at the runner's priority.
+    }
+  }
   const output = Promise.all([prefixed(prefix, child.stdout), prefixed(prefix, child.stderr)]);
   const code = await new Promise<number>((resolve) => {
     child.once('error', (err) => {

@@ -1,4 +1,5 @@
 // The runner's work (main.ts checks the shared data first, then hands over here).
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { cacheRoot, repositoryRoot } from '../../src/localcluster/paths.ts';
 import { ensureBuiltCli } from '../integration/cli/built-cli.ts';
 import { TEST_IMAGE_DIR_ENV, writeTestImage } from '../support/planwright-image.ts';
 import { TEST_TOOLS, type TestGroup } from '../support/tools.ts';
-import { jestGroups, workersFrom, type JestGroup } from './plan.ts';
+import { BACKGROUND_NICENESS, jestGroups, workersFrom, type JestGroup } from './plan.ts';
 import { run, stopChildren } from './process.ts';
 import {
   formatFiles,
@@ -38,23 +39,61 @@ async function step(name: string, work: () => Promise<boolean>): Promise<boolean
   return ok;
 }
 
-const node = (prefix: string, args: readonly string[], env?: NodeJS.ProcessEnv): Promise<boolean> =>
-  run(prefix, process.execPath, args, { cwd: root, ...(env ? { env } : {}) }).then((c) => c === 0);
+const node = (
+  prefix: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; niceness?: number } = {},
+): Promise<boolean> =>
+  run(prefix, process.execPath, args, { cwd: root, ...options }).then((c) => c === 0);
+const background = { niceness: BACKGROUND_NICENESS };
 
+/**
+ * Typecheck, lint and format check, beside the rest. tsc and prettier keep what they learnt in
+ * the cache folder, per checkout: tsc's incremental state follows every file's dependencies, and
+ * prettier's cache is keyed by each file's content and prettier's own options, so neither can
+ * pass a file it did not check as it is now. ESLint keeps none: its type-aware rules read other
+ * files' types, which its cache does not follow.
+ */
 function checks(): Promise<unknown> {
+  const cache = join(
+    cacheRoot(),
+    'checks',
+    createHash('sha256').update(root).digest('hex').slice(0, 12),
+  );
   return Promise.all([
     step('typecheck', () =>
-      node('typecheck', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']),
+      node(
+        'typecheck',
+        [
+          'node_modules/typescript/bin/tsc',
+          '-p',
+          'tsconfig.json',
+          '--noEmit',
+          '--incremental',
+          '--tsBuildInfoFile',
+          join(cache, 'typecheck.tsbuildinfo'),
+        ],
+        background,
+      ),
     ),
-    step('eslint', () => node('eslint', ['node_modules/eslint/bin/eslint.js', '.'])),
+    step('eslint', () => node('eslint', ['node_modules/eslint/bin/eslint.js', '.'], background)),
     step('prettier', () =>
-      node('prettier', [
-        'node_modules/prettier/bin/prettier.cjs',
-        '--check',
-        '--log-level',
-        'warn',
-        '**/*.{ts,js,mjs,cjs}',
-      ]),
+      node(
+        'prettier',
+        [
+          'node_modules/prettier/bin/prettier.cjs',
+          '--check',
+          '--log-level',
+          'warn',
+          '--cache',
+          '--cache-strategy',
+          'content',
+          '--cache-location',
+          join(cache, 'prettier'),
+          '**/*.{ts,js,mjs,cjs}',
+        ],
+        background,
+      ),
     ),
   ]);
 }
@@ -102,10 +141,14 @@ async function jest(group: JestGroup, runDir: string, env: NodeJS.ProcessEnv): P
     join(cacheRoot(), 'jest'),
   ];
   if (group.files) args.push('--runTestsByPath', ...group.files);
+  if (group.exclude?.length) {
+    // Replaces jest's default ignore list, so node_modules goes back in.
+    args.push('--testPathIgnorePatterns', '/node_modules/', ...group.exclude.map(escapeRegExp));
+  }
   await step(
     `jest ${group.name} (${group.workers} worker${group.workers > 1 ? 's' : ''})`,
     async () => {
-      const ok = await node(group.name, args, env);
+      const ok = await node(group.name, args, { env, niceness: group.niceness });
       const result = await readJestResult(output, group.name, root);
       if (!result) return false;
       counts.passed += result.counts.passed;
@@ -115,6 +158,10 @@ async function jest(group: JestGroup, runDir: string, env: NodeJS.ProcessEnv): P
       return ok;
     },
   );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Runs what `argv` selects (see main.ts) and exits with the outcome. */

@@ -107,6 +107,29 @@ export async function startPlanwrightCli(options: StartOptions): Promise<Started
   }
 }
 
+/**
+ * The node arguments of `planwright start` as users run it (the node flags of `npm start` and
+ * the image's ENTRYPOINT, the built CLI), on a free port, with `args` added.
+ */
+export function startArgv(options: {
+  readonly kubeconfig: string;
+  readonly install: boolean;
+  readonly args: readonly string[];
+}): string[] {
+  return [
+    '--optimize-for-size',
+    '--no-memory-reducer',
+    PLANWRIGHT,
+    'start',
+    '--kubeconfig',
+    options.kubeconfig,
+    ...(options.install ? ['--install'] : []),
+    '--webhook-port',
+    '0',
+    ...options.args,
+  ];
+}
+
 async function spawnStart(options: StartOptions): Promise<StartedPlanwright> {
   const watch =
     typeof options.watchNamespaces === 'string'
@@ -114,21 +137,11 @@ async function spawnStart(options: StartOptions): Promise<StartedPlanwright> {
       : options.watchNamespaces.join(',');
   const proc = spawn(
     process.execPath,
-    [
-      // The node flags of `npm start` and the image's ENTRYPOINT.
-      '--optimize-for-size',
-      '--no-memory-reducer',
-      PLANWRIGHT,
-      'start',
-      '--kubeconfig',
-      options.kubeconfig,
-      ...(options.install === false ? [] : ['--install']),
-      '--webhook-port',
-      '0',
-      '--watch-namespaces',
-      watch,
-      ...(options.args ?? []),
-    ],
+    startArgv({
+      kubeconfig: options.kubeconfig,
+      install: options.install !== false,
+      args: ['--watch-namespaces', watch, ...(options.args ?? [])],
+    }),
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
   );
   let log = '';

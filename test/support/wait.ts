@@ -9,7 +9,8 @@ export async function waitFor<T>(
   condition: () => T | Promise<T>,
   options: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<NonNullable<T>> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  // The default is a hang guard: long enough for a machine whose CPUs are busy with other work.
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   let lastError: unknown;
   for (;;) {
     try {

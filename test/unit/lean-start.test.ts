@@ -48,3 +48,21 @@ describe('what a replica loads at start', () => {
     expect(loads.packages.has('@kubernetes/client-node')).toBe(false);
   });
 });
+
+describe('what a kubectl kudo command loads', () => {
+  const SERVER = /^(express|node-forge|pino|pino-pretty|prom-client)$/;
+
+  it('before its verb: commander and the CLI core (the API types), no engine, server or API client', () => {
+    const loads = loadedAtStart(SRC, ['cli/kubectl-kudo.ts']);
+    expect([...loads.packages.keys()].filter((p) => SERVER.test(p))).toEqual([]);
+    expect(clientNodeParts(loads)).toEqual(CHEAP_CLIENT_NODE);
+    expect(loads.files.filter((f) => /^(kudo\/(?!api\/)|server\/|app\.ts)/.test(f))).toEqual([]);
+  });
+
+  it('a verb that reads packages loads the package library, not the manager or its server', () => {
+    const loads = loadedAtStart(SRC, ['cli/commands/package.ts']);
+    expect(loads.files).toContain('kudo/package/index.ts');
+    expect([...loads.packages.keys()].filter((p) => /^(express|node-forge)$/.test(p))).toEqual([]);
+    expect(loads.files.filter((f) => /^(server\/|app\.ts)/.test(f))).toEqual([]);
+  });
+});

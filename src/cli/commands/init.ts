@@ -20,9 +20,18 @@ import { apiMessage } from '../kudo-api.ts';
 import { waitForWebhooks } from '../webhook-probe.ts';
 import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
 import { MANIFEST_NAMESPACE, installationObjects, objectLabel } from '../manifests.ts';
+import { stopPreShardingReplicas } from '../pre-sharding.ts';
 import { formatObject, outputFormat } from '../output/objects.ts';
 import { addWaitOptions, globals, type WaitFlags } from '../options.ts';
 import { repositoryStore } from '../repositories.ts';
+import {
+  describeRegistration,
+  describeTarget,
+  readRegistration,
+  REGISTRATION_NAME,
+  targetAnswers,
+} from '../registration.ts';
+import { MAX_SHARDS } from './start.ts';
 
 interface InitFlags extends WaitFlags {
   readonly clientOnly?: boolean;
@@ -34,6 +43,8 @@ interface InitFlags extends WaitFlags {
   readonly output?: string;
   readonly image?: string;
   readonly watchNamespaces?: WatchNamespaces;
+  readonly replicas?: number;
+  readonly shards?: number;
 }
 
 const FIELD_MANAGER = 'planwright-cli';
@@ -49,6 +60,16 @@ function exactNamespaces(value: string): WatchNamespaces {
   return watch;
 }
 const CERT_MANAGER_CRDS = ['certificates.cert-manager.io', 'issuers.cert-manager.io'];
+
+function wholeNumber(flag: string, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || n > max) {
+      throw new CliError(`${flag} ${JSON.stringify(value)}: needs a whole number from 1 to ${max}`);
+    }
+    return n;
+  };
+}
 
 export function initCommand(ctx: CliContext): Command {
   return addWaitOptions(
@@ -79,6 +100,20 @@ export function initCommand(ctx: CliContext): Command {
       .addOption(new Option('--image <image>', 'container image of the Planwright Deployment'))
       .addOption(
         new Option(
+          '--replicas <n>',
+          'replicas of the Deployment (default 2): all serve the webhooks and share the ' +
+            "Instances' shards",
+        ).argParser(wholeNumber('--replicas', 100)),
+      )
+      .addOption(
+        new Option(
+          '--shards <n>',
+          'shards the Instances are split into between the replicas (default 12, even for ' +
+            '1, 2, 3, 4 and 6 replicas; docs/replicas.md)',
+        ).argParser(wholeNumber('--shards', MAX_SHARDS)),
+      )
+      .addOption(
+        new Option(
           '--watch-namespaces <a,b>',
           'a namespaced installation: Planwright serves these namespaces only and gets its ' +
             'roles there by RoleBindings, not cluster-wide (docs/namespaced-installation.md)',
@@ -89,45 +124,60 @@ export function initCommand(ctx: CliContext): Command {
     // can only time out; say so where the user reads it.
     "the webhook to answer (needs the Deployment's pods running the image: on nodes that " +
       'run no containers, such as kwok, it times out)',
-  ).action(async (flags: InitFlags, command: Command) => {
-    const global = globals(command);
-    const format = outputFormat(flags.output);
-    if (format && !flags.dryRun) throw new CliError('-o/--output is only supported with --dry-run');
-    const namespace = global.namespace ?? MANIFEST_NAMESPACE;
-    if (!flags.dryRun && !flags.verify) {
-      const store = repositoryStore(ctx, global);
-      await store.load();
-      ctx.term.out(`$KUDO_HOME has been configured at ${ctx.home(global)}`);
-      if (flags.clientOnly) return;
-    }
-    const objects = await installationObjects({
-      certManager: flags.certManager ?? false,
-      crdOnly: flags.crdOnly ?? false,
-      namespace,
-      image: flags.image,
-      watchNamespaces: flags.watchNamespaces?.names,
-    });
-    if (flags.dryRun) return printDryRun(objects, format, ctx);
-    const { client } = await ctx.cluster(global, false);
-    const resources = new ResourceManager({
-      client,
-      mapper: new ResourceMapper(client),
-      fieldManager: FIELD_MANAGER,
-    });
-    if (flags.verify) {
-      const problems = await verify(resources, objects, ctx.signal);
-      if (problems.length > 0)
-        throw new CliError(`Planwright installation invalid: ${problems.join('; ')}`);
-      return ctx.term.out(`Planwright installation in namespace ${namespace} is valid`);
-    }
-    await preChecks(client, resources, flags, namespace, ctx);
-    await applyInstallation(resources, objects, ctx);
-    if (flags.wait && !flags.crdOnly) {
-      await waitForWebhook(client, (flags.waitTime ?? 300) * 1000, namespace, ctx.signal);
-      ctx.term.out('Planwright webhook answers');
-    }
-    ctx.term.out(installedMessage(flags, namespace));
+  ).action((flags: InitFlags, command: Command) => init(ctx, flags, command));
+}
+
+/** What `init` does with its flags: install, upgrade, verify or print the installation. */
+async function init(ctx: CliContext, flags: InitFlags, command: Command): Promise<void> {
+  const global = globals(command);
+  const format = outputFormat(flags.output);
+  if (format && !flags.dryRun) throw new CliError('-o/--output is only supported with --dry-run');
+  const namespace = global.namespace ?? MANIFEST_NAMESPACE;
+  if (!flags.dryRun && !flags.verify) {
+    const store = repositoryStore(ctx, global);
+    await store.load();
+    ctx.term.out(`$KUDO_HOME has been configured at ${ctx.home(global)}`);
+    if (flags.clientOnly) return;
+  }
+  const objects = await installationObjects({
+    certManager: flags.certManager ?? false,
+    crdOnly: flags.crdOnly ?? false,
+    namespace,
+    image: flags.image,
+    watchNamespaces: flags.watchNamespaces?.names,
+    replicas: flags.replicas,
+    shards: flags.shards,
   });
+  if (flags.dryRun) return printDryRun(objects, format, ctx);
+  const { client } = await ctx.cluster(global, false);
+  const resources = new ResourceManager({
+    client,
+    mapper: new ResourceMapper(client),
+    fieldManager: FIELD_MANAGER,
+  });
+  if (flags.verify) {
+    const problems = await verify(resources, objects, ctx.signal);
+    if (problems.length > 0)
+      throw new CliError(`Planwright installation invalid: ${problems.join('; ')}`);
+    return ctx.term.out(`Planwright installation in namespace ${namespace} is valid`);
+  }
+  await preChecks(client, resources, flags, namespace, ctx);
+  if (flags.upgrade && !flags.crdOnly) {
+    // Pods stop within their grace period (45 s) plus the preStop sleep.
+    await stopPreShardingReplicas({
+      client,
+      namespace,
+      timeoutMs: (flags.waitTime ?? 120) * 1000,
+      report: (line) => ctx.term.err(line),
+      signal: ctx.signal,
+    });
+  }
+  await applyInstallation(resources, objects, ctx);
+  if (flags.wait && !flags.crdOnly) {
+    await waitForWebhook(client, (flags.waitTime ?? 300) * 1000, namespace, ctx.signal);
+    ctx.term.out('Planwright webhook answers');
+  }
+  ctx.term.out(installedMessage(flags, namespace));
 }
 
 function installedMessage(flags: InitFlags, namespace: string): string {
@@ -196,6 +246,7 @@ async function preChecks(
       );
     }
   }
+  if (!flags.crdOnly) await otherInstallation(client, namespace, ctx);
   const ns = await resources.get({
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -226,6 +277,36 @@ async function preChecks(
       );
     }
   }
+}
+
+/**
+ * One installation reconciles a cluster's Instances: the one its webhook registration calls
+ * (docs/replicas.md, "Two installations"). Another Deployment that answers is refused, naming
+ * it; a `planwright start --install` is taken over (it serves webhooks only once the
+ * registration changes, and the new replicas wait a lease duration before reconciling).
+ */
+async function otherInstallation(
+  client: KubeClient,
+  namespace: string,
+  ctx: CliContext,
+): Promise<void> {
+  const found = await readRegistration(client, ctx.signal);
+  if (found.state !== 'present') return;
+  const target = found.target;
+  const theirs = found.installation ?? (target.kind === 'service' ? target.namespace : undefined);
+  if (theirs === namespace) return;
+  if (!(await targetAnswers(client, target, ctx.signal))) return;
+  if (target.kind === 'service') {
+    throw new CliError(
+      `Planwright is already installed in namespace ${theirs ?? target.namespace}: the webhook registration ${REGISTRATION_NAME} belongs to ${describeRegistration(found)}, which answers. ` +
+        `Two installations would reconcile the same Instances. Upgrade that one (planwright init --upgrade --namespace ${theirs ?? target.namespace}), or uninstall it first.`,
+    );
+  }
+  ctx.term.err(
+    `The webhook registration ${REGISTRATION_NAME} calls ${describeTarget(target)}: this installation takes it over. ` +
+      'That process stops reconciling once the registration changes (it serves webhooks only from then on); ' +
+      'the new replicas wait one lease duration before they reconcile.',
+  );
 }
 
 function crd(name: string): ApplyObject {

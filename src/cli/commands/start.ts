@@ -39,6 +39,7 @@ export interface StartFlags extends TuningFlags {
   readonly allowOperatorVersion?: readonly NamespaceGrant[];
   readonly defaultServiceAccount?: string;
   readonly allowServiceAccount?: readonly NamespaceGrant[];
+  readonly shards?: number;
 }
 
 /** `a,b` of --watch-namespaces: namespace names, at least one. */
@@ -56,6 +57,19 @@ function port(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) {
     throw new CliError('--webhook-port needs a port number 0-65535, e.g. --webhook-port 9443');
+  }
+  return n;
+}
+
+/** Shards are labels `0` … `n-1` read by label selectors: a few hundred at most. */
+export const MAX_SHARDS = 256;
+
+function shardCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_SHARDS) {
+    throw new CliError(
+      `--shards ${JSON.stringify(value)}: needs a whole number from 1 to ${MAX_SHARDS}, e.g. --shards 12 (a multiple of the replica counts you run keeps them even)`,
+    );
   }
   return n;
 }
@@ -234,6 +248,15 @@ export function startCommand(ctx: CliContext): Command {
         .argParser(port),
     )
     .option('--no-leader-election', 'run the controllers without a Lease (one replica only)')
+    .addOption(
+      new Option(
+        '--shards <n>',
+        'split the Instances into this many shards, shared out over the live replicas of this ' +
+          'installation (each replica watches and reconciles only the Instances of the shards it ' +
+          'runs); every replica of an installation needs the same value (default 1: one replica ' +
+          'at a time reconciles all; the Deployment runs 12; docs/replicas.md)',
+      ).argParser(shardCount),
+    )
     .option(
       '--cert-dir <dir>',
       'files mode: serve the webhook with tls.crt/tls.key from this folder (e.g. the Secret ' +
@@ -308,6 +331,7 @@ export function startCommand(ctx: CliContext): Command {
         ...(flags.certDir ? { certDir: flags.certDir } : {}),
         ...(flags.strictPackageAdmission ? { strictPackageAdmission: true } : {}),
         ...(flags.watchNamespaces ? { watchNamespaces: flags.watchNamespaces } : {}),
+        ...(flags.shards !== undefined ? { shards: flags.shards } : {}),
         ...(flags.pipeWaiterImage !== undefined ||
         flags.stepTimeout !== undefined ||
         flags.allowUnsafeKubeconfig ||

@@ -15,7 +15,8 @@ import {
 } from '../../server/index.ts';
 import { decide } from './decide.ts';
 import { gatherDecisionInput, isDecisionInput, type GatherOptions } from './gather.ts';
-import type { Decision } from './types.ts';
+import { shardLabelPatch, type AdmissionSharding } from './shard-label.ts';
+import type { Decision, DecisionInput } from './types.ts';
 import { namespacedName } from '../../kube/index.ts';
 
 export interface InstanceMutatorOptions extends GatherOptions {
@@ -23,6 +24,8 @@ export interface InstanceMutatorOptions extends GatherOptions {
   readonly controllerUsers: ReadonlySet<string>;
   readonly newUid?: () => string;
   readonly now?: () => Date;
+  /** Label admitted Instances with their shard (see shard-label.ts). Without: no label. */
+  readonly sharding?: AdmissionSharding;
 }
 
 /** Turns a decision into the server's result type. */
@@ -33,6 +36,17 @@ export function toAdmissionResult(decision: Decision): AdmissionResult {
   return decision.patch.length > 0
     ? patch(decision.patch, { warnings: decision.warnings })
     : allow({ warnings: decision.warnings });
+}
+
+/** An allowed change also gets the Instance's shard label. */
+function withShardLabel(
+  decision: Decision,
+  input: DecisionInput,
+  sharding: AdmissionSharding | undefined,
+): Decision {
+  if (!sharding || decision.kind !== 'allow') return decision;
+  const label = shardLabelPatch(input.instance, input.oldInstance, sharding);
+  return label.length > 0 ? { ...decision, patch: [...decision.patch, ...label] } : decision;
 }
 
 export function instanceMutator(options: InstanceMutatorOptions): AdmissionHandler {
@@ -49,7 +63,7 @@ export function instanceMutator(options: InstanceMutatorOptions): AdmissionHandl
     const input = await gatherDecisionInput(request, options, context);
     if (!isDecisionInput(input)) return input;
     const { instance } = input;
-    const decision = decide(input, deps);
+    const decision = withShardLabel(decide(input, deps), input, options.sharding);
     if (context.isLevelEnabled('debug')) {
       context.logger.debug(
         {

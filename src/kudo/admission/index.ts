@@ -27,6 +27,7 @@ export {
 } from './operator-version-validator.ts';
 export {
   CachedKudoUsage,
+  INSTANCE_USAGE_VIEW,
   UsageLookupError,
   type CachedKudoUsageOptions,
   type KudoUsage,
@@ -39,3 +40,4 @@ export {
   type AdmissionWebhooksOptions,
 } from './register.ts';
 export { verifyVerdict, type PackagePolicy } from './verify-verdict.ts';
+export { shardLabelPatch, type AdmissionSharding } from './shard-label.ts';

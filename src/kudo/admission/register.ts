@@ -23,6 +23,7 @@ import {
 import type { GatherOptions } from './gather.ts';
 import type { KudoUsage } from './usage.ts';
 import type { PackagePolicy } from './verify-verdict.ts';
+import type { AdmissionSharding } from './shard-label.ts';
 
 /** Webhook names as served (`/mutate/<name>`, `/validate/<name>`). */
 export const ADMISSION_PATHS = {
@@ -43,6 +44,8 @@ export interface AdmissionWebhooksOptions extends GatherOptions {
   readonly usage: KudoUsage;
   /** What a `package verify` error in an OperatorVersion does (see verify-verdict.ts). */
   readonly packagePolicy?: PackagePolicy;
+  /** Label admitted Instances with their shard. */
+  readonly sharding?: AdmissionSharding;
 }
 
 export function registerAdmissionWebhooks(

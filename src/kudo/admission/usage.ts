@@ -19,6 +19,33 @@ import {
 } from '../api/index.ts';
 import { isWellFormed } from './source.ts';
 
+/**
+ * What the Instance cache behind {@link CachedKudoUsage} keeps of each Instance: its name and
+ * the OperatorVersion it names — all a usage answer needs (the refusals name the Instances).
+ * The full Instances live only in the caches of the shards a replica reconciles, so every
+ * replica's admission holds a few hundred bytes per Instance of the cluster, not the whole
+ * object.
+ */
+export const INSTANCE_USAGE_VIEW = {
+  name: 'operatorversion-refs',
+  fn: (object: { readonly metadata?: unknown; readonly spec?: unknown }) => {
+    const instance = object as Instance;
+    const meta = instance.metadata;
+    const ref = instance.spec?.operatorVersion;
+    return {
+      apiVersion: instance.apiVersion,
+      kind: instance.kind,
+      metadata: {
+        name: meta?.name,
+        namespace: meta?.namespace,
+        uid: meta?.uid,
+        resourceVersion: meta?.resourceVersion,
+      },
+      spec: ref ? { operatorVersion: { name: ref.name, namespace: ref.namespace } } : {},
+    };
+  },
+} as const;
+
 export interface KudoUsage {
   /** Instances (any namespace) whose spec.operatorVersion names `ov`. */
   instancesUsing(ov: NamespacedName, signal: AbortSignal): Promise<Instance[]>;

@@ -5,3 +5,4 @@ export * from './contracts.ts';
 export * from './status-read.ts';
 export * from './json-equal.ts';
 export * from './shape-check.ts';
+export * from './shard.ts';

@@ -14,20 +14,23 @@ import {
 import type { ApplyObject } from '../../kube/index.ts';
 import {
   objectKey,
+  ShardLabeler,
   type CacheRegistry,
   type ComponentEventRecorder,
-  type Controller,
   type EventFilter,
   type KubeObject,
   type Manager,
+  type ShardedController,
 } from '../../runtime/index.ts';
 import {
   INSTANCE_GVK,
   OPERATOR_VERSION_GVK,
   type OperatorVersionSource,
   instanceOperatorVersionKeys,
+  instanceShardKey,
   INSTANCES_BY_OPERATOR_VERSION,
   KUDO_GROUP,
+  SHARD_LABEL,
   type Instance,
   readStatus,
 } from '../api/index.ts';
@@ -181,9 +184,14 @@ function instanceEvents(recorder: ComponentEventRecorder): EventSink {
   };
 }
 
+/**
+ * Registers the Instance controller with the manager: sharded by {@link SHARD_LABEL} (each
+ * replica reconciles the shards it runs, one controller per shard term), plus the labeler
+ * that gives unlabelled Instances their shard.
+ */
 export function registerInstanceController(
   options: InstanceControllerOptions,
-): Controller<Instance> {
+): ShardedController<Instance> {
   const { manager, logger, operatorVersions, workers, ownedKinds, remote, registry, ...tuning } =
     options;
   const ssa = new ServerSideApply({
@@ -205,15 +213,76 @@ export function registerInstanceController(
     [...READINESS_KINDS, ...(ownedKinds ?? DEFAULT_OWNED_KINDS)].map((g) => [gvkKey(g), g]),
   );
   for (const gvk of watched.values()) builder.watches(gvk, instanceKeysOf);
-  // Child Instances (operator in operator) wake their parent.
+  // Child Instances (operator in operator) wake their parent; a child is in its parent's
+  // shard (api/shard.ts), so the shard's own cache sees it.
   builder.watches<Instance>(INSTANCE_GVK, (child) =>
     instanceKeysOf(child).filter((key) => key !== objectKey(child)),
   );
-  const watches = new InstanceWatches({
-    caches: manager.caches,
+  const engine = instanceEngine({
+    manager,
     logger,
-    enqueue: (key) => controller.enqueue(key),
+    operatorVersions,
+    remote,
+    registry,
+    tuning,
+    ssa,
+    watched,
+    enqueue: (key) => sharded.enqueue(key),
   });
+  const sharded = builder.completeSharded({
+    label: SHARD_LABEL,
+    // Each term of each shard gets its own reconciler: nothing it remembered outlives the term.
+    reconcilerForTerm: (term) => InstanceReconciler.forTerm(engine.ctx, term),
+    // The shard went elsewhere: the watches its Instances held go.
+    onTermEnd: (keys) => {
+      for (const key of keys) engine.watches.releaseAll(key);
+    },
+  });
+  manager.add(
+    new ShardLabeler({
+      caches: manager.caches,
+      gvk: INSTANCE_GVK,
+      label: SHARD_LABEL,
+      shards: manager.shards,
+      keyOf: instanceShardKey,
+      accept: tuning.filter && ((o) => tuning.filter?.(o as Instance) ?? true),
+      logger: logger.child({ component: 'shard-labeler' }),
+    }),
+  );
+  if (registry) {
+    new Gauge({
+      name: 'planwright_shard_instances',
+      help: 'Instances in the cache of each shard this replica runs',
+      labelNames: ['shard'] as const,
+      registers: [registry],
+      collect(): void {
+        this.reset();
+        for (const [shard, n] of sharded.objects()) this.set({ shard }, n);
+      },
+    });
+  }
+  return sharded;
+}
+
+/** The engine's context, made once: every term's reconciler gets it as it is. */
+function instanceEngine(
+  options: Pick<
+    InstanceControllerOptions,
+    'manager' | 'logger' | 'operatorVersions' | 'remote' | 'registry'
+  > & {
+    /** The reconciler's tunables, passed through unchanged. */
+    readonly tuning: Omit<
+      InstanceControllerOptions,
+      'manager' | 'logger' | 'operatorVersions' | 'remote' | 'registry' | 'workers' | 'ownedKinds'
+    >;
+    readonly ssa: ServerSideApply;
+    readonly watched: ReadonlyMap<string, GroupVersionKind>;
+    readonly enqueue: (key: string) => void;
+  },
+): { readonly watches: InstanceWatches; readonly ctx: InstanceReconcilerOptions } {
+  const { manager, logger, operatorVersions, remote, registry, tuning, ssa, watched, enqueue } =
+    options;
+  const watches = new InstanceWatches({ caches: manager.caches, logger, enqueue });
   const { allowedServers, ...remoteRest } = remote ?? {};
   const targets = new TargetClusters({
     ...remoteRest,
@@ -224,44 +293,20 @@ export function registerInstanceController(
     logger,
     onClusterReplaced: (cluster) => watches.clusterReplaced(cluster),
   });
-  const driftDetected = registry
-    ? new Counter({
-        name: 'planwright_drift_detected_total',
-        help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
-        labelNames: ['cluster', 'kind', 'mode'] as const,
-        registers: [registry],
-      })
-    : undefined;
-  // The baselines of the current term (each term starts without any: what an earlier term
-  // saw may predate another leader's writes); the gauge reads the current one.
-  const terms: { drift?: DriftKeeper } = {};
-  const newDrift = (): DriftKeeper => (terms.drift = new DriftKeeper(driftDetected));
-  if (registry) {
-    // Read when scraped: what drift costs in memory, per object it keeps (Instances with
-    // drift off keep none).
-    new Gauge({
-      name: 'planwright_drift_baselines',
-      help: 'Objects whose applied state is kept for drift checks (Instances with planwright.dev/drift on)',
-      registers: [registry],
-      collect(): void {
-        this.set(terms.drift?.size ?? 0);
-      },
-    });
-  }
   // Plans write as a ServiceAccount of the Instance's namespace where the policy says so.
   const identities = tuning.tenancy?.serviceAccounts
     ? new Identities({ home: ssa, fieldManager: FIELD_MANAGER, policy: tuning.tenancy, logger })
     : undefined;
   if (identities)
     manager.signal.addEventListener('abort', () => identities.close(), { once: true });
-  const reconcilerOptions: InstanceReconcilerOptions = {
+  const ctx: InstanceReconcilerOptions = {
     ...tuning,
     templates: tuning.templates ?? new InlineRenderer(),
     now: (): Date => new Date(),
-    ...(identities ? { identities } : {}),
+    identities,
     targets,
     watches,
-    newDrift,
+    newDrift: driftKeepers(registry),
     operatorVersions,
     client: manager.client,
     ssa,
@@ -275,9 +320,40 @@ export function registerInstanceController(
       wakes: instanceKeysOf,
     }),
   };
-  // Each term of leadership gets its own reconciler: nothing it remembered outlives the term.
-  const controller = builder.completeForEachTerm(() =>
-    InstanceReconciler.forTerm(reconcilerOptions),
-  );
-  return controller;
+  return { watches, ctx };
+}
+
+/**
+ * Makes each term's drift baselines (a term starts without any: what an earlier term saw may
+ * predate another replica's writes), counted in the registry's metrics: the baselines of the
+ * terms running now are summed when scraped.
+ */
+function driftKeepers(registry: Registry | undefined): (term: AbortSignal) => DriftKeeper {
+  const driftDetected = registry
+    ? new Counter({
+        name: 'planwright_drift_detected_total',
+        help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
+        labelNames: ['cluster', 'kind', 'mode'] as const,
+        registers: [registry],
+      })
+    : undefined;
+  const keepers = new Set<DriftKeeper>();
+  if (registry) {
+    // Read when scraped: what drift costs in memory, per object it keeps (Instances with
+    // drift off keep none).
+    new Gauge({
+      name: 'planwright_drift_baselines',
+      help: 'Objects whose applied state is kept for drift checks (Instances with planwright.dev/drift on)',
+      registers: [registry],
+      collect(): void {
+        this.set([...keepers].reduce((n, k) => n + k.size, 0));
+      },
+    });
+  }
+  return (term) => {
+    const keeper = new DriftKeeper(driftDetected);
+    keepers.add(keeper);
+    term.addEventListener('abort', () => keepers.delete(keeper), { once: true });
+    return keeper;
+  };
 }

@@ -83,10 +83,11 @@ export interface EngineContext extends TaskServices {
   /** Default 60 s. */
   readonly waitMaxMs?: number;
   /**
-   * Makes the drift baselines of a term (called once per term: a baseline taken under an
-   * earlier term may predate writes of another leader). None: drift is not tracked.
+   * Makes the drift baselines of a term (called once per term, with the term's signal: a
+   * baseline taken under an earlier term may predate writes of another replica). None: drift
+   * is not tracked.
    */
-  readonly newDrift?: () => DriftKeeper;
+  readonly newDrift?: (term: AbortSignal) => DriftKeeper;
   /** Only Instances this accepts are reconciled (tests isolate by namespace). */
   readonly filter?: (instance: Instance) => boolean;
 }

@@ -6,7 +6,7 @@
  * (live.ts: the scheduled plan, plan-run.ts; Ready, readiness.ts; watches and drift,
  * keep.ts). One status session per pass writes the status only when it changed.
  *
- * One reconciler serves one term of leadership (`forTerm`): what it remembers between passes
+ * One reconciler serves one term of a shard (`forTerm`): what it remembers between passes
  * (memory.ts) starts empty with each term.
  */
 import { ApiError, namespacedName } from '../../kube/index.ts';
@@ -32,20 +32,23 @@ export type InstanceReconcilerOptions = EngineContext;
 export class InstanceReconciler {
   private readonly engine: Engine;
 
-  /** A reconciler for one term: the context as given, and this term's own memory. */
-  constructor(ctx: EngineContext) {
+  /**
+   * A reconciler for one term (`term` aborts when it ends): the context as given, and this
+   * term's own memory.
+   */
+  constructor(ctx: EngineContext, term: AbortSignal) {
     this.engine = {
       ctx,
       writer: new InstanceWriter(ctx.client),
       pipePods: new PipePodSweeper(ctx.logger),
       memory: new TermMemory({ minMs: ctx.waitMinMs ?? 1_000, maxMs: ctx.waitMaxMs ?? 60_000 }),
-      drift: ctx.newDrift?.(),
+      drift: ctx.newDrift?.(term),
     };
   }
 
-  /** The reconcile function of a new term: same options, empty memory. */
-  static forTerm(ctx: EngineContext): Reconciler<Instance> {
-    return new InstanceReconciler(ctx).reconcile;
+  /** The reconcile function of a new term: the same context, empty memory. */
+  static forTerm(ctx: EngineContext, term: AbortSignal): Reconciler<Instance> {
+    return new InstanceReconciler(ctx, term).reconcile;
   }
 
   readonly reconcile = async (

@@ -7,6 +7,11 @@
 // default it has — with `--watch-namespaces kuttl-test-*` as the only addition (kuttl names its
 // namespaces `kuttl-test-<pet name>`; the other tests of a shared cluster keep theirs). kuttl
 // installs the cases' manifests (kudo-cases/manifests, manifestDirs) before the cases.
+//
+// PLANWRIGHT_KUTTL_REPLICAS=<n> runs the cases against n replicas of one installation sharing
+// the Instances (`--shards n` each; the first registers the webhooks, the others are started
+// as further replicas of the same namespace and share the shards): what docs/replicas.md says
+// about sharding, under KUDO's own cases. Default 1.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +29,7 @@ import {
   type StartedPlanwright,
 } from '../../support/planwright-start.ts';
 import { ensureKuttl } from './build.ts';
+import { startReplicas, type Replicas } from './replicas.ts';
 import { caseLog, runKuttlSuite, type KuttlRun } from './suite.ts';
 
 /** kuttl first waits for ServiceAccount default/default; a bare control plane has no controller making it. */
@@ -69,6 +75,7 @@ export function describeKudoCases(
 
   describe(title, () => {
     let planwright: StartedPlanwright | undefined;
+    let others: Replicas | undefined;
     let registered: { mutating: Registration; validating: Registration } | undefined;
     let dedicated: LocalCluster | undefined;
     let run: KuttlRun;
@@ -94,7 +101,21 @@ export function describeKudoCases(
           installKudoCrds(kubeconfig),
           ensureDefaultServiceAccount(kubeconfig),
         ]);
-        planwright = await startPlanwrightCli({ kubeconfig, watchNamespaces: `${PREFIX}*` });
+        const replicas = Number(process.env['PLANWRIGHT_KUTTL_REPLICAS'] ?? 1);
+        const shards = replicas > 1 ? ['--shards', String(replicas)] : [];
+        planwright = await startPlanwrightCli({
+          kubeconfig,
+          watchNamespaces: `${PREFIX}*`,
+          args: shards,
+        });
+        if (replicas > 1) {
+          others = await startReplicas({
+            kubeconfig,
+            count: replicas - 1,
+            args: ['--watch-namespaces', `${PREFIX}*`, ...shards],
+          });
+          process.stderr.write(`[kuttl] ${replicas} replicas of one installation, a shard each\n`);
+        }
         registered = await registeredConfigurations(kubeconfig);
         run = await runKuttlSuite({
           kuttl,
@@ -112,6 +133,7 @@ export function describeKudoCases(
     );
 
     afterAll(async () => {
+      await others?.stop();
       await planwright?.stop();
       await dedicated?.stop();
     });
@@ -140,7 +162,7 @@ export function describeKudoCases(
     it.each(cases)('$suite/$name', ({ name }) => {
       const result = run.results.find((r) => r.name === name);
       if (!result?.passed) {
-        const tail = planwright?.tail(15) ?? '';
+        const tail = `${planwright?.tail(15) ?? ''}${others ? `\n--- other replicas\n${others.tail(15)}` : ''}`;
         throw new Error(
           `${result?.failure ?? 'kuttl did not report this case'}\n--- kuttl log\n${caseLog(run.output, name)}\n--- Planwright log (tail)\n${tail}`,
         );

@@ -91,7 +91,7 @@ describe('charts/planwright with helm onto a cluster with a real node', () => {
   afterAll(async () => {
     await dedicated?.stop();
     if (home) rmSync(home, { recursive: true, force: true });
-  }, 120_000);
+  });
 
   it('installs: the Deployment runs the image on the real node and an Instance reaches COMPLETE', async () => {
     const install = await helm([

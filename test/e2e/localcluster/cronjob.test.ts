@@ -41,5 +41,5 @@ describe('CronJobs in a workloads cluster', () => {
       return c.status?.lastSuccessfulTime ? c : undefined;
     });
     expect(cron.status?.lastScheduleTime).toBeDefined();
-  }, 110_000);
+  });
 });

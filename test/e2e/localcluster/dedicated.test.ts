@@ -113,5 +113,5 @@ describe('a dedicated workloads cluster', () => {
     });
     expect(await reapOrphanedClusters()).toBeGreaterThanOrEqual(1);
     expect(existsSync(started.workDir)).toBe(false);
-  }, 90_000);
+  });
 });

@@ -53,7 +53,7 @@ describe('exec into a container of the real node', () => {
     );
     const node = await core.readNode({ name: pod.spec?.nodeName ?? '' });
     expect(node.metadata?.labels?.[NODE_KIND_LABEL]).toBe('real');
-  }, 120_000);
+  });
 
   it('kubectl exec runs the command in the container', async () => {
     const ok = await kubectl([

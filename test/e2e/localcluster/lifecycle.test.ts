@@ -45,7 +45,7 @@ describe('deletion in a workloads cluster', () => {
     await waitFor(`PersistentVolume ${volumeName} deleted`, () =>
       gone(() => core.readPersistentVolume({ name: volumeName })),
     );
-  }, 90_000);
+  });
 
   it('garbage-collects dependents of a deleted owner in the background', async () => {
     const namespace = await createTestNamespace('gc');

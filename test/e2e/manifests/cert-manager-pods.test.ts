@@ -108,7 +108,7 @@ describe('cert-manager variant on real nodes: init --cert-manager, the pods serv
   afterAll(async () => {
     await certManager?.stop();
     await dedicated?.stop();
-  }, 120_000);
+  });
 
   it('init --image --cert-manager --wait: two pods on the real node serving the issued certificate', async () => {
     await ensureBuiltCli();

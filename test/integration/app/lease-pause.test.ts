@@ -86,7 +86,7 @@ describe('apiserver paused longer than the lease (dedicated control plane, child
     client = new KubeClient(kc);
     custom = kc.makeApiClient(k8s.CustomObjectsApi);
     await installCrds(client);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     probe?.stop();

@@ -2,8 +2,9 @@
 // * /readyz stays 503 while the OperatorVersion cache admission reads cannot list (the user's
 //   RBAC lacks it) and turns 200 once the right is granted; /healthz is 200 meanwhile.
 // * /healthz turns 503 when the watches are wedged (a TCP proxy in front of the apiserver
-//   stops moving bytes), and 200 again once they move; a non-leader holds only the caches
-//   admission reads.
+//   stops moving bytes), and 200 again once they move; a replica that runs no controller (not
+//   the leader, and not admitted to run shards: the cluster's webhook registration names
+//   another installation) holds only the caches admission reads.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import https from 'node:https';
 import { pino } from 'pino';
@@ -22,6 +23,7 @@ import { httpsRequest } from '../../support/https.ts';
 import { installKudoCrds } from '../../support/kudo.ts';
 import { validOperatorVersion } from '../../support/operator-versions.ts';
 import { waitFor } from '../../support/wait.ts';
+import { aborted } from '../../../src/runtime/index.ts';
 import { FreezableProxy } from '../../support/freezable-proxy.ts';
 import { managerPort, startManagerProcess } from '../../support/manager-process.ts';
 import { createKudoObject, instanceObject } from '../../support/kudo-objects.ts';
@@ -212,6 +214,8 @@ describe('liveness', () => {
         inactivityMs: 120_000,
         watchStallMs: 3_000,
         shutdownTimeoutMs: 10_000,
+        // Never admitted to run controllers (as when another installation is registered).
+        gate: { admit: (signal) => aborted(signal).then(() => undefined) },
       },
       webhook: { port: 0, host: '127.0.0.1', tls: loopback.source },
       admission: { controllerUsers: [] },
@@ -232,10 +236,12 @@ describe('liveness', () => {
       expect(await get('/healthz')).toBe(200);
       await new Promise((r) => setTimeout(r, 1_000));
     }
-    // A non-leader holds the caches admission reads, and nothing else.
+    // A replica that runs no controller holds the caches admission reads, and nothing else:
+    // of the Instances, only their names and OperatorVersion references.
     expect(app.manager.isLeader).toBe(false);
+    expect(app.manager.shards.shards.some((s) => app.manager.shards.runs(s))).toBe(false);
     expect([...app.manager.caches.users().keys()].sort()).toEqual([
-      'local|kudo.dev/v1beta1/Instance',
+      'local|kudo.dev/v1beta1/Instance||operatorversion-refs',
       'local|kudo.dev/v1beta1/OperatorVersion',
     ]);
     // …and runs no worker process until a job needs one: no render workers off the leader,

@@ -74,7 +74,7 @@ describe('shutdown', () => {
     expect(await exitWithin(planwright.proc, 30_000)).toBe(0);
     expect(planwright.log()).toMatch(/"msg":"manager stopped"/);
     await stopped(planwright);
-  }, 180_000);
+  });
 
   it('exits 0 on SIGTERM during a reconcile', async () => {
     const { planwright, namespace } = await start('sigterm-reconcile');
@@ -103,7 +103,7 @@ describe('shutdown', () => {
     expect(await exitWithin(planwright.proc, 40_000)).toBe(0);
     expect(planwright.log()).toMatch(/"msg":"controller stopped"/);
     await stopped(planwright);
-  }, 180_000);
+  });
 
   it('exits 0 on SIGTERM during a webhook call, and 130 on a second SIGTERM while stopping', async () => {
     for (const second of [false, true]) {
@@ -139,5 +139,5 @@ describe('shutdown', () => {
       socket.destroy();
       await stopped(planwright);
     }
-  }, 180_000);
+  });
 });

@@ -145,6 +145,85 @@ describe('planwright init', () => {
     );
   });
 
+  it('--upgrade over a Deployment before shards stops its replicas before the sharded ones start', async () => {
+    const path = '/apis/apps/v1/namespaces/pw-sys/deployments/planwright';
+    type Deployment = {
+      spec: {
+        replicas: number;
+        template: { spec: { containers: Array<{ args: string[] }> } };
+      };
+    };
+    const args = (d: Deployment): string[] => d.spec.template.spec.containers[0]?.args ?? [];
+    // The Deployment an earlier init applied (no --shards), and one of its pods: no controller
+    // runs here, so the test deletes the pod once the Deployment is scaled to 0, as the
+    // Deployment controller would.
+    await client.request({
+      method: 'PATCH',
+      path,
+      body: [
+        {
+          op: 'replace',
+          path: '/spec/template/spec/containers/0/args',
+          value: ['--webhook-port', '9443'],
+        },
+      ],
+      contentType: 'application/json-patch+json',
+    });
+    const podName = 'planwright-older';
+    await client.request({
+      method: 'POST',
+      path: '/api/v1/namespaces/pw-sys/pods',
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: podName, labels: { 'app.kubernetes.io/name': 'planwright' } },
+        spec: { containers: [{ name: 'planwright', image: 'planwright:older' }] },
+      },
+    });
+    // What happened, in order: the Deployment's states and the pod's deletion.
+    const seen: string[] = [];
+    const stop = new AbortController();
+    let watched!: () => void;
+    const first = new Promise<void>((resolve) => (watched = resolve));
+    const watching = client
+      .watch({
+        path: '/apis/apps/v1/namespaces/pw-sys/deployments',
+        query: { fieldSelector: 'metadata.name=planwright' },
+        signal: stop.signal,
+        inactivityMs: 60_000,
+        onEvent: (e) => {
+          const d = (e as { object: Deployment }).object;
+          seen.push(`${d.spec.replicas} ${args(d).includes('--shards') ? 'sharded' : 'older'}`);
+          watched();
+          if (d.spec.replicas === 0 && !args(d).includes('--shards')) {
+            void client
+              .request({ method: 'DELETE', path: `/api/v1/namespaces/pw-sys/pods/${podName}` })
+              .then(() => seen.push('pod deleted'));
+          }
+        },
+      })
+      .catch(() => undefined);
+    await first;
+    const res = await planwright(['init', '--namespace', 'pw-sys', '--upgrade']);
+    stop.abort();
+    await watching;
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      'Deployment pw-sys/planwright runs a Planwright before shards (one leader reconciles every Instance): stopping its replicas before the new ones start',
+    );
+    expect(seen.indexOf('pod deleted')).toBeGreaterThan(seen.indexOf('0 older'));
+    expect(seen.indexOf('0 older')).toBeGreaterThan(-1);
+    expect(seen.indexOf('2 sharded')).toBeGreaterThan(seen.indexOf('pod deleted'));
+    const upgraded = await client.request<Deployment>({ path });
+    expect([upgraded.spec.replicas, args(upgraded)]).toEqual([
+      2,
+      ['--webhook-port', '9443', '--shards', '12'],
+    ]);
+    // Already sharded: nothing is stopped again.
+    const again = await planwright(['init', '--namespace', 'pw-sys', '--upgrade']);
+    expect([again.code, again.stderr]).toEqual([0, '']);
+  });
+
   it('--wait fails with a clear message while the webhook does not answer, and returns once it does', async () => {
     // The same upgrade of pw-sys, waiting up to `seconds` for the webhook.
     const initWaiting = (seconds: number): string[] => [
@@ -202,5 +281,5 @@ describe('planwright init', () => {
       manager?.child.kill('SIGTERM');
     }
     expect(await manager?.exited).toBe(0);
-  }, 180_000);
+  });
 });

@@ -14,7 +14,7 @@ describe('start --install waits for its webhooks', () => {
 
   beforeAll(async () => {
     cluster = await startLocalCluster({ binaries: testCluster().binaries });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await cluster?.stop();
@@ -66,5 +66,5 @@ describe('start --install waits for its webhooks', () => {
     } finally {
       if (manager.proc.exitCode === null) manager.proc.kill('SIGKILL');
     }
-  }, 120_000);
+  });
 });

@@ -56,8 +56,10 @@ describe('npm start', () => {
     await installKudoCrds();
     const user = await mintUser('start-test');
     const run = start(['--kubeconfig', user.kubeconfigPath, '--webhook-port', '0'], process.env);
+    // A hang guard (npm start runs the sources, transformed as they load): seconds on a quiet
+    // machine, far longer on a busy one.
     await waitFor('Planwright to run', () => run.stderr.includes('Planwright is running'), {
-      timeoutMs: 30_000,
+      timeoutMs: 180_000,
     });
     expect(run.stdout).toMatch(/Server version: v1\.34\.\d+/);
     run.child.kill('SIGTERM');

@@ -37,5 +37,5 @@ describe('package verify against the cluster of the kubeconfig', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

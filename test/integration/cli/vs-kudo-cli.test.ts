@@ -193,7 +193,7 @@ describe('kubectl kudo against KUDO 0.19 kubectl-kudo', () => {
     const [kudo, ours] = await Promise.all([runAll('kudo'), runAll('ours')]);
     expect(ours).toBe(kudo);
     expect(ours).toContain('name: Jane Doe');
-  }, 120_000);
+  });
 
   it('covers every package of ../shared and its broken variants', () => {
     expect(packages.length).toBeGreaterThanOrEqual(14);

@@ -98,6 +98,19 @@ describe('kudo.dev CRDs on the real apiserver', () => {
       'deploy',
       'IN_PROGRESS',
     ]);
+    // -o wide adds the shard label the webhook writes (docs/replicas.md).
+    await kubectl(['label', 'instance', 'icto-upgrade', '-n', namespace, 'planwright.dev/shard=7']);
+    const wide = await kubectl(['get', 'instance', 'icto-upgrade', '-n', namespace, '-o', 'wide']);
+    const [wideHeader, wideRow] = wide.stdout.trim().split('\n');
+    expect(wideHeader?.split(/\s{2,}/)).toEqual([
+      'NAME',
+      'OPERATOR VERSION',
+      'PLAN',
+      'STATUS',
+      'AGE',
+      'SHARD',
+    ]);
+    expect(wideRow?.split(/\s+/).at(-1)).toBe('7');
     for (const file of (await readdir(join(KUDO_CASES_DIR, 'manifests'))).sort()) {
       const docs = await readYamlObjects(join(KUDO_CASES_DIR, 'manifests', file));
       const r = await kubectl(['create', '-n', namespace, '--dry-run=server', '-f', '-'], {

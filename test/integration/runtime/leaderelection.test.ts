@@ -89,22 +89,27 @@ describe('leader election', () => {
       );
       // Another holder takes the Lease over (a stale leader's view must not win).
       const leases = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
-      const current = await leases.readNamespacedLease({ namespace, name });
-      await leases.replaceNamespacedLease({
-        namespace,
-        name,
-        body: {
-          ...current,
-          spec: {
-            ...current.spec,
-            holderIdentity: 'intruder',
-            leaseDurationSeconds: 60,
-            renewTime: new k8s.V1MicroTime(),
+      // Read and replace until the write lands: the renewer may renew in between (a 409).
+      await waitFor('the intruder to take the Lease', async () => {
+        const current = await leases.readNamespacedLease({ namespace, name });
+        await leases.replaceNamespacedLease({
+          namespace,
+          name,
+          body: {
+            ...current,
+            spec: {
+              ...current.spec,
+              holderIdentity: 'intruder',
+              leaseDurationSeconds: 60,
+              renewTime: new k8s.V1MicroTime(),
+            },
           },
-        },
+        });
+        return true;
       });
+      // A hang guard: it steps down at its next renewal, one retry period away.
       await waitFor('the renewer to step down', () => elector.lost.aborted, {
-        timeoutMs: 10_000,
+        timeoutMs: 60_000,
       });
       expect(elector.isLeader).toBe(false);
       expect(client.calls).toContain('GET');

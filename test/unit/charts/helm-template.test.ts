@@ -95,6 +95,18 @@ describe('helm lint and helm template of charts/planwright', () => {
       { watchNamespaces: ['team-a'], certManager: true },
     ],
     [
+      'three replicas sharing six shards',
+      'planwright-system',
+      ['replicas=3', 'shards=6'],
+      { replicas: 3, shards: 6 },
+    ],
+    [
+      'one replica, one shard, cert-manager',
+      'ops',
+      ['replicas=1', 'shards=1', 'certManager.enabled=true'],
+      { namespace: 'ops', replicas: 1, shards: 1, certManager: true },
+    ],
+    [
       'another image',
       'planwright-system',
       ['image.repository=registry.example/pw', 'image.tag=1.2.3'],
@@ -141,8 +153,9 @@ describe('helm lint and helm template of charts/planwright', () => {
     const container = deployment.spec.template.spec.containers[0] ?? {};
     const base = expected.spec.template.spec.containers[0] ?? {};
     expect(deployment.spec.replicas).toBe(3);
+    // The requests stay those of manifests/, the limit is the value's.
     expect(container['resources']).toEqual({
-      requests: { cpu: '100m', memory: '256Mi' },
+      requests: (base['resources'] as { requests: unknown }).requests,
       limits: { memory: '2Gi' },
     });
     expect(container['args']).toEqual([
@@ -166,6 +179,9 @@ describe('helm lint and helm template of charts/planwright', () => {
     expect(posture.stderr).toContain(
       "at '/tenancy/posture': value must be one of 'kudo', 'multi-tenant'",
     );
+    const shards = await helm(['template', 'p', CHART, '--set', 'shards=0']);
+    expect(shards.code).toBe(1);
+    expect(shards.stderr).toContain("at '/shards'");
     const typo = await helm(['template', 'p', CHART, '--set', 'replica=3']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toMatch(/replica/);

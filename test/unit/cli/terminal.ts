@@ -35,6 +35,6 @@ export async function runCommand(
     cwd: '/',
     commandName: 'kubectl kudo',
   });
-  const code = await runProgram(buildProgram(ctx, 'kubectl kudo'), argv, ctx);
+  const code = await runProgram(await buildProgram(ctx, 'kubectl kudo', { argv }), argv, ctx);
   return { code, stdout: term.stdout.join(''), stderr: term.stderr.join('') };
 }

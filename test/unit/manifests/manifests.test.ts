@@ -56,12 +56,16 @@ describe('manifests/', () => {
     expect(certManager.map(key).sort()).toEqual(plain.map(key).sort());
     for (const config of certManager) {
       const twin = plain.find((p) => key(p) === key(config))!;
+      // The base's own annotations (the installation's namespace) stay.
       expect(config.metadata?.annotations).toEqual({
+        ...twin.metadata?.annotations,
         'cert-manager.io/inject-ca-from': 'planwright-system/planwright-webhook-cert',
       });
       const meta = { ...config.metadata };
       delete meta.annotations;
-      expect({ ...config, metadata: meta }).toEqual(twin);
+      const twinMeta = { ...twin.metadata };
+      delete twinMeta.annotations;
+      expect({ ...config, metadata: meta }).toEqual({ ...twin, metadata: twinMeta });
     }
   });
 
@@ -199,6 +203,35 @@ describe('manifests/', () => {
       'pw/planwright-webhook-cert',
     );
     expect(webhooks(validating)[0]?.clientConfig.service?.namespace).toBe('pw');
+    // The registration names the installation it belongs to: the renamed namespace.
+    const mutating = find(objects, 'MutatingWebhookConfiguration', 'planwright-instances');
+    expect(mutating.metadata?.annotations?.['planwright.dev/installation']).toBe('pw');
+  });
+
+  it('the Deployment shares 12 shards; init --replicas and --shards change its replicas and its one --shards', async () => {
+    type Deployment = {
+      spec: { replicas: number; template: { spec: { containers: Array<{ args: string[] }> } } };
+    };
+    const plain = find(
+      await installationObjects(),
+      'Deployment',
+      'planwright',
+    ) as unknown as Deployment;
+    expect(plain.spec.replicas).toBe(2);
+    expect(plain.spec.template.spec.containers[0]?.args).toEqual([
+      '--webhook-port',
+      '9443',
+      '--shards',
+      '12',
+    ]);
+    for (const certManager of [false, true]) {
+      const objects = await installationObjects({ certManager, replicas: 3, shards: 6 });
+      const d = find(objects, 'Deployment', 'planwright') as unknown as Deployment;
+      expect(d.spec.replicas).toBe(3);
+      const args = d.spec.template.spec.containers[0]?.args ?? [];
+      expect(args.filter((a) => a === '--shards')).toHaveLength(1);
+      expect(args[args.indexOf('--shards') + 1]).toBe('6');
+    }
   });
 });
 

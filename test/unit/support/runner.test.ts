@@ -2,11 +2,12 @@
 // and what it reads back from jest to print where the time went.
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repositoryRoot } from '../../../src/localcluster/paths.ts';
-import { jestGroups, SERIAL_FILES, workersFrom } from '../../runner/plan.ts';
+import { BACKGROUND_NICENESS, jestGroups, SERIAL_FILES, workersFrom } from '../../runner/plan.ts';
 import { formatFiles, formatSteps, readJestResult } from '../../runner/report.ts';
 
 describe('workersFrom', () => {
@@ -37,6 +38,24 @@ describe('jestGroups', () => {
     const serial = groups.find((g) => g.name === 'serial');
     expect(serial?.files ?? []).toEqual(SERIAL_FILES.map((s) => s.file));
     if (serial) expect(serial.workers).toBe(1);
+    // Each serial file runs once: the parallel groups of its project leave it out.
+    for (const { file } of SERIAL_FILES) {
+      const project = file.split('/')[1] ?? '';
+      const parallel = groups.find((g) => g.name === project);
+      expect({ file, excluded: parallel?.exclude }).toEqual({
+        file,
+        excluded: expect.arrayContaining([file]),
+      });
+      expect(existsSync(join(repositoryRoot(), file))).toBe(true);
+    }
+  });
+
+  it('runs the CPU-bound work below the waiting work', () => {
+    const groups = jestGroups({ unit: 2, integration: 3, e2e: 2 });
+    expect(groups.map((g) => [g.name, g.niceness])).toEqual(
+      groups.map((g) => [g.name, g.name === 'unit' ? BACKGROUND_NICENESS : 0]),
+    );
+    expect(BACKGROUND_NICENESS).toBeGreaterThan(0);
   });
 });
 

@@ -77,7 +77,7 @@ describe('health on real kubelet status', () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: ns,
     });
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();

@@ -62,7 +62,7 @@ describe('real KUDO packages on a workloads cluster', () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [...namespaces.values(), failing],
     });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();
@@ -166,7 +166,7 @@ describe('real KUDO packages on a workloads cluster', () => {
       name: 'nginx-deployment',
     });
     expect(deployment.spec?.template.spec?.containers[0]?.readinessProbe).toMatchObject(probe);
-  }, 180_000);
+  });
 
   it(
     'a Job that fails ends the plan in FATAL_ERROR with the Job’s reason',

@@ -141,7 +141,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
         ],
       },
     });
-  }, 240_000);
+  });
 
   afterAll(async () => {
     for (const m of managers) if (m.proc.exitCode === null) m.proc.kill('SIGKILL');

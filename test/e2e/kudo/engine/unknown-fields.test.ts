@@ -34,7 +34,7 @@ describe('a package carrying fields this cluster does not know', () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: ns,
     });
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();

@@ -81,7 +81,7 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
       kubeconfig: proxy.kubeconfigPath,
       watchNamespaces: [namespace],
     });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();
@@ -114,7 +114,7 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
     // else's (tenancy's adoption check); at most one more while waiting, where the watch
     // cache cannot vouch for the copy it holds.
     expect(deploymentGets()).toBeLessThanOrEqual(2);
-  }, 180_000);
+  });
 
   it('a change of the Deployment is not judged on the cached copy from before it', async () => {
     const before = await deployment();
@@ -135,5 +135,5 @@ describe('a plan waiting for a Deployment reads it from the watch cache', () => 
     }).toEqual({ observed: generation + 1, updated: 1, available: 1 });
     // One look before writing the changed Deployment (the cached copy differs), none after.
     expect(deploymentGets()).toBeLessThanOrEqual(1);
-  }, 180_000);
+  });
 });

@@ -59,7 +59,7 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
       watchNamespaces: `${ns},${failures},${shipped}`,
       args: ['--step-timeout', String(STEP_TIMEOUT_S), '--pipe-waiter-image', WAITER_IMAGE],
     });
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();
@@ -162,7 +162,7 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
       return c?.status === 'True' ? c : undefined;
     });
     expect(ready.reason).toBe('ResourcesReady');
-  }, 240_000);
+  });
 
   it('cowsay as shipped: its init container cannot download the page here, and the step says so', async () => {
     const pkg = await loadPackage(join(KUDO_PACKAGES, 'cowsay'), { namespace: shipped });
@@ -183,7 +183,7 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
     // Why, in the init container's own log (read through the kubelet): no name resolves here.
     const logs = await kubectl(['logs', '-n', shipped, pod, '-c', 'init']);
     expect(logs.stdout + logs.stderr).toContain("wget: bad address 'cowsay.morecode.org'");
-  }, 180_000);
+  });
 
   /** An OperatorVersion with one Pipe task whose init container runs `script` into /tmp/out. */
   async function pipeOperator(
@@ -292,7 +292,6 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
       expect(await nodeKindOf(pod)).toBe('real');
       expect(pod.status?.containerStatuses?.[0]?.state?.running).toBeDefined();
     },
-    180_000,
   );
 
   it('an init container that keeps failing ends in the step timeout, with the kubelet’s reason', async () => {
@@ -312,5 +311,5 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
           '.*\\(last run: Error, exit code 2\\), [1-9]\\d* restarts',
       ),
     );
-  }, 180_000);
+  });
 });

@@ -77,7 +77,7 @@ describe('KUDO compatibility of rendering and applying (bare control plane)', ()
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [ns],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();

@@ -75,7 +75,7 @@ describe('drift baselines', () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [ns],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();
@@ -110,5 +110,5 @@ describe('drift baselines', () => {
       metadata: { annotations: { 'planwright.dev/drift': null } },
     });
     await waitFor('baselines dropped', async () => (await baselines()) === 0);
-  }, 120_000);
+  });
 });

@@ -70,7 +70,7 @@ describe('Instance controller (in-process, real webhook)', () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [ns, ...pkgNamespaces.values()],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();

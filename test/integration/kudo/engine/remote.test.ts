@@ -230,7 +230,7 @@ describe('Instances in a target cluster (two control planes)', () => {
       // the administrator allows it (docs/security.md, "Target servers").
       args: ['--allow-target-server', '127.0.0.1'],
     });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     try {
@@ -240,7 +240,7 @@ describe('Instances in a target cluster (two control planes)', () => {
     }
     await planwright?.stop();
     await target?.stop();
-  }, 60_000);
+  });
 
   it('deploys into the target only, shares caches between Instances, cleans up and releases them', async () => {
     const before = await watchCount(targetKc);
@@ -305,7 +305,7 @@ describe('Instances in a target cluster (two control planes)', () => {
       const n = await watchCount(targetKc);
       return n['configmaps'] === before['configmaps'] && n['deployments'] === before['deployments'];
     });
-  }, 120_000);
+  });
 
   it('prunes what a task stops rendering once the replacement is healthy; keep and once', async () => {
     await kudoObjects(custom).create(ns, 'instances', instance('p'));
@@ -339,7 +339,7 @@ describe('Instances in a target cluster (two control planes)', () => {
     // once: created with v1, untouched by the changed template; the rest follows it.
     expect((await targetCm('p-once'))?.data).toEqual({ value: 'v1' });
     expect((await targetCm('p-cm'))?.data).toEqual({ value: 'v2' });
-  }, 120_000);
+  });
 
   it('drift: correct restores from the watch, report only reports, default leaves the edit', async () => {
     for (const [name, mode] of [
@@ -398,7 +398,7 @@ describe('Instances in a target cluster (two control planes)', () => {
     expect((await events('DriftDetected')).some((e) => e.involvedObject.name === 'd0')).toBe(false);
     const metrics = await planwright.metrics();
     expect(metrics).toMatch(/planwright_drift_detected_total\{[^}]*mode="report"[^}]*\} 1/);
-  }, 120_000);
+  });
 
   it('a paused target costs only its own Instances; they finish when it is back', async () => {
     const timeLocal = async (name: string): Promise<number> => {
@@ -448,7 +448,7 @@ describe('Instances in a target cluster (two control planes)', () => {
     }
     await completes('far', 'far-a', uid);
     expect((await targetCm('far-cm'))?.data).toEqual({ value: 'v2' });
-  }, 240_000);
+  });
 
   it('a rotated Secret is used by the next reconcile', async () => {
     await bindAdmin('deployers-2');
@@ -460,7 +460,7 @@ describe('Instances in a target cluster (two control planes)', () => {
     await mergePatchInstance(custom, ns, 'far', { spec: { parameters: { VALUE: 'v3' } } });
     await completes('far', 'far-a', uid);
     expect((await targetCm('far-cm'))?.data).toEqual({ value: 'v3' });
-  }, 120_000);
+  });
 
   it('refuses a changed target, a missing Secret and an exec plugin with clear messages', async () => {
     await expect(
@@ -507,7 +507,7 @@ describe('Instances in a target cluster (two control planes)', () => {
     await deleteInstance('exec');
     await waitFor('lost gone', async () => (await get(ns, 'lost')) === undefined);
     await waitFor('exec gone', async () => (await get(ns, 'exec')) === undefined);
-  }, 120_000);
+  });
 
   it('the Secret gone for good: the deletion waits with the way out, which lets go', async () => {
     await hCore.deleteNamespacedSecret({ name: secret, namespace: ns });
@@ -536,5 +536,5 @@ describe('Instances in a target cluster (two control planes)', () => {
     await waitFor('far gone', async () => (await get(ns, 'far')) === undefined);
     // Its objects stay in the target: nobody could reach it to delete them.
     expect(await targetCm('far-cm')).toBeDefined();
-  }, 60_000);
+  });
 });

@@ -58,7 +58,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     custom = kc.makeApiClient(k8s.CustomObjectsApi);
     core = kc.makeApiClient(k8s.CoreV1Api);
     await installCrds(client);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');

@@ -1,7 +1,7 @@
-// The Instance controller's memory lives for one term of leadership (shared control plane,
-// real Lease): a Warning recorded once per plan run is not recorded again by later passes of
-// the same term, and is recorded again once the Lease was lost and won back — the new term's
-// reconciler starts knowing nothing. The warning: a template of a removed API version
+// The Instance controller's memory lives for one term of the shard its Instance is in (shared
+// control plane, real Leases): a Warning recorded once per plan run is not recorded again by
+// later passes of the same term, and is recorded again once the shard's Lease was lost and
+// won back — the new term's reconciler starts knowing nothing. The warning: a template of a removed API version
 // (apps/v1beta1 Deployment), converted and applied; nothing runs pods here, so the step waits
 // on the Deployment and the run stays IN_PROGRESS across both terms.
 import { beforeAll, describe, expect, it } from '@jest/globals';
@@ -36,7 +36,7 @@ const DEPLOYMENT = [
   '',
 ].join('\n');
 
-describe('Instance controller memory per term of leadership', () => {
+describe('Instance controller memory per term of its shard', () => {
   let ns: string;
   let core: k8s.CoreV1Api;
   let apps: k8s.AppsV1Api;
@@ -49,7 +49,7 @@ describe('Instance controller memory per term of leadership', () => {
     apps = kc.makeApiClient(k8s.AppsV1Api);
     leases = kc.makeApiClient(k8s.CoordinationV1Api);
     ns = await createTestNamespace('term');
-  }, 120_000);
+  });
 
   const warningCount = async (instance: string): Promise<number> => {
     const events = await core.listNamespacedEvent({
@@ -59,7 +59,7 @@ describe('Instance controller memory per term of leadership', () => {
     return events.items.reduce((sum, e) => sum + (e.count ?? 1), 0);
   };
 
-  it('a warning suppressed for the rest of term 1 is recorded again in term 2', async () => {
+  it('a warning suppressed for the rest of term 1 is recorded again in term 2 of the shard', async () => {
     const registry = new Registry();
     const lease = uniqueName('term-lease');
     const manager = new Manager({
@@ -88,7 +88,9 @@ describe('Instance controller memory per term of leadership', () => {
     const stop = new AbortController();
     const run = manager.start(stop.signal);
     try {
-      await waitFor('leader', () => manager.isLeader);
+      // One shard (the default): this replica runs it once its ring has taken shard 0.
+      const runsShard = (): boolean => manager.shards.runs('0');
+      await waitFor('shard 0 taken', runsShard);
       const custom = kubeConfig().makeApiClient(k8s.CustomObjectsApi);
       const objects = kudoObjects(custom);
       await objects.create(
@@ -125,11 +127,20 @@ describe('Instance controller memory per term of leadership', () => {
       }
       expect(await warningCount(name)).toBe(1);
 
-      // The Lease is taken by someone else (then never renewed): term 1 ends; once it
-      // expires the manager leads again, and its new reconciler warns anew.
-      await takeLease(leases, { namespace: ns, name: lease, holder: 'thief' });
-      await waitFor('term 1 over', () => !manager.isLeader, { timeoutMs: 20_000, intervalMs: 20 });
-      await waitFor('term 2', () => manager.isLeader, { timeoutMs: 30_000, intervalMs: 50 });
+      // The shard's Lease is taken by someone who is no member of the ring: term 1 ends at
+      // once; the ring takes the shard back (its holder is no live member), and the new
+      // term's reconciler warns anew.
+      await takeLease(leases, { namespace: ns, name: 'planwright-shard-0', holder: 'thief' });
+      const takeovers = async (): Promise<number> => {
+        const metric = await registry.getSingleMetric('planwright_shard_transitions_total')?.get();
+        return (metric?.values ?? [])
+          .filter((v) => v.labels['reason'] === 'takeover')
+          .reduce((sum, v) => sum + v.value, 0);
+      };
+      await waitFor('shard 0 taken back', async () => (await takeovers()) === 1, {
+        timeoutMs: 30_000,
+      });
+      await waitFor('term 2', runsShard, { timeoutMs: 30_000, intervalMs: 50 });
       await waitFor('the warning of term 2', async () => (await warningCount(name)) === 2, {
         timeoutMs: 30_000,
       });

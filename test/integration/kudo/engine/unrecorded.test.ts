@@ -102,7 +102,7 @@ describe('objects applied by a run whose record never reached the apiserver', ()
         return /held by the test/.test(String(err));
       }
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const engine of engines) await engine.stop().catch(() => undefined);
@@ -185,5 +185,5 @@ describe('objects applied by a run whose record never reached the apiserver', ()
       'found an object a run applied without its record reaching the API server',
     );
     await second.stop();
-  }, 120_000);
+  });
 });

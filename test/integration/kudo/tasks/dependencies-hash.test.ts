@@ -59,7 +59,7 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [ns],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();
@@ -161,5 +161,5 @@ describe('kudo.dev/dependencies-hash on applied pod templates', () => {
         (await apps.readNamespacedDeployment({ name: 'web', namespace: ns })).spec?.replicas === 2,
     );
     expect((await templateAnnotations())[ANNOTATION_DEPENDENCIES_HASH]).toBe(second);
-  }, 90_000);
+  });
 });

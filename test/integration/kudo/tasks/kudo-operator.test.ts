@@ -106,7 +106,7 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [ns, failures],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();
@@ -137,7 +137,12 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
     expect(`${parentPlan.status} ${parentPlan.message ?? ''}`).toBe('COMPLETE ');
 
     const child = (await getInstance(ns, 'web-dependency-child')) as Instance;
-    expect(child.metadata.labels).toEqual({ 'kudo.dev/operator': 'dependency-child' });
+    // The webhook put the child in its parent's shard (api/shard.ts).
+    const web = (await getInstance(ns, 'web')) as Instance;
+    expect(child.metadata.labels).toEqual({
+      'kudo.dev/operator': 'dependency-child',
+      'planwright.dev/shard': web.metadata.labels?.['planwright.dev/shard'],
+    });
     expect(child.metadata.ownerReferences).toEqual([
       expect.objectContaining({ apiVersion: 'kudo.dev/v1beta1', kind: 'Instance', name: 'web' }),
     ]);
@@ -206,7 +211,7 @@ describe('KudoOperator tasks (in-process Planwright, real webhook)', () => {
     expect(events.items.map((e) => e.message)).toContain(
       'Execution of plan cleanup finished with status COMPLETE',
     );
-  }, 120_000);
+  });
 
   it.each([
     {

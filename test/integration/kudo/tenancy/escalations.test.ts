@@ -245,7 +245,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => lure.listen(0, '127.0.0.1', resolve));
   // https is what the check demands of a server URL.
   lureUrl = `https://127.0.0.1:${(lure.address() as AddressInfo).port}`;
-}, 180_000);
+});
 
 afterAll(async () => {
   await multiTenant?.stop();
@@ -275,7 +275,7 @@ describe('multi-tenant posture: escalations through packages and Instances', () 
       watchNamespaces: [a],
       args: ['--tenancy', 'multi-tenant'],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await multiTenant?.stop();
@@ -472,7 +472,7 @@ describe('default (KUDO) posture: the namespace and kubeconfig rules hold too', 
       kubeconfig: testCluster().kubeconfigPath,
       watchNamespaces: [d],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await kudoPosture?.stop();

@@ -134,7 +134,7 @@ beforeAll(async () => {
       `${a}=builder`,
     ],
   });
-}, 180_000);
+});
 
 afterAll(async () => {
   const code = await planwright?.stop();

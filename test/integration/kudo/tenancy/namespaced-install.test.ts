@@ -136,14 +136,17 @@ beforeAll(async () => {
     args: ['--namespace', home, '--cert-dir', dir],
   });
   const watch = { names: [served], prefixes: [] };
+  // Registered as `planwright start --install` would, naming the installation (the manager's
+  // --namespace): the cluster calls this installation, so it reconciles (docs/replicas.md).
   await registerLocalWebhooks(admin, {
     baseUrl: `https://127.0.0.1:${planwright.port}`,
     caPem: ca.certPem,
     watch,
+    installation: home,
   });
   const probe = await waitForWebhooks(admin, { namespace: served, timeoutMs: 30_000 });
   expect(probe).toMatchObject({ answered: true });
-}, 240_000);
+});
 
 afterAll(async () => {
   if (planwright) expect(await planwright.stop()).toBe(0);
@@ -157,7 +160,10 @@ afterAll(async () => {
 describe('init --watch-namespaces', () => {
   it('binds the roles in the served namespace; only cluster-scoped APIs stay bound cluster-wide', () => {
     const bindings = installation.filter((o) => o.kind === 'ClusterRoleBinding');
+    // planwright-registration: the mutating webhook configuration, by name (which
+    // installation the cluster calls; docs/replicas.md).
     expect(bindings.map((b) => (b['roleRef'] as { name: string }).name).sort()).toEqual([
+      'planwright-registration',
       'planwright-reviews',
       'planwright-webhook-tls',
     ]);

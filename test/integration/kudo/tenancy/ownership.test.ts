@@ -207,7 +207,7 @@ beforeAll(async () => {
     'operatorversions',
     applyStepsOperatorVersion('theirs', { 'cm.yaml': configMap('theirs') }),
   );
-}, 120_000);
+});
 
 afterAll(() => {
   admin.close();
@@ -242,7 +242,7 @@ describe.each<Posture>(['kudo', 'multi-tenant'])('the %s posture', (posture) => 
       watchNamespaces: [ns],
       args: ['--tenancy', posture],
     });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await planwright?.stop();

@@ -54,3 +54,11 @@ export function packageDefaults(dir: string): RenderJob['parameters'] {
           : JSON.stringify(p.default),
   }));
 }
+
+/**
+ * Render workers of these tests run at the test's own priority, not production's niceness 10:
+ * the suite runs integration files beside the unit files, and a niced worker got under 1 % of
+ * a core there — its CPU deadline then never came before the wall-clock limit. What these
+ * tests prove (deadlines, limits, routing, fairness) does not depend on the niceness.
+ */
+export const TEST_PRIORITY = { niceness: 0 } as const;

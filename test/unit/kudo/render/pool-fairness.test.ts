@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import type { RenderJob } from '../../../../src/kudo/render/index.ts';
 import { RenderLimitError, RenderPool } from '../../../../src/kudo/pool/index.ts';
 import { job, scalars } from './jobs.ts';
+import { TEST_PRIORITY } from './jobs.ts';
 
 const logger = pino({ level: 'silent' });
 // Spins without growing memory: only the deadline ends it.
@@ -36,7 +37,14 @@ async function settleOrder(pool: RenderPool, jobs: readonly RenderJob[]): Promis
 describe('RenderPool fairness between namespaces', () => {
   const pools: RenderPool[] = [];
   const pool = (size: number, deadlineMs: number): RenderPool => {
-    const p = new RenderPool({ name: 'test', size, deadlineMs, maxHeapMb: 64, logger });
+    const p = new RenderPool({
+      ...TEST_PRIORITY,
+      name: 'test',
+      size,
+      deadlineMs,
+      maxHeapMb: 64,
+      logger,
+    });
     pools.push(p);
     return p;
   };

@@ -18,6 +18,7 @@ import { RoutingRenderer, RenderLimitError, RenderPool } from '../../../../src/k
 import { INLINE_MAX_PARSE_CHARS } from '../../../../src/kudo/render/bounded.ts';
 import { KUDO_PACKAGES_DIR } from '../../../support/shared.ts';
 import { failure, job, packageDefaults, scalars } from './jobs.ts';
+import { TEST_PRIORITY } from './jobs.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -58,6 +59,7 @@ describe('RoutingRenderer', () => {
   const pools: RenderPool[] = [];
   const setup = (registry?: Registry) => {
     const pool = new RenderPool({
+      ...TEST_PRIORITY,
       name: 'test',
       size: 1,
       deadlineMs: 5_000,
@@ -111,7 +113,7 @@ describe('RoutingRenderer', () => {
     // And it rendered something real (not two equal failures or empty lists).
     expect(inline[1]?.objects[0]?.data).toMatchObject({ first: 'one', count: '3' });
     expect(inline[2]?.objects[0]?.data).toMatchObject({ three: 'yes', a: '1' });
-  }, 60_000);
+  });
 
   it('fails bounded templates inline with exactly the errors a worker gives', async () => {
     const { pool, workers, router } = setup();
@@ -132,7 +134,7 @@ describe('RoutingRenderer', () => {
       expect(here.message).toContain(j.template === 'param.yaml' ? 'parameter L' : j.template);
     }
     expect(workers.seen).toEqual([]);
-  }, 60_000);
+  });
 
   it('renders a bounded template whose output is long in a worker (its YAML is parsed there)', async () => {
     const { workers, router } = setup();
@@ -144,7 +146,7 @@ describe('RoutingRenderer', () => {
     const out = await router.render(j);
     expect(workers.seen).toEqual(['long.yaml']); // …but parsed in a worker
     expect(out.objects[0]?.data).toEqual({ x: long });
-  }, 60_000);
+  });
 
   it.each([
     ['a range', `${HEAD}{{ range .Params.L }}{{ end }}`, PARAMS],
@@ -183,7 +185,6 @@ describe('RoutingRenderer', () => {
       });
       expect(workers.seen).toEqual(['w.yaml', 'ok.yaml+w.yaml']);
     },
-    60_000,
   );
 
   it('sends a hostile template to a worker, where its limit ends it; bounded ones go on inline', async () => {
@@ -207,7 +208,7 @@ describe('RoutingRenderer', () => {
     expect(ok.objects).toHaveLength(1);
     expect(workers.seen).toHaveLength(2);
     expect(pool.workers).toBeLessThanOrEqual(1);
-  }, 120_000);
+  });
 
   it('renders every bounded template of the shared KUDO packages inline as a worker does', async () => {
     const { pool, router } = setup();
@@ -239,5 +240,5 @@ describe('RoutingRenderer', () => {
       }
     }
     expect(bounded).toBeGreaterThan(10);
-  }, 120_000);
+  });
 });
