@@ -246,6 +246,63 @@ describe('ResourceManager (real apiserver)', () => {
     }
   });
 
+  it('a webhook configuration moved between a service and a URL is replaced, annotations and all', async () => {
+    const name = `rm-switch-${kube.ns}`;
+    const config = (
+      clientConfig: Record<string, unknown>,
+      annotations: Record<string, string>,
+    ): ApplyObject => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name, labels: { app: 'rm-test' }, annotations },
+      webhooks: [
+        {
+          name: 'check.rm-test.example.com',
+          clientConfig,
+          // Nothing is served under this group: the webhook is never called.
+          rules: [
+            {
+              apiGroups: ['rm-test.example.com'],
+              apiVersions: ['v1'],
+              operations: ['CREATE'],
+              resources: ['widgets'],
+            },
+          ],
+          failurePolicy: 'Ignore',
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+        },
+      ],
+    });
+    const ref = config({}, {});
+    try {
+      await resources.apply({
+        desired: config(
+          { service: { namespace: 'elsewhere', name: 'svc', path: '/validate' } },
+          { 'example.com/installation': 'elsewhere' },
+        ),
+        known: false,
+      });
+      // Server-side apply could not drop the service half another write set: a merge patch
+      // replaces the webhooks, and says whose registration it is now.
+      const moved = await resources.apply({
+        desired: config(
+          { url: 'https://127.0.0.1:1/validate' },
+          { 'example.com/installation': 'here' },
+        ),
+        known: true,
+      });
+      expect(moved.action).toBe('configured');
+      const stored = await resources.get(ref);
+      const webhooks = stored?.['webhooks'] as Array<{ clientConfig: Record<string, unknown> }>;
+      expect(webhooks.map((w) => Object.keys(w.clientConfig).sort())).toEqual([['url']]);
+      expect(stored?.metadata?.annotations?.['example.com/installation']).toBe('here');
+      expect(stored?.metadata?.labels?.['app']).toBe('rm-test');
+    } finally {
+      await resources.delete({ object: ref });
+    }
+  });
+
   it('a kind nothing serves is absent to a deletion; the apply gets the mapper’s error', async () => {
     const ghost = {
       apiVersion: 'example.com/v1',
