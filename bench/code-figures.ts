@@ -11,13 +11,7 @@ const SRC = new URL('../src/', import.meta.url).pathname;
 const list = process.argv.includes('--list');
 
 /** The files on the path from `planwright start`'s flags to a running App. */
-const START_PATH = [
-  'cli/start.ts',
-  'cli/commands/start.ts',
-  'cli/run-planwright.ts',
-  'cli/start-tuning.ts',
-  'app.ts',
-];
+const START_PATH = ['cli/commands/start.ts', 'cli/start.ts', 'app.ts'];
 /** Files that hold generated tables (their long "functions" are data). */
 const GENERATED = /^(gotemplate\/re2\/.*tables|kube\/removed-apis\/)/;
 

@@ -31,7 +31,7 @@ import {
   REGISTRATION_NAME,
   targetAnswers,
 } from '../registration.ts';
-import { MAX_SHARDS } from './start.ts';
+import { MAX_SHARDS } from '../flag-values.ts';
 
 interface InitFlags extends WaitFlags {
   readonly clientOnly?: boolean;
