@@ -1,45 +1,68 @@
 // Flat config: typescript-eslint's type-aware rules on src/, test/ and bench/.
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// ARCHITECTURE.md's layer table: what each folder of src/ must not import, and imports across
-// layers only through the layer's index.ts (kudo's sub-folders each have one).
-// test/unit/architecture.test.ts checks the same on the whole import graph, cycles included.
-const FORBIDDEN = {
-  kube: ['runtime', 'server', 'kudo', 'localcluster', 'cli', 'app\\.ts'],
-  runtime: ['server', 'kudo', 'localcluster', 'cli', 'app\\.ts'],
-  server: ['kudo', 'localcluster', 'cli', 'app\\.ts'],
-  pki: ['kube', 'runtime', 'server', 'gotemplate', 'kudo', 'localcluster', 'cli', 'app\\.ts'],
-  gotemplate: ['kube', 'runtime', 'server', 'pki', 'kudo', 'localcluster', 'cli', 'app\\.ts'],
-  kudo: ['localcluster', 'cli', 'app\\.ts'],
-  localcluster: ['kudo', 'cli', 'app\\.ts'],
-  cli: [],
-  app: ['cli'],
-};
+// The layer table of docs/architecture.md, from its one source docs/layers.json (which
+// test/unit/architecture.test.ts also reads, checking the whole import graph, cycles between
+// files and between folders included): what each folder of src/ must not import, and imports
+// into another folder only through its index.ts (each src/kudo sub-folder has one).
+const TABLE = JSON.parse(readFileSync(new URL('./docs/layers.json', import.meta.url), 'utf8'));
+const FORBIDDEN = TABLE.layers;
 const LAYERS = Object.keys(FORBIDDEN);
-const layerRules = LAYERS.map((layer) => {
+const KUDO = TABLE.kudoStack.flat();
+const escaped = (layer) => (layer === 'app' ? 'app\\.ts' : layer);
+const shown = (layer) => (layer === 'app' ? 'app.ts' : layer);
+
+/** The import patterns a file of `layer` (and of `kudoFolder` inside src/kudo) may not use. */
+function patterns(layer, kudoFolder) {
   const others = LAYERS.filter((l) => l !== layer && !['kudo', 'cli', 'app'].includes(l));
-  const patterns = [
+  const found = [
     {
       regex: `^(\\.{1,2}/)+(${others.join('|')})/(?!index\\.ts$)`,
-      message: 'Import another layer through its index.ts (ARCHITECTURE.md).',
+      message: 'Import another layer through its index.ts (docs/architecture.md).',
     },
   ];
   if (layer !== 'kudo')
-    patterns.push({
-      regex: '^(\\.{1,2}/)+kudo/[^/]+/(?!(.+/)?index\\.ts$)',
-      message: 'Import a kudo sub-layer through its index.ts (ARCHITECTURE.md).',
+    found.push({
+      regex: '^(\\.{1,2}/)+kudo/[^/]+/(?!index\\.ts$)',
+      message: 'Import a src/kudo sub-folder through its index.ts (docs/architecture.md).',
     });
   if (FORBIDDEN[layer].length > 0)
-    patterns.push({
-      regex: `^(\\.{1,2}/)+(${FORBIDDEN[layer].join('|')})(/|$)`,
-      message: `src/${layer}/ must not import ${FORBIDDEN[layer].join(', ').replaceAll('\\', '')} (ARCHITECTURE.md).`,
+    found.push({
+      regex: `^(\\.{1,2}/)+(${FORBIDDEN[layer].map(escaped).join('|')})(/|$)`,
+      message: `src/${layer}/ must not import ${FORBIDDEN[layer].map(shown).join(', ')} (docs/architecture.md).`,
     });
-  return {
+  if (kudoFolder !== undefined) {
+    const level = TABLE.kudoStack.findIndex((l) => l.includes(kudoFolder));
+    const higher = TABLE.kudoStack.slice(level + 1).flat();
+    const siblings = KUDO.filter((f) => f !== kudoFolder);
+    found.push({
+      regex: `^(\\.{1,2}/)+(${siblings.join('|')})/(?!index\\.ts$)`,
+      message: 'Import another src/kudo sub-folder through its index.ts (docs/architecture.md).',
+    });
+    if (higher.length > 0)
+      found.push({
+        regex: `^(\\.{1,2}/)+(${higher.join('|')})(/|$)`,
+        message: `src/kudo/${kudoFolder}/ must not import ${higher.join(', ')} (docs/architecture.md).`,
+      });
+  }
+  return found;
+}
+
+const rule = (found) => ({ 'no-restricted-imports': ['error', { patterns: found }] });
+const layerRules = [
+  ...LAYERS.map((layer) => ({
     files: layer === 'app' ? ['src/app.ts'] : [`src/${layer}/**/*.ts`],
-    rules: { 'no-restricted-imports': ['error', { patterns }] },
-  };
-});
+    rules: rule(patterns(layer)),
+  })),
+  // Later entries replace the rule's options for the files they match: each kudo sub-folder's
+  // patterns include the kudo layer's.
+  ...KUDO.map((folder) => ({
+    files: [`src/kudo/${folder}/**/*.ts`],
+    rules: rule(patterns('kudo', folder)),
+  })),
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'certs/'] },
@@ -67,7 +90,7 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },
 );

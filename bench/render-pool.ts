@@ -9,13 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
-import {
-  InlineRenderer,
-  RoutingRenderer,
-  type Renderer,
-  type RenderJob,
-} from '../src/kudo/render/index.ts';
-import { RenderPool } from '../src/kudo/render/pool/index.ts';
+import { InlineRenderer, type Renderer, type RenderJob } from '../src/kudo/render/index.ts';
+import { RoutingRenderer, RenderPool } from '../src/kudo/pool/index.ts';
 import { sharedDir } from '../test/gotemplate/oracle.ts';
 
 const text = readFileSync(

@@ -3,7 +3,8 @@
  * admission webhook, the caches admission reads and the render pools on every replica; the
  * Instance controller for each shard of the Instances the replica runs (the webhook labels
  * each Instance with its shard); the verify-Events controller on the leader. Plain wiring:
- * each nested settings object goes unchanged to the part it configures. Used by `planwright start` and by tests that run Planwright
+ * each nested settings object goes unchanged to the part it configures. Used by `planwright
+ * start` (cli/start.ts makes the settings from its options) and by tests that run Planwright
  * in-process. See examples/api/app.ts.
  */
 import { availableParallelism } from 'node:os';
@@ -30,10 +31,9 @@ import {
   registerVerifyEvents,
   type InstanceControllerSettings,
 } from './kudo/controller/index.ts';
-import { RoutingVerifier } from './kudo/package/index.ts';
+import { RoutingVerifier } from './kudo/verify/index.ts';
 import { ParameterValidator } from './kudo/params/index.ts';
-import { RenderPool } from './kudo/render/pool/index.ts';
-import { RoutingRenderer } from './kudo/render/index.ts';
+import { RenderPool, RoutingRenderer } from './kudo/pool/index.ts';
 import type { TenancyPolicy } from './kudo/tasks/index.ts';
 import {
   JitteredBackoff,
@@ -162,7 +162,7 @@ export class App {
       name: 'render',
       size: render.workers ?? defaultRenderWorkers(cgroupMemoryLimitMb(), render.maxHeapMb),
       deadlineMs: render.deadlineMs ?? 10_000,
-      ...(render.idleMs !== undefined ? { idleMs: render.idleMs } : {}),
+      idleMs: render.idleMs,
       maxHeapMb: render.maxHeapMb ?? RENDER_WORKER_HEAP_MB,
       logger: logger.child({ component: 'render-pool' }),
       registry,
@@ -197,68 +197,9 @@ export class App {
     // The controllers of the shards this replica runs render; a replica that runs none never
     // starts a render worker (they start when renders wait, and exit when idle).
     manager.add(pool('render-pool', this.renderPool, false));
-    if (settings.webhook) {
-      const server = new WebhookServer({
-        ...settings.webhook,
-        logger: logger.child({ component: 'webhook' }),
-        registry,
-        probes: manager.probes,
-      });
-      this.server = server;
-      const admissionVerifier = new RoutingVerifier(this.admissionPool);
-      registerAdmissionWebhooks(server, {
-        operatorVersions,
-        validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
-        controllerUsers: new Set(settings.admission.controllerUsers),
-        decoder: (raw, type, signal) => this.admissionPool.decode(raw, type, signal),
-        // Bounded packages verify on this thread; the rest in the admission worker.
-        verify: (ov, namespaceManifest, signal) =>
-          admissionVerifier.verify(ov, namespaceManifest, signal),
-        packagePolicy: settings.admission.packagePolicy ?? 'warn',
-        ...(settings.admission.tenancy ? { tenancy: settings.admission.tenancy } : {}),
-        operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 2_000 }),
-        usage: new CachedKudoUsage({
-          instances: () => this.instanceCache,
-          operatorVersions: () => this.operatorVersionCache,
-          client: manager.client,
-          timeoutMs: 3_000,
-        }),
-        // Every Instance admitted gets its shard's label: the replica running the shard reads it.
-        sharding: { shards: manager.shards },
-      });
-      // What admission reads, warmed on every replica (the rest only where a shard runs).
-      manager.add(
-        this.admissionCache<OperatorVersion>(OPERATOR_VERSION_GVK, (cache) => {
-          this.operatorVersionCache = cache;
-        }),
-      );
-      // Only the names and OperatorVersion references: the full Instances are in the caches of
-      // the shards this replica reconciles.
-      manager.add(
-        this.admissionCache<Instance>(
-          INSTANCE_GVK,
-          (cache) => {
-            this.instanceCache = cache;
-          },
-          { transform: INSTANCE_USAGE_VIEW },
-        ),
-      );
-      manager.probes.addReadyz(
-        OPERATOR_VERSION_CACHE_CHECK,
-        () => this.operatorVersionCache?.isSynced === true,
-      );
-      manager.probes.addReadyz(INSTANCE_CACHE_CHECK, () => this.instanceCache?.isSynced === true);
-      // No readiness check waits for an admission worker: none runs until a job needs it.
-      manager.add(pool('admission-pool', this.admissionPool, false));
-      manager.add(
-        runnable('webhook-server', false, async (signal) => {
-          this.listened?.((await server.listen(signal)).port);
-          await server.start(signal);
-        }),
-      );
-    } else {
-      this.notListening?.(new Error('the App has no webhook server (webhook: false)'));
-    }
+    if (settings.webhook)
+      this.server = this.serveAdmission(settings.webhook, settings, operatorVersions);
+    else this.notListening?.(new Error('the App has no webhook server (webhook: false)'));
     registerInstanceController({
       ...settings.controller,
       manager,
@@ -276,11 +217,80 @@ export class App {
         verify: (ov, namespaceManifest, signal) =>
           renderVerifier.verify(ov, namespaceManifest, signal),
         operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 5_000 }),
-        ...(settings.verifyEvents.namespaces
-          ? { namespaces: settings.verifyEvents.namespaces }
-          : {}),
+        namespaces: settings.verifyEvents.namespaces,
       });
     }
+  }
+
+  /**
+   * The HTTPS server with the admission webhooks, and what admission reads: the caches of
+   * OperatorVersions and Instances (warmed on every replica) and its decoding worker.
+   */
+  private serveAdmission(
+    webhook: WebhookSettings,
+    settings: AppSettings,
+    operatorVersions: CachedOperatorVersionSource,
+  ): WebhookServer {
+    const { logger, registry } = settings;
+    const manager = this.manager;
+    const server = new WebhookServer({
+      ...webhook,
+      logger: logger.child({ component: 'webhook' }),
+      registry,
+      probes: manager.probes,
+    });
+    const admissionVerifier = new RoutingVerifier(this.admissionPool);
+    registerAdmissionWebhooks(server, {
+      operatorVersions,
+      validator: new ParameterValidator({ maxCachedOperatorVersions: 256 }),
+      controllerUsers: new Set(settings.admission.controllerUsers),
+      decoder: (raw, type, signal) => this.admissionPool.decode(raw, type, signal),
+      // Bounded packages verify on this thread; the rest in the admission worker.
+      verify: (ov, namespaceManifest, signal) =>
+        admissionVerifier.verify(ov, namespaceManifest, signal),
+      packagePolicy: settings.admission.packagePolicy ?? 'warn',
+      tenancy: settings.admission.tenancy,
+      operators: new LiveOperatorSource({ client: manager.client, timeoutMs: 2_000 }),
+      usage: new CachedKudoUsage({
+        instances: () => this.instanceCache,
+        operatorVersions: () => this.operatorVersionCache,
+        client: manager.client,
+        timeoutMs: 3_000,
+      }),
+      // Every Instance admitted gets its shard's label: the replica running the shard reads it.
+      sharding: { shards: manager.shards },
+    });
+    // What admission reads, warmed on every replica (the rest only where a shard runs).
+    manager.add(
+      this.admissionCache<OperatorVersion>(OPERATOR_VERSION_GVK, (cache) => {
+        this.operatorVersionCache = cache;
+      }),
+    );
+    // Only the names and OperatorVersion references: the full Instances are in the caches of
+    // the shards this replica reconciles.
+    manager.add(
+      this.admissionCache<Instance>(
+        INSTANCE_GVK,
+        (cache) => {
+          this.instanceCache = cache;
+        },
+        { transform: INSTANCE_USAGE_VIEW },
+      ),
+    );
+    manager.probes.addReadyz(
+      OPERATOR_VERSION_CACHE_CHECK,
+      () => this.operatorVersionCache?.isSynced === true,
+    );
+    manager.probes.addReadyz(INSTANCE_CACHE_CHECK, () => this.instanceCache?.isSynced === true);
+    // No readiness check waits for an admission worker: none runs until a job needs it.
+    manager.add(pool('admission-pool', this.admissionPool, false));
+    manager.add(
+      runnable('webhook-server', false, async (signal) => {
+        this.listened?.((await server.listen(signal)).port);
+        await server.start(signal);
+      }),
+    );
+    return server;
   }
 
   /** Runs everything until `signal` aborts; resolves with the exit code (see Manager). */

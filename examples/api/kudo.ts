@@ -28,7 +28,7 @@ import type { Instance, OperatorVersion } from '../../src/kudo/api/index.ts';
 import { loadPackage } from '../../src/kudo/package/index.ts';
 import { ParameterValidator, type ParameterProblem } from '../../src/kudo/params/index.ts';
 import type { RenderJob, RenderOutput } from '../../src/kudo/render/index.ts';
-import { RenderPool } from '../../src/kudo/render/pool/index.ts';
+import { RenderPool } from '../../src/kudo/pool/index.ts';
 import type { CacheRegistry } from '../../src/runtime/index.ts';
 import type { WebhookServer } from '../../src/server/index.ts';
 

@@ -1,7 +1,18 @@
+/**
+ * Which cluster a command talks to (`planwright start`): the source chosen before anything is
+ * loaded, then the connection checked, with a message for a person at the terminal when it
+ * fails.
+ */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { serviceAccountDir } from '../kube/index.ts';
+import {
+  KubeClient,
+  KubeConfigError,
+  loadKubeConfig as loadApiConfig,
+  serviceAccountDir,
+  type KubeConfig,
+} from '../kube/index.ts';
 
 /** Where the cluster connection comes from, decided before anything is loaded. */
 export type ClusterSource =
@@ -32,4 +43,71 @@ export function chooseClusterSource(
   if (env['KUBERNETES_SERVICE_HOST'] && existsSync(join(serviceAccountDir(env), 'token')))
     return { kind: 'in-cluster' };
   return { kind: 'local' };
+}
+
+export class ClusterConnectionError extends Error {
+  override readonly name = 'ClusterConnectionError';
+}
+
+const VERSION_TIMEOUT_MS = 10_000;
+
+/**
+ * Parsing and validation are src/kube's (shared with the manager); this adds where the
+ * configuration came from and the way out, for a person at the terminal.
+ */
+export function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): KubeConfig {
+  if (source.kind === 'kubeconfig' && !existsSync(source.path)) {
+    throw new ClusterConnectionError(
+      `kubeconfig ${source.path} (from ${source.origin}) does not exist. ` +
+        'Point --kubeconfig or KUBECONFIG at an existing file, or run `npm start -- --local` ' +
+        'for the embedded control plane.',
+    );
+  }
+  try {
+    return loadApiConfig(source.kind === 'kubeconfig' ? { kubeconfig: source.path } : {})
+      .kubeConfig;
+  } catch (err) {
+    if (!(err instanceof KubeConfigError)) throw err;
+    const origin = source.kind === 'kubeconfig' ? ` from ${source.origin}` : '';
+    throw new ClusterConnectionError(
+      `${err.message}${origin}. Fix the configuration (e.g. \`kubectl config use-context ` +
+        '<name>`), or run `npm start -- --local` for the embedded control plane.',
+    );
+  }
+}
+
+export function describeSource(source: ClusterSource, kc: KubeConfig): string {
+  if (source.kind === 'kubeconfig') {
+    return `context "${kc.getCurrentContext()}" of ${source.path}, from ${source.origin}`;
+  }
+  return source.kind === 'in-cluster' ? 'in-cluster service account' : 'local control plane';
+}
+
+export async function serverVersion(kc: KubeConfig, where: string): Promise<string> {
+  const client = new KubeClient(kc);
+  try {
+    const info = await client.request<{ gitVersion?: unknown }>({
+      path: '/version',
+      timeoutMs: VERSION_TIMEOUT_MS,
+    });
+    return String(info.gitVersion);
+  } catch (err) {
+    throw new ClusterConnectionError(
+      `cannot reach the Kubernetes API at ${kc.getCurrentCluster()?.server ?? '?'} (${where}): ` +
+        `${describeError(err)}. Check that the cluster is up and the credentials are valid, ` +
+        'or run `npm start -- --local` for the embedded control plane.',
+    );
+  } finally {
+    client.close();
+  }
+}
+
+/** The reason (ECONNREFUSED, a TLS error…) may hide in an error's `cause`. */
+function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err; e instanceof Error && parts.length < 4; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    parts.push(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
+  }
+  return parts.length > 0 ? parts.join(': ') : String(err);
 }

@@ -4,12 +4,12 @@
  * the user could not read CRDs; here a 403 skips the check, since the commands themselves only
  * need rights on the kudo.dev objects.
  */
-import { ApiError, type KubeClient } from '../kube/index.ts';
+import { ApiError, crdEstablished, type ApplyObject, type KubeClient } from '../kube/index.ts';
 import { CliError } from './errors.ts';
 
 export const KUDO_CRDS = ['operators.kudo.dev', 'operatorversions.kudo.dev', 'instances.kudo.dev'];
 
-interface Crd {
+interface Crd extends ApplyObject {
   spec?: { versions?: Array<{ name?: string; served?: boolean }> };
   status?: { conditions?: Array<{ type?: string; status?: string }> };
 }
@@ -32,10 +32,7 @@ export async function kudoCrdProblems(client: KubeClient, timeoutMs?: number): P
       }
       throw err;
     }
-    const established = crd.status?.conditions?.some(
-      (c) => c.type === 'Established' && c.status === 'True',
-    );
-    if (!established) problems.push(`CRD ${name} is not Established`);
+    if (!crdEstablished(crd)) problems.push(`CRD ${name} is not Established`);
     if (!crd.spec?.versions?.some((v) => v.name === 'v1beta1' && v.served === true)) {
       problems.push(`CRD ${name} does not serve version v1beta1`);
     }

@@ -5,7 +5,7 @@
  */
 import { stringify } from 'yaml';
 import type { ApplyObject } from '../kube/index.ts';
-import { MAX_SHARDS } from './commands/start.ts';
+import { MAX_SHARDS } from './flag-values.ts';
 
 const GENERATED = 'Generated from manifests/ by src/cli/generate-chart.ts';
 /** A 16×16 "P" on a blue square, inline: the chart names no web server. */

@@ -5,12 +5,9 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sleepOrThrow } from '../runtime/index.ts';
 import { parseAllDocuments } from 'yaml';
 import type { ApplyObject } from '../kube/index.ts';
-import { ServerSideApply } from '../kube/index.ts';
-import type { KubeClient } from '../kube/index.ts';
-import { ResourceMapper, objectPath } from '../kube/index.ts';
+import { ResourceManager, ResourceMapper, type KubeClient } from '../kube/index.ts';
 import { watchCondition, type WatchNamespaces } from './watch-namespaces.ts';
 import { INSTALLATION_ANNOTATION } from './registration.ts';
 
@@ -28,41 +25,30 @@ export async function readManifestDir(dir: string): Promise<ApplyObject[]> {
   return out;
 }
 
+/** Planwright's own writes, as in every apply of the CLI. */
+function resourcesOver(client: KubeClient): ResourceManager {
+  return new ResourceManager({
+    client,
+    mapper: new ResourceMapper(client),
+    fieldManager: 'planwright',
+  });
+}
+
 /** Applies manifests/crds and waits until every CRD is Established. */
 export async function installCrds(
   client: KubeClient,
   signal?: AbortSignal,
   dir = join(MANIFESTS_DIR, 'crds'),
 ): Promise<string[]> {
-  const ssa = new ServerSideApply({
-    client,
-    mapper: new ResourceMapper(client),
-    fieldManager: 'planwright',
-  });
-  const names: string[] = [];
-  for (const crd of await readManifestDir(dir)) {
-    await ssa.apply(crd, signal ? { signal } : {});
-    names.push(crd.metadata?.name ?? '');
-  }
-  for (const name of names) {
-    for (let i = 0; ; i++) {
-      const live = await ssa.get(
-        {
-          apiVersion: 'apiextensions.k8s.io/v1',
-          kind: 'CustomResourceDefinition',
-          metadata: { name },
-        },
-        signal,
-      );
-      const conditions =
-        (live?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)
-          ?.conditions ?? [];
-      if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (i > 300)
-        throw new Error(`CRD ${name} did not become Established; check the apiserver log`);
-      await sleepOrThrow(100, signal);
-    }
-  }
+  const resources = resourcesOver(client);
+  const crds = await readManifestDir(dir);
+  // Applied without a look first, as before there was a change set to report.
+  await resources.applyAll(
+    crds.map((desired) => ({ desired, known: false })),
+    { signal },
+  );
+  const names = crds.map((crd) => crd.metadata?.name ?? '');
+  await resources.waitEstablished(names, { signal });
   return names;
 }
 
@@ -140,11 +126,6 @@ export async function registerLocalWebhook(
   client: KubeClient,
   options: LocalWebhookOptions,
 ): Promise<string> {
-  const ssa = new ServerSideApply({
-    client,
-    mapper: new ResourceMapper(client),
-    fieldManager: 'planwright',
-  });
   const manifest = (await webhookConfigurations()).find(
     (o) => o.kind === 'MutatingWebhookConfiguration',
   );
@@ -154,7 +135,7 @@ export async function registerLocalWebhook(
   for (const webhook of (config['webhooks'] as Array<Record<string, unknown>> | undefined) ?? []) {
     (webhook['clientConfig'] as { url: string }).url = options.url;
   }
-  await applyWebhookConfiguration(ssa, client, config);
+  await resourcesOver(client).apply({ desired: config, known: true });
   return config.metadata?.name ?? '';
 }
 
@@ -173,11 +154,7 @@ export async function registerLocalWebhooks(
     readonly installation?: string;
   },
 ): Promise<Array<{ kind: string; name: string }>> {
-  const ssa = new ServerSideApply({
-    client,
-    mapper: new ResourceMapper(client),
-    fieldManager: 'planwright',
-  });
+  const resources = resourcesOver(client);
   const registered: Array<{ kind: string; name: string }> = [];
   for (const manifest of await webhookConfigurations()) {
     const config = atUrl(
@@ -196,52 +173,10 @@ export async function registerLocalWebhooks(
         annotations: { ...annotations, [INSTALLATION_ANNOTATION]: options.installation },
       };
     }
-    await applyWebhookConfiguration(ssa, client, config);
+    await resources.apply({ desired: config, known: true });
     registered.push({ kind: config.kind ?? '', name: config.metadata?.name ?? '' });
   }
   return registered;
-}
-
-type WebhookList = Array<{ clientConfig?: { url?: string; service?: unknown } }>;
-
-/**
- * Applies a webhook configuration whose webhooks may switch between a `url` and a `service`
- * client config (a local `start --install` registration over an `init` installation, or the
- * reverse). Server-side apply cannot drop the other field manager's half, and the API server
- * rejects a webhook with both; in that case the whole `webhooks` list is replaced with one JSON
- * merge patch (lists are replaced wholesale). Otherwise server-side apply keeps fields of others
- * (e.g. the caBundle the certificate injector writes).
- */
-export async function applyWebhookConfiguration(
-  ssa: ServerSideApply,
-  client: KubeClient,
-  config: ApplyObject,
-  signal?: AbortSignal,
-): Promise<void> {
-  const live = await ssa.get(config, signal);
-  const wanted = (config['webhooks'] as WebhookList | undefined) ?? [];
-  const wantsUrl = wanted.some((w) => w.clientConfig?.url !== undefined);
-  const clash = ((live?.['webhooks'] as WebhookList | undefined) ?? []).some((w) =>
-    wantsUrl ? w.clientConfig?.service !== undefined : w.clientConfig?.url !== undefined,
-  );
-  if (!live || !clash) {
-    await ssa.apply(config, signal ? { signal } : {});
-    return;
-  }
-  const mapping = await ssa.mapping(config, signal);
-  await client.request({
-    method: 'PATCH',
-    path: objectPath(mapping, config.metadata?.name ?? ''),
-    body: {
-      metadata: {
-        labels: config.metadata?.labels ?? {},
-        ...(config.metadata?.annotations ? { annotations: config.metadata.annotations } : {}),
-      },
-      webhooks: wanted,
-    },
-    contentType: 'application/merge-patch+json',
-    ...(signal ? { signal } : {}),
-  });
 }
 
 export async function unregisterWebhook(
@@ -251,10 +186,7 @@ export async function unregisterWebhook(
     | 'MutatingWebhookConfiguration'
     | 'ValidatingWebhookConfiguration' = 'MutatingWebhookConfiguration',
 ): Promise<void> {
-  const ssa = new ServerSideApply({
-    client,
-    mapper: new ResourceMapper(client),
-    fieldManager: 'planwright',
+  await resourcesOver(client).delete({
+    object: { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name } },
   });
-  await ssa.remove({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name } });
 }

@@ -12,6 +12,7 @@
  */
 import { connect } from 'node:net';
 import { ApiError, type KubeClient } from '../kube/index.ts';
+import { CliError } from './errors.ts';
 
 export const REGISTRATION_NAME = 'planwright-instances';
 /** The namespace of the installation a registration belongs to. */
@@ -69,7 +70,7 @@ export async function readRegistration(
     const config = await client.request<RegistrationObject>({
       path: REGISTRATION_PATH,
       timeoutMs,
-      ...(signal ? { signal } : {}),
+      signal,
     });
     return registrationOf(config);
   } catch (err) {
@@ -197,7 +198,7 @@ export async function targetAnswers(
     }>({
       path: `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(target.namespace)}/endpointslices`,
       query: { labelSelector: `kubernetes.io/service-name=${target.name}` },
-      ...(signal ? { signal } : {}),
+      signal,
     });
     return (slices.items ?? []).some((s) =>
       (s.endpoints ?? []).some((e) => e.conditions?.ready !== false),
@@ -216,4 +217,27 @@ export async function targetAnswers(
     socket.once('timeout', () => done(false));
     socket.once('error', () => done(false));
   });
+}
+
+/**
+ * `--install` replaces the registration: not while it names another installation that still
+ * answers (two would reconcile the same Instances; a URL of a process on this machine would
+ * also take the webhooks away from an in-cluster installation's users).
+ */
+export async function refuseAnsweringInstallation(
+  client: KubeClient,
+  namespace: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const found = await readRegistration(client, signal);
+  if (found.state !== 'present') return;
+  // Another replica of this installation (same namespace) may register itself instead.
+  if (found.installation === namespace) return;
+  if (!(await targetAnswers(client, found.target, signal))) return;
+  throw new CliError(
+    `another Planwright installation runs in this cluster: the webhook registration ${REGISTRATION_NAME} belongs to ${describeRegistration(found)}, which answers. ` +
+      '--install would take its webhooks away and two installations would reconcile the same Instances. ' +
+      'Stop or uninstall that one first (kubectl delete -k manifests/, or Ctrl-C in its terminal), ' +
+      'or run `planwright start` without --install to serve webhooks only.',
+  );
 }

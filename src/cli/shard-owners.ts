@@ -59,7 +59,7 @@ async function shardHolders(
       query: {
         labelSelector: `planwright.dev/shard-ring=${RING},planwright.dev/shard-ring-role=shard`,
       },
-      ...(signal ? { signal } : {}),
+      signal,
     });
     const prefix = `${RING}-shard-`;
     return new Map(

@@ -1,64 +1,105 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+/**
+ * `planwright start` from its options to a running App: the cluster (a kubeconfig, in-cluster,
+ * or the embedded local control plane), the webhook's certificate and the App's settings, made
+ * here once from the options as the flags gave them (commands/start.ts) — and, with --install
+ * or locally, the CRDs and the webhook registration at https://127.0.0.1:<port> with a
+ * development certificate. In-cluster, the certificate is self-managed in a Secret and injected
+ * into both webhook configurations — or, with `certDir` (files mode, the cert-manager variant),
+ * read from tls.crt/tls.key there and swapped in place when the files change.
+ */
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { App, type AppSettings, type RenderSettings } from '../app.ts';
+import { KubeClient, inClusterNamespace, type KubeConfig } from '../kube/index.ts';
+import type { PackagePolicy } from '../kudo/admission/index.ts';
+import type { InstanceControllerSettings } from '../kudo/controller/index.ts';
+import type { TenancyPolicy } from '../kudo/tasks/index.ts';
+import type { NodeKind } from '../localcluster/index.ts';
+import { collectProcessMetrics } from '../runtime/index.ts';
 import {
-  KubeClient,
-  KubeConfigError,
-  LiteKubeConfig,
-  loadKubeConfig as loadApiConfig,
-  type KubeConfig,
-} from '../kube/index.ts';
+  FileCertificateSource,
+  KubeMetricsAuthorizer,
+  SelfManagedTls,
+  StaticCertificateSource,
+  type CertificateSource,
+} from '../server/index.ts';
 import {
-  KUBERNETES_VERSION,
-  startLocalCluster,
-  type LocalCluster,
-  type NodeKind,
-} from '../localcluster/index.ts';
-import { repositoryRoot } from '../localcluster/index.ts';
-import { chooseClusterSource, type ClusterSource } from './cluster-source.ts';
-import { runPlanwright, type EngineOptions, type RunPlanwrightOptions } from './run-planwright.ts';
-import type { LeaseTimings, RenderLimits } from './start-tuning.ts';
-import type { WatchNamespaces } from './watch-namespaces.ts';
+  chooseClusterSource,
+  describeSource,
+  loadKubeConfig,
+  serverVersion,
+} from './cluster-source.ts';
+import { installCrds, registerLocalWebhooks } from './install.ts';
+import { onLocalCluster } from './local-start.ts';
 import type { LineWriter } from './io.ts';
+import { managerLogger } from './logger.ts';
+import { RegistrationGate } from './registration-gate.ts';
+import { refuseAnsweringInstallation, type Installation } from './registration.ts';
+import { watchesNamespace, type WatchNamespaces } from './watch-namespaces.ts';
+import { waitForWebhooks } from './webhook-probe.ts';
 
-/** Options of `planwright start` (npm start). */
+/**
+ * Options of `planwright start` (npm start): made once from the flags, read as they are down
+ * to the App's settings ({@link appSettings}); nothing is copied into another options type.
+ */
 export interface StartOptions {
   /** Explicit kubeconfig path (--kubeconfig); otherwise KUBECONFIG, ~/.kube/config, in-cluster. */
   readonly kubeconfig?: string;
-  /** Always run against the embedded local control plane (--local). */
+  /** Always run against the embedded local control plane (--local, --bare). */
   readonly local: boolean;
   /** --bare: the local control plane without workloads (no controllers, scheduler, nodes). */
-  readonly bare?: boolean;
+  readonly bare: boolean;
   /** Nodes of the local control plane (--nodes); default mixed when real nodes are possible. */
   readonly nodeKind?: NodeKind;
-  /** HTTPS port of the webhook server (--webhook-port); default 9443, 0 picks a free one. */
-  readonly webhookPort?: number;
-  /** With a kubeconfig: also install the CRDs and register the webhook at 127.0.0.1 (--install). */
-  readonly install?: boolean;
-  /** --no-leader-election: run the controllers without a Lease (a single replica). */
-  readonly noLeaderElection?: boolean;
-  /** Namespace of the leader Lease (--namespace); default the in-cluster namespace or `default`. */
+  /** With a kubeconfig: also install the CRDs and register the webhooks at 127.0.0.1 (--install). */
+  readonly install: boolean;
+  /** HTTPS port of the webhook server (--webhook-port; 0 picks a free one). */
+  readonly webhookPort: number;
+  /** False with --no-leader-election: the controllers run without a Lease (one replica). */
+  readonly leaderElection: boolean;
+  /** --leader-elect-lease-duration, -renew-deadline, -retry-period (default: client-go's). */
+  readonly leaseTimings?: LeaseTimings;
+  /** Namespace of the Leases (--namespace); default the in-cluster namespace or `default`. */
   readonly namespace?: string;
   /** Files mode (--cert-dir): serve tls.crt/tls.key from this folder, e.g. cert-manager's Secret. */
   readonly certDir?: string;
-  /** What the engine does beyond the defaults (--pipe-waiter-image, --step-timeout). */
-  readonly engine?: EngineOptions;
-  /** --strict-package-admission: refuse OperatorVersions on any `package verify` error. */
-  readonly strictPackageAdmission?: boolean;
-  /** --watch-namespaces: serve only these namespaces. */
+  /** --watch-namespaces: serve only these namespaces (the controller, the --install registration). */
   readonly watchNamespaces?: WatchNamespaces;
-  /** --leader-elect-lease-duration, -renew-deadline, -retry-period (default: client-go's). */
-  readonly leaseTimings?: LeaseTimings;
-  /** --render-workers, --render-timeout, --render-worker-heap. */
-  readonly render?: RenderLimits;
   /** --shards: the Instances are split into this many shards, shared out over the replicas. */
   readonly shards?: number;
+  /** --strict-package-admission: `strict` refuses OperatorVersions on any `package verify` error. */
+  readonly packagePolicy: PackagePolicy;
+  /** The tenancy posture and its allowances (--tenancy, --allow-*; docs/security.md). */
+  readonly tenancy?: TenancyPolicy;
+  /** --render-workers, --render-timeout, --render-worker-heap. */
+  readonly render?: RenderSettings;
+  /** --pipe-waiter-image, --step-timeout, --allow-unsafe-kubeconfig, --allow-target-server. */
+  readonly controller: Pick<
+    InstanceControllerSettings,
+    'pipeWaiterImage' | 'stepTimeoutMs' | 'remote'
+  >;
 }
 
-export class ClusterConnectionError extends Error {
-  override readonly name = 'ClusterConnectionError';
+/** The leader-election Lease's timings (the shard ring's Leases take them too). */
+export interface LeaseTimings {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
 }
 
-const VERSION_TIMEOUT_MS = 10_000;
+/** The cluster start runs against, and whether it registers the webhooks there itself. */
+interface Connection {
+  readonly kubeConfig: KubeConfig;
+  readonly inCluster: boolean;
+  readonly install: boolean;
+}
+
+/** The configurations manifests/webhook/ registers (and the self-managed TLS injects). */
+export const WEBHOOK_CONFIGURATION = 'planwright-instances';
+export const VALIDATING_WEBHOOK_CONFIGURATION = 'planwright-validation';
+
+/** How long `--install` waits for the API server to call the webhooks it just registered. */
+const REGISTRATION_TIMEOUT_MS = 30_000;
 
 /**
  * `npm start`: with a cluster configured, checks the connection, reports the server version
@@ -72,195 +113,244 @@ export async function runStart(
   signal: AbortSignal,
 ): Promise<number> {
   const source = chooseClusterSource(options);
-  if (source.kind === 'local') return runLocal(options, io, signal);
+  if (source.kind === 'local') {
+    return onLocalCluster(options, io, signal, (kubeConfig) =>
+      runPlanwright(options, { kubeConfig, inCluster: false, install: true }, io, signal),
+    );
+  }
   const kc = loadKubeConfig(source);
   const version = await serverVersion(kc, describeSource(source, kc));
   io.out(`Connected to ${kc.getCurrentCluster()?.server ?? '?'} (${describeSource(source, kc)}).`);
   io.out(`Server version: ${version}`);
+  const inCluster = source.kind === 'in-cluster';
   return runPlanwright(
-    {
-      kubeConfig: kc,
-      inCluster: source.kind === 'in-cluster',
-      install: options.install ?? false,
-      webhookPort: options.webhookPort ?? 9443,
-      leaderElection: !(options.noLeaderElection ?? false),
-      ...(options.namespace ? { namespace: options.namespace } : {}),
-      ...(options.certDir ? { certDir: options.certDir } : {}),
-      ...(options.engine ? { engine: options.engine } : {}),
-      ...admissionOptions(options),
-    },
+    options,
+    { kubeConfig: kc, inCluster, install: options.install },
     io,
     signal,
   );
 }
 
-/** What start passes through to the manager unchanged, in both modes. */
-function admissionOptions(
+/** The webhook server's certificate, and the CA of a development one (to register with). */
+function webhookTls(
   options: StartOptions,
-): Pick<
-  RunPlanwrightOptions,
-  'strictPackageAdmission' | 'watchNamespaces' | 'leaseTimings' | 'render' | 'shards'
-> {
+  connection: Connection,
+  namespace: string,
+  logger: Logger,
+): { readonly tls: CertificateSource; readonly caPem?: string } {
+  if (options.certDir) {
+    const directory = options.certDir;
+    return {
+      tls: new FileCertificateSource({ directory, logger: logger.child({ component: 'tls' }) }),
+    };
+  }
+  if (connection.inCluster && !connection.install) {
+    const tls = new SelfManagedTls({
+      kubeConfig: connection.kubeConfig,
+      logger: logger.child({ component: 'tls' }),
+      namespace,
+      secretName: 'planwright-webhook-tls',
+      serviceName: 'planwright-webhook',
+      webhookConfigurations: [
+        { kind: 'mutating', name: WEBHOOK_CONFIGURATION },
+        { kind: 'validating', name: VALIDATING_WEBHOOK_CONFIGURATION },
+      ],
+    });
+    return { tls };
+  }
+  const loopback = StaticCertificateSource.forLoopback('planwright-local');
+  return { tls: loopback.source, caPem: loopback.caPem };
+}
+
+/** What the App is made of: each value read from the options as it is. */
+function appSettings(
+  options: StartOptions,
+  connection: Connection,
+  parts: Pick<AppSettings, 'logger' | 'registry'> & {
+    readonly namespace: string;
+    readonly client: KubeClient;
+    readonly tls: CertificateSource;
+    readonly gate: RegistrationGate;
+  },
+): AppSettings {
+  const { namespace, client, tls, gate } = parts;
+  const watch = options.watchNamespaces;
+  const served = connection.inCluster && !connection.install;
   return {
-    ...(options.shards !== undefined ? { shards: options.shards } : {}),
-    ...(options.strictPackageAdmission ? { strictPackageAdmission: true } : {}),
-    ...(options.watchNamespaces ? { watchNamespaces: options.watchNamespaces } : {}),
-    ...(options.leaseTimings ? { leaseTimings: options.leaseTimings } : {}),
-    ...(options.render ? { render: options.render } : {}),
+    kubeConfig: connection.kubeConfig,
+    logger: parts.logger,
+    registry: parts.registry,
+    manager: {
+      leaderElection: options.leaderElection
+        ? { namespace, name: 'planwright-leader', ...options.leaseTimings }
+        : false,
+      // Namespaces named exactly are watched one by one: the manager then needs list/watch
+      // there only (docs/namespaced-installation.md). A prefix needs the cluster-wide watch.
+      namespaces: watch && watch.prefixes.length === 0 ? watch.names : undefined,
+      sharding: { shards: options.shards ?? 1 },
+      gate,
+    },
+    webhook: {
+      port: options.webhookPort,
+      host: connection.inCluster ? undefined : '127.0.0.1',
+      tls,
+      // In a cluster the port is reachable by every pod: /metrics asks the API server who
+      // calls (TokenReview) and whether they may (SubjectAccessReview), as controller-runtime.
+      metricsAuth: served ? new KubeMetricsAuthorizer({ client }) : undefined,
+    },
+    admission: {
+      controllerUsers: [`system:serviceaccount:${namespace}:planwright`],
+      packagePolicy: options.packagePolicy,
+      tenancy: options.tenancy,
+    },
+    render: options.render,
+    verifyEvents: watch ? { namespaces: (ns) => watchesNamespace(watch, ns) } : {},
+    controller: {
+      ...options.controller,
+      tenancy: options.tenancy,
+      filter: watch && ((i) => watchesNamespace(watch, i.metadata.namespace ?? '')),
+    },
   };
 }
 
 /**
- * Parsing and validation are src/kube's (shared with the manager); this adds where the
- * configuration came from and the way out, for a person at the terminal.
+ * Runs Planwright (webhook server + the Instance controllers of the shards it holds) against
+ * the connection's cluster until `signal` aborts.
  */
-function loadKubeConfig(source: Exclude<ClusterSource, { kind: 'local' }>): KubeConfig {
-  if (source.kind === 'kubeconfig' && !existsSync(source.path)) {
-    throw new ClusterConnectionError(
-      `kubeconfig ${source.path} (from ${source.origin}) does not exist. ` +
-        'Point --kubeconfig or KUBECONFIG at an existing file, or run `npm start -- --local` ' +
-        'for the embedded control plane.',
-    );
-  }
+async function runPlanwright(
+  options: StartOptions,
+  connection: Connection,
+  io: LineWriter,
+  signal: AbortSignal,
+): Promise<number> {
+  const logger = managerLogger();
+  const registry = new Registry();
+  // prom-client's default metrics, the event loop measured at scrape time: nothing ticks.
+  collectProcessMetrics(registry);
+  // An empty --namespace means none, as it always has.
+  const namespace = options.namespace || inClusterNamespace() || 'default';
+  const { tls, caPem } = webhookTls(options, connection, namespace, logger);
+  const client = new KubeClient(connection.kubeConfig);
+  if (connection.install) await refuseAnsweringInstallation(client, namespace, signal);
+  const lease = options.leaseTimings;
+  // The App's port, for the gate: the App is made with the gate in its settings.
+  let listening: Promise<number> = Promise.reject(new Error('the App is not built yet'));
+  listening.catch(() => undefined);
+  const gate = new RegistrationGate({
+    client,
+    logger: logger.child({ component: 'registration' }),
+    // Asked when the manager first wants to run controllers: the App exists then.
+    self: () => self(listening, connection, namespace),
+    report: (line) => io.err(line),
+    settleMs: lease?.leaseDurationMs ?? 15_000,
+    retryPeriodMs: lease?.retryPeriodMs ?? 2_000,
+    renewDeadlineMs: lease?.renewDeadlineMs ?? 10_000,
+    registeredHere: connection.install,
+  });
+  const parts = { logger, registry, namespace, client, tls, gate };
+  const app = new App(appSettings(options, connection, parts));
+  listening = app.listening;
   try {
-    return loadApiConfig(source.kind === 'kubeconfig' ? { kubeconfig: source.path } : {})
-      .kubeConfig;
-  } catch (err) {
-    if (!(err instanceof KubeConfigError)) throw err;
-    const origin = source.kind === 'kubeconfig' ? ` from ${source.origin}` : '';
-    throw new ClusterConnectionError(
-      `${err.message}${origin}. Fix the configuration (e.g. \`kubectl config use-context ` +
-        '<name>`), or run `npm start -- --local` for the embedded control plane.',
-    );
-  }
-}
-
-function describeSource(source: ClusterSource, kc: KubeConfig): string {
-  if (source.kind === 'kubeconfig') {
-    return `context "${kc.getCurrentContext()}" of ${source.path}, from ${source.origin}`;
-  }
-  return source.kind === 'in-cluster' ? 'in-cluster service account' : 'local control plane';
-}
-
-async function serverVersion(kc: KubeConfig, where: string): Promise<string> {
-  const client = new KubeClient(kc);
-  try {
-    const info = await client.request<{ gitVersion?: unknown }>({
-      path: '/version',
-      timeoutMs: VERSION_TIMEOUT_MS,
-    });
-    return String(info.gitVersion);
-  } catch (err) {
-    throw new ClusterConnectionError(
-      `cannot reach the Kubernetes API at ${kc.getCurrentCluster()?.server ?? '?'} (${where}): ` +
-        `${describeError(err)}. Check that the cluster is up and the credentials are valid, ` +
-        'or run `npm start -- --local` for the embedded control plane.',
-    );
+    return await serve(app, { options, connection, client, namespace, caPem, io, signal });
   } finally {
     client.close();
   }
 }
 
-/** What the nodes of a local cluster are, one line per kind. */
-function describeNodes(cluster: LocalCluster): string[] {
-  if (cluster.mode === 'bare') {
-    return ['  mode:        bare (no controllers, scheduler or nodes: pods never run)'];
-  }
-  const real = cluster.realNodes?.length ? cluster.nodes.filter((n) => !n.startsWith('kwok-')) : [];
-  const kwok = cluster.nodes.filter((n) => !real.includes(n));
-  const lines: string[] = [];
-  if (real.length > 0) {
-    lines.push(
-      `  nodes:       ${real.join(', ')} (real: kubelet + containerd; images from the local ` +
-        `registry ${cluster.imageRegistry ?? ''}: busybox, alpine, nginx)`,
-    );
-  }
-  if (kwok.length > 0) {
-    lines.push(
-      `  ${real.length > 0 ? '            ' : 'nodes:      '} ${kwok.join(', ')} (simulated by kwok: ` +
-        (real.length > 0
-          ? 'pods whose images the local registry lacks; no containers)'
-          : 'pods run, no containers)'),
-    );
-  }
-  return lines;
-}
-
-async function runLocal(
-  options: StartOptions,
-  io: LineWriter,
-  signal: AbortSignal,
+/**
+ * Runs the App: the CRDs go in first (--install), the registration at 127.0.0.1 once the port
+ * is known; everything under one signal that Ctrl-C or a failed registration aborts.
+ */
+async function serve(
+  app: App,
+  run: {
+    readonly options: StartOptions;
+    readonly connection: Connection;
+    readonly client: KubeClient;
+    readonly namespace: string;
+    readonly caPem: string | undefined;
+    readonly io: LineWriter;
+    readonly signal: AbortSignal;
+  },
 ): Promise<number> {
-  const mode = options.bare ? 'bare' : 'workloads';
-  io.err(`Starting the embedded local control plane (${mode}).`);
-  const started = Date.now();
-  const cluster = await startLocalCluster({
-    mode,
-    nodeKind: options.nodeKind ?? 'mixed',
-    onProgress: (line) => io.err(`  ${line}`),
-    signal,
-  });
+  const { connection, client, io, signal } = run;
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
   try {
-    io.out('');
-    io.out(
-      `Planwright local control plane is up (${((Date.now() - started) / 1000).toFixed(1)} s).`,
-    );
-    io.out(`  API server:  ${cluster.server} (Kubernetes ${KUBERNETES_VERSION})`);
-    io.out(`  kubeconfig:  ${cluster.kubeconfigPath}`);
-    for (const line of describeNodes(cluster)) io.out(line);
-    const examples = join(repositoryRoot(), 'examples');
-    io.out(
-      'Try it from another terminal (`npm link` once puts planwright and kubectl-kudo on PATH):',
-    );
-    io.out(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
-    io.out(
-      `  export PATH="${dirname(cluster.binaries.kubectl)}:$PATH"   # kubectl ${KUBERNETES_VERSION}`,
-    );
-    // hello-web's Deployment needs pods to run; the bare control plane has no nodes.
-    const example = mode === 'workloads' ? 'hello-web' : 'hello-config';
-    io.out('Install the example package and watch its deploy plan reach COMPLETE:');
-    io.out(`  kubectl kudo install ${join(examples, example)} --instance hello --wait`);
-    io.out('  kubectl kudo plan status --instance hello');
-    if (mode === 'workloads') {
-      io.out('  kubectl port-forward service/hello 8080:80   # the page: http://localhost:8080');
+    if (connection.install) {
+      const crds = await installCrds(client, stop.signal);
+      io.err(`Installed CRDs: ${crds.join(', ')}.`);
     }
-    io.out('  kubectl kudo update --instance hello -p message=hi --wait');
-    io.out(`  kubectl kudo get all`);
-    io.out('Press Ctrl-C to stop; the control plane and its files are removed.');
-    const kc = new LiteKubeConfig();
-    kc.loadFromFile(cluster.kubeconfigPath);
-    // Ctrl-C while Planwright is still starting is a normal stop, not a failure.
-    const code = await runPlanwright(
-      {
-        kubeConfig: kc,
-        inCluster: false,
-        install: true,
-        webhookPort: options.webhookPort ?? 9443,
-        leaderElection: !(options.noLeaderElection ?? false),
-        ...(options.namespace ? { namespace: options.namespace } : {}),
-        ...(options.engine ? { engine: options.engine } : {}),
-        ...admissionOptions(options),
-      },
-      io,
-      signal,
-    ).catch((err: unknown) => {
-      if (signal.aborted) return 0;
+    const running = app.start(stop.signal);
+    const port = await app.listening.catch(() => undefined);
+    if (port === undefined) return await running;
+    io.err(
+      `Webhook server listening on https://${connection.inCluster ? '0.0.0.0' : '127.0.0.1'}:${port}.`,
+    );
+    try {
+      if (connection.install && run.caPem) await registerHere(run, port, run.caPem, stop.signal);
+    } catch (err) {
+      // Ctrl-C while registering or probing is a normal stop, as it is once running.
+      if (signal.aborted) return await running;
+      stop.abort(err);
+      await running;
       throw err;
-    });
-    io.err('Stopping the local control plane…');
-    return code;
+    }
+    const shards = run.options.shards ?? 1;
+    io.err(
+      `Planwright is running (webhook on every replica; Instances in ${shards} ${shards === 1 ? 'shard' : 'shards'} shared out over the replicas). Ctrl-C stops it.`,
+    );
+    return await running;
   } finally {
-    await cluster.stop();
-    io.err('Stopped.');
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
-/** The reason (ECONNREFUSED, a TLS error…) may hide in an error's `cause`. */
-function describeError(err: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = err; e instanceof Error && parts.length < 4; e = e.cause) {
-    const code = (e as NodeJS.ErrnoException).code;
-    parts.push(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
+/**
+ * Registers both webhook configurations at https://127.0.0.1:<port>, then waits until the API
+ * server calls them: "running" means a kubectl apply now reaches this process (the API server
+ * reloads a changed registration a moment after the write, and until then calls the previous
+ * URL, a former run's port). A cluster that never answers is reported, not fatal.
+ */
+async function registerHere(
+  run: Pick<Parameters<typeof serve>[1], 'client' | 'namespace' | 'options' | 'io'>,
+  port: number,
+  caPem: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const { client, namespace, io } = run;
+  const baseUrl = `https://127.0.0.1:${port}`;
+  const watch = run.options.watchNamespaces;
+  const registered = await registerLocalWebhooks(client, {
+    baseUrl,
+    caPem,
+    installation: namespace,
+    watch,
+  });
+  for (const { kind, name } of registered) io.err(`Registered ${kind} ${name} → ${baseUrl}.`);
+  const probe = await waitForWebhooks(
+    client,
+    { namespace, timeoutMs: REGISTRATION_TIMEOUT_MS },
+    signal,
+  );
+  if (!probe.answered) {
+    io.err(
+      `Warning: the API server does not call this process's webhooks yet after ${REGISTRATION_TIMEOUT_MS / 1000} s (last: ${probe.last}); creating KUDO objects fails until it does.`,
+    );
   }
-  return parts.length > 0 ? parts.join(': ') : String(err);
+}
+
+/** This installation: its Leases' namespace, and whom its registration calls. */
+async function self(
+  listening: Promise<number>,
+  connection: Connection,
+  namespace: string,
+): Promise<Installation> {
+  if (connection.inCluster && !connection.install) {
+    return { namespace, target: { kind: 'service', namespace, name: 'planwright-webhook' } };
+  }
+  const port = await listening;
+  return { namespace, target: { kind: 'url', url: `https://127.0.0.1:${port}/mutate/instances` } };
 }

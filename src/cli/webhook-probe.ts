@@ -71,7 +71,7 @@ export async function probeWebhooks(
         path: `/apis/kudo.dev/v1beta1/namespaces/${namespace}/${probe.plural}`,
         query: { dryRun: 'All' },
         body: probe.body,
-        ...(signal ? { signal } : {}),
+        signal,
       });
       return {
         answered: false,

@@ -16,6 +16,7 @@ import type {
   TemplateNode,
   VariableNode,
 } from './ast.ts';
+import { INTERFACE } from './values.ts';
 import { nodeString } from './ast.ts';
 import { TemplateError } from './errors.ts';
 import { formatFloat, printString } from './fmt.ts';
@@ -236,7 +237,7 @@ class State {
       const mark = this.mark();
       const decl = r.pipe.decl;
       const elemType = val instanceof GoSlice || val instanceof GoMap ? val.elem : undefined;
-      const et = elemType === 'interface {}' ? elemType : undefined;
+      const et = elemType === INTERFACE ? elemType : undefined;
       const one = (index: V, elem: V): void => {
         if (decl.length > 0) {
           if (r.pipe.isAssign) {
@@ -392,7 +393,7 @@ class State {
     this.at(chain);
     if (chain.node.kind === 'nil')
       this.errorf(`indirection through explicit nil in ${nodeString(chain)}`);
-    const pipe = this.evalArg(dot, 'interface {}', chain.node);
+    const pipe = this.evalArg(dot, INTERFACE, chain.node);
     return this.evalFieldChain(dot, pipe, undefined, chain, chain.field, args, final);
   }
 
@@ -605,7 +606,7 @@ class State {
         if (n.kind === 'string') return n.text;
         this.errorf(`expected string; found ${nodeString(n)}`);
         break;
-      case 'interface {}':
+      case INTERFACE:
       case 'reflect.Value':
         return this.evalEmptyInterface(dot, n);
     }
@@ -656,7 +657,7 @@ class State {
       if (canBeNil(typ)) return zeroValue(typ);
       this.errorf(`invalid value; expected ${typ}`);
     }
-    if (typ === 'interface {}') return value;
+    if (typ === INTERFACE) return value;
     if (value === null) {
       this.errorf(`wrong type for value; expected ${typ}; got interface {}`);
     }
@@ -677,7 +678,7 @@ export class CallError extends Error {}
 
 function canBeNil(typ: GoType): boolean {
   return (
-    typ === 'interface {}' ||
+    typ === INTERFACE ||
     typ.startsWith('[]') ||
     typ.startsWith('map[') ||
     typ.startsWith('*') ||

@@ -7,6 +7,9 @@
 /** A Go type as Go spells it (`int`, `[]interface {}`, `map[string]string`, ...). */
 export type GoType = string;
 
+/** Go's empty interface, `interface {}`: the type that holds any value. */
+export const INTERFACE: GoType = 'interface {}';
+
 export type IntKind =
   'int' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint' | 'uint8' | 'uint16' | 'uint32' | 'uint64';
 
@@ -264,16 +267,16 @@ export function fromJS(x: unknown): GoValue {
   ) {
     return x;
   }
-  if (Array.isArray(x)) return new GoSlice('interface {}', x.map(fromJS));
+  if (Array.isArray(x)) return new GoSlice(INTERFACE, x.map(fromJS));
   if (x instanceof Map) {
     const m = new Map<string, GoValue>();
     for (const [k, v] of x as Map<unknown, unknown>) m.set(String(k), fromJS(v));
-    return new GoMap('interface {}', m);
+    return new GoMap(INTERFACE, m);
   }
   if (typeof x === 'object') {
     const m = new Map<string, GoValue>();
     for (const [k, v] of Object.entries(x as Record<string, unknown>)) m.set(k, fromJS(v));
-    return new GoMap('interface {}', m);
+    return new GoMap(INTERFACE, m);
   }
   return null;
 }

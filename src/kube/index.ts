@@ -81,6 +81,9 @@ export {
 export {
   ResourceManager,
   ChangeSet,
+  ApplyError,
+  CrdNotEstablishedError,
+  crdEstablished,
   applyStage,
   applyStages,
   type ApplyRequest,

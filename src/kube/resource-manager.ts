@@ -26,6 +26,7 @@ import {
 import { UnknownKindError } from './errors.ts';
 import { collectionPath, objectPath, type ResourceMapper } from './gvk.ts';
 import type { KubeClient } from './client.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** What an apply or a deletion did to one object. */
 export type ChangeAction =
@@ -55,18 +56,6 @@ export class ChangeSet {
 
   add(entry: ChangeSetEntry): void {
     this.entries.push(entry);
-  }
-
-  /** The entries of the given actions. */
-  having(...actions: ChangeAction[]): ChangeSetEntry[] {
-    return this.entries.filter((e) => actions.includes(e.action));
-  }
-
-  /** `created: 2, unchanged: 1`, in the order first seen. */
-  summary(): string {
-    const counts = new Map<ChangeAction, number>();
-    for (const e of this.entries) counts.set(e.action, (counts.get(e.action) ?? 0) + 1);
-    return [...counts].map(([a, n]) => `${a}: ${n}`).join(', ');
   }
 }
 
@@ -108,6 +97,105 @@ export interface DeleteRequest {
    * collector deletes it with its owner), the object stays. The entry says `abandoned`.
    */
   readonly abandonOwner?: string;
+  /** The live object as the caller has just read it: used instead of a GET. */
+  readonly live?: ApplyObject;
+}
+
+/** An apply of {@link ResourceManager.applyAll} failed: which object, and why (`cause`). */
+export class ApplyError extends Error {
+  constructor(
+    readonly subject: string,
+    override readonly cause: unknown,
+  ) {
+    super(`applying ${subject}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = 'ApplyError';
+  }
+}
+
+/** A CustomResourceDefinition did not become Established and served in time. */
+export class CrdNotEstablishedError extends Error {
+  constructor(
+    readonly crd: string,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `CRD ${crd} is not Established and served within ${timeoutMs / 1000} s; check the API server`,
+    );
+    this.name = 'CrdNotEstablishedError';
+  }
+}
+
+interface CrdSpec {
+  readonly group?: string;
+  readonly names?: { readonly plural?: string };
+  readonly versions?: ReadonlyArray<{ readonly name?: string; readonly served?: boolean }>;
+}
+
+/** Whether a CustomResourceDefinition's `Established` condition is True. */
+export function crdEstablished(crd: ApplyObject): boolean {
+  const conditions = (crd['status'] as { conditions?: unknown } | undefined)?.conditions;
+  return (
+    Array.isArray(conditions) &&
+    conditions.some(
+      (c: { type?: unknown; status?: unknown }) => c.type === 'Established' && c.status === 'True',
+    )
+  );
+}
+
+function crdRef(name: string): ApplyObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name },
+  };
+}
+
+type WebhookList = Array<{ clientConfig?: { url?: string; service?: unknown } }>;
+
+/**
+ * A webhook configuration whose webhooks switch between a `url` and a `service` client config
+ * (a local `start --install` registration over an `init` installation, or the reverse):
+ * server-side apply cannot drop the other field manager's half, and the API server rejects a
+ * webhook with both, so the whole `webhooks` list is replaced with one JSON merge patch (lists
+ * are replaced wholesale). Undefined — apply as usual, keeping the fields of others such as the
+ * caBundle a certificate injector writes — for any other object or change.
+ */
+async function replaceWebhookClientConfigs(
+  ssa: ServerSideApply,
+  desired: ApplyObject,
+  live: ApplyObject,
+  signal: AbortSignal | undefined,
+): Promise<ApplyObject | undefined> {
+  if (
+    desired.kind !== 'MutatingWebhookConfiguration' &&
+    desired.kind !== 'ValidatingWebhookConfiguration'
+  )
+    return undefined;
+  const wanted = (desired['webhooks'] as WebhookList | undefined) ?? [];
+  const wantsUrl = wanted.some((w) => w.clientConfig?.url !== undefined);
+  const clash = ((live['webhooks'] as WebhookList | undefined) ?? []).some((w) =>
+    wantsUrl ? w.clientConfig?.service !== undefined : w.clientConfig?.url !== undefined,
+  );
+  if (!clash) return undefined;
+  const mapping = await ssa.mapping(desired, signal);
+  return ssa.client.request<ApplyObject>({
+    method: 'PATCH',
+    path: objectPath(mapping, desired.metadata?.name ?? ''),
+    body: {
+      // The annotations too: the registration names its installation in one (a takeover
+      // between `start --install` and `init` moves it with the webhooks).
+      metadata: {
+        labels: desired.metadata?.labels ?? {},
+        annotations: desired.metadata?.annotations,
+      },
+      webhooks: wanted,
+    },
+    contentType: 'application/merge-patch+json',
+    signal,
+    timeoutMs: ssa.timeoutMs,
+  });
 }
 
 /** The stage an object is applied in: 0 before, 2 after everything else (1). */
@@ -167,20 +255,98 @@ export class ResourceManager {
       return { subject, action: 'unchanged', object: live };
     if (live) {
       await request.existing?.(live);
-      const object = await this.ssa.apply(desired, { ...(signal ? { signal } : {}), live });
+      const patched = await replaceWebhookClientConfigs(this.ssa, desired, live, signal);
+      const object = patched ?? (await this.ssa.apply(desired, { signal, live }));
       return { subject, action: 'configured', object };
     }
-    return this.createOrApply(desired, {
-      ...(signal ? { signal } : {}),
-      ...(request.existing ? { existing: request.existing } : {}),
-    });
+    return this.createOrApply(desired, { signal, existing: request.existing });
   }
 
-  /** Applies each request (all at once: they do not depend on each other) into one change set. */
-  async applyAll(requests: readonly ApplyRequest[], signal?: AbortSignal): Promise<ChangeSet> {
+  /**
+   * Applies the requests stage by stage ({@link applyStage}: CustomResourceDefinitions and
+   * Namespaces first, webhook configurations last), one after another in the order given, into
+   * one change set. `onApplied` hears each entry as it is made. A failure is an
+   * {@link ApplyError} naming the object; what was applied before it stays applied.
+   */
+  async applyAll(
+    requests: readonly ApplyRequest[],
+    options: {
+      readonly signal?: AbortSignal;
+      readonly onApplied?: (e: ChangeSetEntry) => void;
+    } = {},
+  ): Promise<ChangeSet> {
     const set = new ChangeSet();
-    for (const e of await Promise.all(requests.map((r) => this.apply(r, signal)))) set.add(e);
+    for (const stage of applyStages(requests, (r) => r.desired)) {
+      for (const request of stage) {
+        let entry: ChangeSetEntry;
+        try {
+          entry = await this.apply(request, options.signal);
+        } catch (err) {
+          if (options.signal?.aborted) throw err;
+          throw new ApplyError(describeObject(request.desired), err);
+        }
+        set.add(entry);
+        options.onApplied?.(entry);
+      }
+    }
     return set;
+  }
+
+  /**
+   * Writes `obj` over the live object now, without a look first: the caller has just seen the
+   * live object differ (drift correction).
+   */
+  async reapply(obj: ApplyObject, signal?: AbortSignal): Promise<ChangeSetEntry> {
+    return {
+      subject: describeObject(obj),
+      action: 'configured',
+      object: await this.ssa.apply(obj, { signal }),
+    };
+  }
+
+  /**
+   * Waits until each CustomResourceDefinition named is Established — and with `served`, until
+   * its kind is served too (a list of its first served version answers: that lags Established a
+   * little) — looking every `intervalMs`; a {@link CrdNotEstablishedError} after `timeoutMs`.
+   */
+  async waitEstablished(
+    names: readonly string[],
+    options: {
+      readonly signal?: AbortSignal;
+      readonly served?: boolean;
+      readonly timeoutMs?: number;
+      readonly intervalMs?: number;
+    } = {},
+  ): Promise<void> {
+    const { signal, served = false, timeoutMs = 30_000, intervalMs = 100 } = options;
+    const deadline = Date.now() + timeoutMs;
+    for (const name of names) {
+      for (;;) {
+        const live = await this.ssa.get(crdRef(name), signal);
+        if (live && crdEstablished(live) && (!served || (await this.served(live, signal)))) break;
+        if (Date.now() > deadline) throw new CrdNotEstablishedError(name, timeoutMs);
+        // Rejects with the signal's AbortError when the caller gives up.
+        await delay(intervalMs, undefined, { signal });
+      }
+    }
+  }
+
+  /** Whether a list of the CRD's kind (its first served version) answers. */
+  private async served(crd: ApplyObject, signal?: AbortSignal): Promise<boolean> {
+    const spec = crd['spec'] as CrdSpec | undefined;
+    const version = spec?.versions?.find((v) => v.served !== false)?.name;
+    if (!spec?.group || !spec.names?.plural || !version) return false;
+    return this.client
+      .request({
+        path: `/apis/${spec.group}/${version}/${spec.names.plural}`,
+        query: { limit: 1 },
+        signal,
+        timeoutMs: this.ssa.timeoutMs,
+      })
+      .then(
+        () => true,
+        () => false,
+      );
   }
 
   /**
@@ -202,7 +368,7 @@ export class ResourceManager {
   ): Promise<ChangeSetEntry> {
     const { existing, signal } = options;
     const subject = describeObject(obj);
-    const on = signal ? { signal } : {};
+    const on = { signal };
     if (createsAsApplied(obj)) {
       const created = await this.create(obj, signal);
       if (created) return { subject, action: 'created', object: created };
@@ -254,7 +420,7 @@ export class ResourceManager {
     const subject = describeObject(object);
     const entry = (action: ChangeAction): ChangeSetEntry => ({ subject, action, object });
     try {
-      const live = await this.ssa.get(object, signal);
+      const live = request.live ?? (await this.ssa.get(object, signal));
       if (!live) return entry('absent');
       if (request.skip?.(live)) return { subject, action: 'skipped', object: live };
       if (request.abandonOwner !== undefined) {

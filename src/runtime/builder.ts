@@ -2,7 +2,7 @@
  * Fluent construction of a {@link Controller}, in controller-runtime's vocabulary. The type
  * given to `for<T>()` flows through the filters, the mappers (which get the primary cache as
  * `Cache<T>`), the indexes and `reconcile(key, signal, object: T | undefined)`.
- * See examples/api/controller.ts.
+ * See examples/api/runtime.ts.
  */
 import type { Logger } from 'pino';
 import { parseApiVersion, type GroupVersionKind } from '../kube/index.ts';
@@ -197,7 +197,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     const sharded = new ShardedController<T>({
       name: options.name,
       shardLabel: completion.label,
-      ...(completion.onTermEnd ? { onTermEnd: completion.onTermEnd } : {}),
+      onTermEnd: completion.onTermEnd,
       build: (shard, view) =>
         new Controller<T>({
           ...options,

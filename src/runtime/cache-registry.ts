@@ -233,11 +233,9 @@ export class CacheRegistry {
       mapping,
       logger: this.options.logger.child({ cache: `${cluster}:${gvkKey(gvk)}` }),
       inactivityMs: this.options.inactivityMs,
-      ...(view?.labelSelector ? { labelSelector: view.labelSelector } : {}),
-      ...(view?.transform ? { transform: view.transform.fn } : {}),
-      ...(cluster === LOCAL_CLUSTER && this.options.namespaces
-        ? { namespaces: this.options.namespaces }
-        : {}),
+      labelSelector: view?.labelSelector,
+      transform: view?.transform?.fn,
+      namespaces: cluster === LOCAL_CLUSTER ? this.options.namespaces : undefined,
       onWatchError: metrics
         ? () => metrics.watchErrors.inc({ cluster, gvk: gvkKey(gvk) })
         : undefined,

@@ -225,8 +225,8 @@ export class EventRecorder {
     const namespace = meta.namespace || 'default';
     return this.options.client.request({
       method: 'POST',
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(signal ? { signal } : {}),
+      timeoutMs,
+      signal,
       path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
       body: {
         apiVersion: 'v1',

@@ -15,7 +15,7 @@
  * * `/readyz` and `/healthz` inputs live in {@link Manager.probes}; the manager adds the
  *   liveness checks (event loop turning, watches alive).
  *
- * See examples/api/manager.ts.
+ * See examples/api/runtime.ts.
  */
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
@@ -117,7 +117,7 @@ export class Manager {
       signal: this.root.signal,
       metrics: this.metrics,
       inactivityMs,
-      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
+      namespaces: options.namespaces,
     });
     this.events = new EventRecorder({
       client: this.client,
@@ -144,7 +144,7 @@ export class Manager {
           logger: options.logger,
           metrics: this.metrics,
           onFailure,
-          ...(sharding.identity ? { identity: sharding.identity } : {}),
+          identity: sharding.identity,
           ...timings(options.leaderElection),
         })
       : new StaticShards({ shards: sharding.shards ?? 1, logger: options.logger, onFailure });
@@ -335,15 +335,8 @@ export class Manager {
 function timings(
   settings: LeaderElectionSettings,
 ): Pick<LeaderElectionSettings, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'> {
-  return {
-    ...(settings.leaseDurationMs !== undefined
-      ? { leaseDurationMs: settings.leaseDurationMs }
-      : {}),
-    ...(settings.renewDeadlineMs !== undefined
-      ? { renewDeadlineMs: settings.renewDeadlineMs }
-      : {}),
-    ...(settings.retryPeriodMs !== undefined ? { retryPeriodMs: settings.retryPeriodMs } : {}),
-  };
+  const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = settings;
+  return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
 }
 
 /** How long a callback queued now waits before the event loop runs it. */

@@ -65,7 +65,7 @@ export class KubeMetricsAuthorizer implements MetricsAuthorizer {
       method: 'POST',
       path: '/apis/authentication.k8s.io/v1/tokenreviews',
       body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
-      ...(signal ? { signal } : {}),
+      signal,
     });
     const status = review.status ?? {};
     if (!status.authenticated || !status.user?.username) {
@@ -90,7 +90,7 @@ export class KubeMetricsAuthorizer implements MetricsAuthorizer {
           nonResourceAttributes: { path: '/metrics', verb: 'get' },
         },
       },
-      ...(signal ? { signal } : {}),
+      signal,
     });
     if (access.status?.allowed) return { allowed: true };
     return {

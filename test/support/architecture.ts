@@ -1,27 +1,34 @@
-// The layer rules of ARCHITECTURE.md, read off the import graph of src/: which layer may import
-// which, imports across layers only through the target layer's index.ts, and no import cycle.
+// The layer rules of docs/architecture.md (table: docs/layers.json), read off the import graph
+// of src/: which layer (and which src/kudo sub-folder) may import which, imports into another
+// folder only through its index.ts, and no import cycle between files nor between folders.
 // typescript's preProcessFile lists a file's imports without type-checking it, so the whole
 // tree is read in well under a second.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-/** A layer is a top-level folder of src/ (kudo's sub-folders each have their own index.ts). */
+/** A layer is a top-level folder of src/ (app.ts and main.ts are layers of one file). */
 export type Layer =
   'kube' | 'runtime' | 'server' | 'pki' | 'gotemplate' | 'kudo' | 'localcluster' | 'cli' | 'app';
 
-/** What each layer must not import (ARCHITECTURE.md, "Layers and the rule between them"). */
-export const FORBIDDEN: Readonly<Record<Layer, readonly Layer[]>> = {
-  kube: ['runtime', 'server', 'kudo', 'localcluster', 'cli', 'app'],
-  runtime: ['server', 'kudo', 'localcluster', 'cli', 'app'],
-  server: ['kudo', 'localcluster', 'cli', 'app'],
-  pki: ['kube', 'runtime', 'server', 'gotemplate', 'kudo', 'localcluster', 'cli', 'app'],
-  gotemplate: ['kube', 'runtime', 'server', 'pki', 'kudo', 'localcluster', 'cli', 'app'],
-  kudo: ['localcluster', 'cli', 'app'],
-  localcluster: ['kudo', 'cli', 'app'],
-  app: ['cli'],
-  cli: [],
-};
+interface LayerTable {
+  /** What each layer must not import. */
+  readonly layers: Readonly<Record<Layer, readonly Layer[]>>;
+  /** src/kudo's sub-folders, lowest first: a sub-folder imports only those of lower levels. */
+  readonly kudoStack: readonly (readonly string[])[];
+}
+
+/** The one layer table (docs/layers.json): eslint.config.js reads it too. */
+export const LAYER_TABLE_PATH = fileURLToPath(new URL('../../docs/layers.json', import.meta.url));
+const TABLE = JSON.parse(readFileSync(LAYER_TABLE_PATH, 'utf8')) as LayerTable;
+
+/** What each layer must not import (docs/architecture.md, "Layers"). */
+export const FORBIDDEN: Readonly<Record<Layer, readonly Layer[]>> = TABLE.layers;
+export const LAYERS = Object.keys(FORBIDDEN) as Layer[];
+/** src/kudo's sub-folders, lowest first. */
+export const KUDO_STACK = TABLE.kudoStack;
+const KUDO_LEVEL = new Map(KUDO_STACK.flatMap((level, i) => level.map((f) => [f, i] as const)));
 
 export interface ImportEdge {
   /** Both paths relative to src/, with '/' separators. */
@@ -33,6 +40,18 @@ export interface Violation extends ImportEdge {
   readonly rule: 'direction' | 'index';
 }
 
+/** src/kudo's sub-folder of a path (`engine` for `kudo/engine/plan.ts`), else undefined. */
+export function kudoFolderOf(path: string): string | undefined {
+  const parts = path.split('/');
+  return parts[0] === 'kudo' && parts.length > 2 ? parts[1] : undefined;
+}
+
+/** The folder a path belongs to: a kudo sub-folder (`kudo/engine`), else its layer. */
+export function folderOf(path: string): string {
+  const sub = kudoFolderOf(path);
+  return sub === undefined ? layerOf(path) : `kudo/${sub}`;
+}
+
 export function layerOf(path: string): Layer {
   const first = path.split('/')[0] ?? '';
   if (path === 'app.ts') return 'app';
@@ -40,25 +59,27 @@ export function layerOf(path: string): Layer {
   return first as Layer;
 }
 
-/** The index.ts that imports from outside `layer` must go through to reach `target`. */
+/** The index.ts an import from another folder must go through to reach `target`. */
 function entryOf(target: string): string | undefined {
   const parts = target.split('/');
   if (parts.length === 1) return undefined; // app.ts, main.ts: a layer of one file
-  if (parts[0] === 'kudo') return parts.length > 2 ? `kudo/${parts[1]}/index.ts` : undefined;
-  return `${parts[0]}/index.ts`;
+  const sub = kudoFolderOf(target);
+  return sub === undefined ? `${parts[0]}/index.ts` : `kudo/${sub}/index.ts`;
 }
 
 /** Every rule an import breaks; empty when it follows them all. */
 export function checkEdge(edge: ImportEdge): Violation[] {
-  const from = layerOf(edge.from);
-  const to = layerOf(edge.to);
+  const [from, to] = [folderOf(edge.from), folderOf(edge.to)];
   if (from === to) return [];
   const found: Violation[] = [];
-  if (FORBIDDEN[from].includes(to)) found.push({ ...edge, rule: 'direction' });
+  const [fromSub, toSub] = [kudoFolderOf(edge.from), kudoFolderOf(edge.to)];
+  const upward =
+    fromSub !== undefined && toSub !== undefined
+      ? (KUDO_LEVEL.get(toSub) ?? Infinity) > (KUDO_LEVEL.get(fromSub) ?? -Infinity)
+      : FORBIDDEN[layerOf(edge.from)].includes(layerOf(edge.to));
+  if (upward) found.push({ ...edge, rule: 'direction' });
   const entry = entryOf(edge.to);
-  // kudo's sub-layers may expose a nested part through its own index.ts (render/pool/).
-  const throughIndex = edge.to === entry || (to === 'kudo' && edge.to.endsWith('/index.ts'));
-  if (entry !== undefined && !throughIndex) found.push({ ...edge, rule: 'index' });
+  if (entry !== undefined && edge.to !== entry) found.push({ ...edge, rule: 'index' });
   return found;
 }
 
@@ -83,6 +104,16 @@ export function importGraph(srcDir: string): ImportEdge[] {
       .filter((name) => name.startsWith('.'))
       .map((name) => ({ from: toRel(file), to: toRel(resolve(dirname(file), name)) }));
   });
+}
+
+/** Import edges between folders ({@link folderOf}), one per pair. */
+export function folderGraph(edges: readonly ImportEdge[]): ImportEdge[] {
+  const pairs = new Map<string, ImportEdge>();
+  for (const e of edges) {
+    const [from, to] = [folderOf(e.from), folderOf(e.to)];
+    if (from !== to) pairs.set(`${from} ${to}`, { from, to });
+  }
+  return [...pairs.values()];
 }
 
 /** Strongly connected groups of more than one file (Tarjan): each is an import circle. */

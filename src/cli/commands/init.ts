@@ -2,14 +2,20 @@
  * `init`: installs Planwright into the cluster from manifests/ (KUDO's init installed its own
  * manager with admissionregistration v1beta1, which current clusters no longer serve).
  */
-import { sleepOrThrow } from '../../runtime/index.ts';
 import { Command, Option } from 'commander';
-import { ServerSideApply, type ApplyObject } from '../../kube/index.ts';
-import { ResourceMapper, type KubeClient } from '../../kube/index.ts';
+import {
+  ApplyError,
+  CrdNotEstablishedError,
+  ResourceManager,
+  ResourceMapper,
+  crdEstablished,
+  describeObject,
+  type ApplyObject,
+  type KubeClient,
+} from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { KUDO_CRDS } from '../crd-check.ts';
-import { applyWebhookConfiguration } from '../install.ts';
 import { apiMessage } from '../kudo-api.ts';
 import { waitForWebhooks } from '../webhook-probe.ts';
 import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
@@ -25,7 +31,7 @@ import {
   REGISTRATION_NAME,
   targetAnswers,
 } from '../registration.ts';
-import { MAX_SHARDS } from './start.ts';
+import { MAX_SHARDS } from '../flag-values.ts';
 
 interface InitFlags extends WaitFlags {
   readonly clientOnly?: boolean;
@@ -118,96 +124,122 @@ export function initCommand(ctx: CliContext): Command {
     // can only time out; say so where the user reads it.
     "the webhook to answer (needs the Deployment's pods running the image: on nodes that " +
       'run no containers, such as kwok, it times out)',
-  ).action(async (flags: InitFlags, command: Command) => {
-    const global = globals(command);
-    const format = outputFormat(flags.output);
-    if (format && !flags.dryRun) throw new CliError('-o/--output is only supported with --dry-run');
-    const namespace = global.namespace ?? MANIFEST_NAMESPACE;
-    if (!flags.dryRun && !flags.verify) {
-      const store = repositoryStore(ctx, global);
-      await store.load();
-      ctx.term.out(`$KUDO_HOME has been configured at ${ctx.home(global)}`);
-      if (flags.clientOnly) return;
-    }
-    const objects = await installationObjects({
-      certManager: flags.certManager ?? false,
-      crdOnly: flags.crdOnly ?? false,
-      namespace,
-      ...(flags.image ? { image: flags.image } : {}),
-      ...(flags.watchNamespaces ? { watchNamespaces: flags.watchNamespaces.names } : {}),
-      ...(flags.replicas !== undefined ? { replicas: flags.replicas } : {}),
-      ...(flags.shards !== undefined ? { shards: flags.shards } : {}),
-    });
-    if (flags.dryRun) {
-      if (format === 'json')
-        ctx.term.write(formatObject({ apiVersion: 'v1', kind: 'List', items: objects }, 'json'));
-      else if (format === 'yaml')
-        ctx.term.write(objects.map((o) => `---\n${formatObject(o, 'yaml')}`).join(''));
-      else for (const o of objects) ctx.term.out(`${objectLabel(o)} (dry run)`);
-      return;
-    }
-    const { client } = await ctx.cluster(global, false);
-    const ssa = new ServerSideApply({
-      client,
-      mapper: new ResourceMapper(client),
-      fieldManager: FIELD_MANAGER,
-    });
-    if (flags.verify) {
-      const problems = await verify(ssa, objects, ctx.signal);
-      if (problems.length > 0)
-        throw new CliError(`Planwright installation invalid: ${problems.join('; ')}`);
-      ctx.term.out(`Planwright installation in namespace ${namespace} is valid`);
-      return;
-    }
-    await preChecks(client, ssa, flags, namespace, ctx);
-    if (flags.upgrade && !flags.crdOnly) {
-      // Pods stop within their grace period (45 s) plus the preStop sleep.
-      await stopPreShardingReplicas({
-        client,
-        namespace,
-        timeoutMs: (flags.waitTime ?? 120) * 1000,
-        report: (line) => ctx.term.err(line),
-        signal: ctx.signal,
-      });
-    }
-    for (const obj of objects) {
-      try {
-        if (
-          obj.kind === 'MutatingWebhookConfiguration' ||
-          obj.kind === 'ValidatingWebhookConfiguration'
-        ) {
-          await applyWebhookConfiguration(ssa, client, obj, ctx.signal);
-        } else {
-          await ssa.apply(obj, { signal: ctx.signal });
-        }
-      } catch (err) {
-        throw new CliError(`applying ${objectLabel(obj)}: ${apiMessage(err)}`);
-      }
-      ctx.term.out(`✅ applied ${objectLabel(obj)}`);
-    }
-    await waitForCrds(client, ssa, ctx.signal);
-    if (flags.wait && !flags.crdOnly) {
-      await waitForWebhook(client, (flags.waitTime ?? 300) * 1000, namespace, ctx.signal);
-      ctx.term.out('Planwright webhook answers');
-    }
-    ctx.term.out(
-      flags.crdOnly
-        ? 'kudo.dev CRDs installed'
-        : `Planwright ${flags.upgrade ? 'upgraded' : 'installed'} in namespace ${namespace}`,
-    );
+  ).action((flags: InitFlags, command: Command) => init(ctx, flags, command));
+}
+
+/** What `init` does with its flags: install, upgrade, verify or print the installation. */
+async function init(ctx: CliContext, flags: InitFlags, command: Command): Promise<void> {
+  const global = globals(command);
+  const format = outputFormat(flags.output);
+  if (format && !flags.dryRun) throw new CliError('-o/--output is only supported with --dry-run');
+  const namespace = global.namespace ?? MANIFEST_NAMESPACE;
+  if (!flags.dryRun && !flags.verify) {
+    const store = repositoryStore(ctx, global);
+    await store.load();
+    ctx.term.out(`$KUDO_HOME has been configured at ${ctx.home(global)}`);
+    if (flags.clientOnly) return;
+  }
+  const objects = await installationObjects({
+    certManager: flags.certManager ?? false,
+    crdOnly: flags.crdOnly ?? false,
+    namespace,
+    image: flags.image,
+    watchNamespaces: flags.watchNamespaces?.names,
+    replicas: flags.replicas,
+    shards: flags.shards,
   });
+  if (flags.dryRun) return printDryRun(objects, format, ctx);
+  const { client } = await ctx.cluster(global, false);
+  const resources = new ResourceManager({
+    client,
+    mapper: new ResourceMapper(client),
+    fieldManager: FIELD_MANAGER,
+  });
+  if (flags.verify) {
+    const problems = await verify(resources, objects, ctx.signal);
+    if (problems.length > 0)
+      throw new CliError(`Planwright installation invalid: ${problems.join('; ')}`);
+    return ctx.term.out(`Planwright installation in namespace ${namespace} is valid`);
+  }
+  await preChecks(client, resources, flags, namespace, ctx);
+  if (flags.upgrade && !flags.crdOnly) {
+    // Pods stop within their grace period (45 s) plus the preStop sleep.
+    await stopPreShardingReplicas({
+      client,
+      namespace,
+      timeoutMs: (flags.waitTime ?? 120) * 1000,
+      report: (line) => ctx.term.err(line),
+      signal: ctx.signal,
+    });
+  }
+  await applyInstallation(resources, objects, ctx);
+  if (flags.wait && !flags.crdOnly) {
+    await waitForWebhook(client, (flags.waitTime ?? 300) * 1000, namespace, ctx.signal);
+    ctx.term.out('Planwright webhook answers');
+  }
+  ctx.term.out(installedMessage(flags, namespace));
+}
+
+function installedMessage(flags: InitFlags, namespace: string): string {
+  return flags.crdOnly
+    ? 'kudo.dev CRDs installed'
+    : `Planwright ${flags.upgrade ? 'upgraded' : 'installed'} in namespace ${namespace}`;
+}
+
+/** `--dry-run`: the objects (`-o yaml|json`), or one line each. */
+function printDryRun(
+  objects: readonly ApplyObject[],
+  format: ReturnType<typeof outputFormat>,
+  ctx: CliContext,
+): void {
+  if (format === 'json')
+    ctx.term.write(formatObject({ apiVersion: 'v1', kind: 'List', items: objects }, 'json'));
+  else if (format === 'yaml')
+    ctx.term.write(objects.map((o) => `---\n${formatObject(o, 'yaml')}`).join(''));
+  else for (const o of objects) ctx.term.out(`${objectLabel(o)} (dry run)`);
+}
+
+/**
+ * Applies the installation, staged (CRDs and the Namespace first, webhook configurations last;
+ * unchanged objects are not written again: --upgrade), and waits until the kudo.dev CRDs are
+ * Established and served. A failure names the object as the output lists it.
+ */
+async function applyInstallation(
+  resources: ResourceManager,
+  objects: readonly ApplyObject[],
+  ctx: CliContext,
+): Promise<void> {
+  try {
+    await resources.applyAll(
+      objects.map((desired) => ({ desired, known: true })),
+      {
+        signal: ctx.signal,
+        onApplied: (e) => ctx.term.out(`✅ applied ${objectLabel(e.object)}`),
+      },
+    );
+    await resources.waitEstablished(KUDO_CRDS, { signal: ctx.signal, served: true });
+  } catch (err) {
+    if (err instanceof ApplyError) {
+      const failed = objects.find((o) => describeObject(o) === err.subject);
+      throw new CliError(
+        `applying ${failed ? objectLabel(failed) : err.subject}: ${apiMessage(err.cause)}`,
+      );
+    }
+    if (err instanceof CrdNotEstablishedError) throw new CliError(err.message);
+    throw err;
+  }
 }
 
 async function preChecks(
   client: KubeClient,
-  ssa: ServerSideApply,
+  resources: ResourceManager,
   flags: InitFlags,
   namespace: string,
   ctx: CliContext,
 ): Promise<void> {
   if (!flags.upgrade) {
     const present: string[] = [];
-    for (const name of KUDO_CRDS) if (await exists(ssa, crd(name))) present.push(name);
+    for (const name of KUDO_CRDS) if (await exists(resources, crd(name))) present.push(name);
     if (present.length > 0) {
       throw new CliError(
         `CRDs ${present.join(', ')} already installed. Did you mean to use --upgrade?`,
@@ -215,7 +247,11 @@ async function preChecks(
     }
   }
   if (!flags.crdOnly) await otherInstallation(client, namespace, ctx);
-  const ns = await ssa.get({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const ns = await resources.get({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespace },
+  });
   if ((ns?.['status'] as { phase?: string } | undefined)?.phase === 'Terminating') {
     throw new CliError(
       `namespace ${namespace} is being deleted; wait until it is gone, or choose another with --namespace`,
@@ -223,7 +259,7 @@ async function preChecks(
   }
   if (flags.certManager) {
     for (const name of CERT_MANAGER_CRDS) {
-      if (!(await exists(ssa, crd(name)))) {
+      if (!(await exists(resources, crd(name)))) {
         throw new CliError(
           `cert-manager is not installed (CRD ${name} not found). Install cert-manager first, or run init without --cert-manager (Planwright then manages its webhook certificate itself)`,
         );
@@ -281,42 +317,12 @@ function crd(name: string): ApplyObject {
   };
 }
 
-async function exists(ssa: ServerSideApply, obj: ApplyObject): Promise<boolean> {
-  return (await ssa.get(obj)) !== undefined;
-}
-
-function condition(obj: ApplyObject | undefined, type: string): string | undefined {
-  const conditions = (
-    obj?.['status'] as { conditions?: Array<{ type?: string; status?: string }> } | undefined
-  )?.conditions;
-  return conditions?.find((c) => c.type === type)?.status;
-}
-
-/** Established, and served: the list endpoint answers (it lags Established a little). */
-async function waitForCrds(
-  client: KubeClient,
-  ssa: ServerSideApply,
-  signal: AbortSignal,
-): Promise<void> {
-  for (const name of KUDO_CRDS) {
-    const plural = name.split('.')[0] ?? '';
-    const served = (): Promise<boolean> =>
-      client
-        .request({ path: `/apis/kudo.dev/v1beta1/${plural}`, query: { limit: 1 }, signal })
-        .then(() => true)
-        .catch(() => false);
-    for (let i = 0; ; i++) {
-      const live = await ssa.get(crd(name), signal);
-      if (condition(live, 'Established') === 'True' && (await served())) break;
-      if (i > 300)
-        throw new CliError(`CRD ${name} is not served within 30 s; check the API server`);
-      await sleepOrThrow(100, signal);
-    }
-  }
+async function exists(resources: ResourceManager, obj: ApplyObject): Promise<boolean> {
+  return (await resources.get(obj)) !== undefined;
 }
 
 async function verify(
-  ssa: ServerSideApply,
+  resources: ResourceManager,
   objects: readonly ApplyObject[],
   signal: AbortSignal,
 ): Promise<string[]> {
@@ -324,17 +330,14 @@ async function verify(
   for (const obj of objects) {
     let live: ApplyObject | undefined;
     try {
-      live = await ssa.get(obj, signal);
+      live = await resources.get(obj, signal);
     } catch (err) {
       problems.push(`${objectLabel(obj)}: ${apiMessage(err)}`);
       continue;
     }
     if (!live) {
       problems.push(`${objectLabel(obj)} is missing`);
-    } else if (
-      obj.kind === 'CustomResourceDefinition' &&
-      condition(live, 'Established') !== 'True'
-    ) {
+    } else if (obj.kind === 'CustomResourceDefinition' && !crdEstablished(live)) {
       problems.push(`${objectLabel(obj)} is not Established`);
     } else if (obj.kind === 'Deployment') {
       const available =

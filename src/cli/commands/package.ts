@@ -3,13 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
-import {
-  packageArchive,
-  parseParamChecks,
-  readPackageFolder,
-  verifyPackage,
-  type VerifyResult,
-} from '../../kudo/package/index.ts';
+import { packageArchive, readPackageFolder } from '../../kudo/package/index.ts';
+import { parseParamChecks, verifyPackage, type VerifyResult } from '../../kudo/verify/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { formatObject, outputFormat, type OutputFormat } from '../output/objects.ts';

@@ -1,23 +1,159 @@
-/** `start`: runs the Planwright manager (what `npm start` runs). */
+/**
+ * `start`: runs the Planwright manager (what `npm start` runs). Its flags — the tenancy flags,
+ * the tuning flags (the leader-election timings with controller-runtime's `--leader-elect-*`
+ * names and defaults, the limits of the render workers) and the rest — each parsed by
+ * commander as it is read; the relations between values are checked once all are, and the
+ * flags become one {@link StartOptions} (start.ts) that goes as it is to the App's settings.
+ */
 import { Command, Option } from 'commander';
-import type { CliContext } from '../context.ts';
+import type { RenderSettings } from '../../app.ts';
+import { RENDER_WORKER_HEAP_MB } from '../../kudo/render/index.ts';
+import type { CliContext, GlobalOptions } from '../context.ts';
 import { CliError, ManagerExitError } from '../errors.ts';
+import {
+  durationMs,
+  parseServiceAccount,
+  port,
+  repeated,
+  seconds,
+  shardCount,
+  targetServer,
+  wholeNumber,
+} from '../flag-values.ts';
 import { globals } from '../options.ts';
-import { runStart, type StartOptions } from '../start.ts';
-import { leaseTimings, renderLimits, tuningOptions, type TuningFlags } from '../start-tuning.ts';
+import { runStart, type LeaseTimings, type StartOptions } from '../start.ts';
 import { parseWatchNamespaces, type WatchNamespaces } from '../watch-namespaces.ts';
 import { isNodeKind, NODE_KINDS, type NodeKind } from '../../localcluster/index.ts';
-import { TargetServerFlagError, TargetServerPolicy } from '../../kube/index.ts';
 import {
   DEFAULT_WAITER_IMAGE,
   TENANCY_POSTURES,
-  TenancyFlagError,
   parseGrant,
   parseNamespace,
   type NamespaceGrant,
   type TenancyPolicy,
   type TenancyPosture,
 } from '../../kudo/tasks/index.ts';
+
+/** client-go's defaults (leaderelection.LeaderElectionConfig), in ms. */
+export const LEASE_DEFAULTS = {
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+} as const;
+
+/** client-go waits up to 1.2 × the retry period between tries (its JitterFactor). */
+const RETRY_JITTER = 1.2;
+
+/** Below this a worker cannot even load the template engine. */
+const MIN_HEAP_MB = 64;
+
+export interface TuningFlags {
+  readonly leaderElectLeaseDuration?: number;
+  readonly leaderElectRenewDeadline?: number;
+  readonly leaderElectRetryPeriod?: number;
+  readonly leaderElection?: boolean;
+  readonly renderWorkers?: number;
+  readonly renderTimeout?: number;
+  readonly renderWorkerHeap?: number;
+}
+
+/** The render limits the flags set (the App's defaults for the others). */
+export type RenderLimits = Pick<RenderSettings, 'workers' | 'deadlineMs' | 'maxHeapMb'>;
+
+/** The tuning flags (docs/replicas.md, docs/limits.md). */
+export function tuningOptions(): Option[] {
+  const duration = (flag: string) => (value: string) => durationMs(flag, value);
+  return [
+    new Option(
+      '--leader-elect-lease-duration <duration>',
+      'how long a non-leader waits after the last renewal before it takes the Lease over ' +
+        '(default 15s)',
+    ).argParser(duration('--leader-elect-lease-duration')),
+    new Option(
+      '--leader-elect-renew-deadline <duration>',
+      'how long the leader keeps trying to renew before it steps down; less than the lease ' +
+        'duration (default 10s)',
+    ).argParser(duration('--leader-elect-renew-deadline')),
+    new Option(
+      '--leader-elect-retry-period <duration>',
+      'wait between tries to acquire or renew the Lease; 1.2 × it less than the renew ' +
+        'deadline (default 2s)',
+    ).argParser(duration('--leader-elect-retry-period')),
+    new Option(
+      '--render-workers <n>',
+      'template renders in parallel, each in a worker process (default: one per CPU, 1 to 4, ' +
+        "as many as fit under the container's memory limit)",
+    ).argParser((v: string) => wholeNumber('--render-workers', v, 1, '2')),
+    new Option(
+      '--render-timeout <duration>',
+      'CPU time one template render may use before its step ends FATAL_ERROR; on a busy ' +
+        'machine 10 × as much wall-clock time (default 10s)',
+    ).argParser(duration('--render-timeout')),
+    new Option(
+      '--render-worker-heap <MiB>',
+      `heap of each render worker; a render that needs more ends FATAL_ERROR (default ${RENDER_WORKER_HEAP_MB})`,
+    ).argParser((v: string) => wholeNumber('--render-worker-heap', v, MIN_HEAP_MB, '512')),
+  ];
+}
+
+/**
+ * The Lease timings the flags give, with client-go's defaults for the others; undefined when
+ * no flag sets one. Refused: a renew deadline not under the lease duration (a leader would
+ * still renew after others may take over) and a retry period whose jittered wait does not fit
+ * in the renew deadline (the leader would step down without a second try).
+ */
+export function leaseTimings(flags: TuningFlags): LeaseTimings | undefined {
+  const given = [
+    flags.leaderElectLeaseDuration !== undefined ? '--leader-elect-lease-duration' : '',
+    flags.leaderElectRenewDeadline !== undefined ? '--leader-elect-renew-deadline' : '',
+    flags.leaderElectRetryPeriod !== undefined ? '--leader-elect-retry-period' : '',
+  ].filter((f) => f !== '');
+  if (given.length === 0) return undefined;
+  if (flags.leaderElection === false) {
+    throw new CliError(
+      `${given.join(', ')} and --no-leader-election exclude each other: without leader ` +
+        'election there is no Lease to time',
+    );
+  }
+  const timings: LeaseTimings = {
+    leaseDurationMs: flags.leaderElectLeaseDuration ?? LEASE_DEFAULTS.leaseDurationMs,
+    renewDeadlineMs: flags.leaderElectRenewDeadline ?? LEASE_DEFAULTS.renewDeadlineMs,
+    retryPeriodMs: flags.leaderElectRetryPeriod ?? LEASE_DEFAULTS.retryPeriodMs,
+  };
+  const show = (ms: number): string => `${ms}ms`;
+  if (!(timings.renewDeadlineMs < timings.leaseDurationMs)) {
+    throw new CliError(
+      `--leader-elect-renew-deadline (${show(timings.renewDeadlineMs)}) must be less than ` +
+        `--leader-elect-lease-duration (${show(timings.leaseDurationMs)}): a leader must step ` +
+        'down before another replica may take the Lease; shorten the first or lengthen the second',
+    );
+  }
+  if (!(RETRY_JITTER * timings.retryPeriodMs < timings.renewDeadlineMs)) {
+    throw new CliError(
+      `--leader-elect-retry-period (${show(timings.retryPeriodMs)}) must be less than ` +
+        `--leader-elect-renew-deadline (${show(timings.renewDeadlineMs)}) / ${RETRY_JITTER}: ` +
+        'the leader retries a failed renewal after up to 1.2 retry periods; shorten the ' +
+        'retry period or lengthen the renew deadline',
+    );
+  }
+  return timings;
+}
+
+/** The render limits the flags give; undefined when none is set (the defaults apply). */
+export function renderLimits(flags: TuningFlags): RenderLimits | undefined {
+  if (
+    flags.renderWorkers === undefined &&
+    flags.renderTimeout === undefined &&
+    flags.renderWorkerHeap === undefined
+  ) {
+    return undefined;
+  }
+  return {
+    ...(flags.renderWorkers !== undefined ? { workers: flags.renderWorkers } : {}),
+    ...(flags.renderTimeout !== undefined ? { deadlineMs: flags.renderTimeout } : {}),
+    ...(flags.renderWorkerHeap !== undefined ? { maxHeapMb: flags.renderWorkerHeap } : {}),
+  };
+}
 
 export interface StartFlags extends TuningFlags {
   readonly local?: boolean;
@@ -40,82 +176,6 @@ export interface StartFlags extends TuningFlags {
   readonly defaultServiceAccount?: string;
   readonly allowServiceAccount?: readonly NamespaceGrant[];
   readonly shards?: number;
-}
-
-/** `a,b` of --watch-namespaces: namespace names, at least one. */
-export function namespaceList(value: string): readonly string[] {
-  const names = value.split(',').map((n) => n.trim());
-  if (names.some((n) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(n))) {
-    throw new CliError(
-      `--watch-namespaces ${JSON.stringify(value)}: needs namespace names separated by commas, e.g. --watch-namespaces team-a,team-b`,
-    );
-  }
-  return names;
-}
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65535) {
-    throw new CliError('--webhook-port needs a port number 0-65535, e.g. --webhook-port 9443');
-  }
-  return n;
-}
-
-/** Shards are labels `0` … `n-1` read by label selectors: a few hundred at most. */
-export const MAX_SHARDS = 256;
-
-function shardCount(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > MAX_SHARDS) {
-    throw new CliError(
-      `--shards ${JSON.stringify(value)}: needs a whole number from 1 to ${MAX_SHARDS}, e.g. --shards 12 (a multiple of the replica counts you run keeps them even)`,
-    );
-  }
-  return n;
-}
-
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1) {
-    throw new CliError('--step-timeout needs a whole number of seconds, e.g. --step-timeout 600');
-  }
-  return n;
-}
-
-/** An --allow-target-server value (checked as the policy reads it), collected in order. */
-function targetServer(value: string, previous: readonly string[] | undefined): readonly string[] {
-  try {
-    new TargetServerPolicy([value]);
-  } catch (err) {
-    if (err instanceof TargetServerFlagError) throw new CliError(err.message);
-    throw err;
-  }
-  return [...(previous ?? []), value];
-}
-
-/** A ServiceAccount name (a DNS label here: what `FROM=NAME` of the allow flag takes too). */
-function parseServiceAccount(flag: string, value: string): string {
-  try {
-    const name = parseNamespace(flag, value);
-    if (name !== '*') return name;
-  } catch (err) {
-    if (!(err instanceof TenancyFlagError)) throw err;
-  }
-  throw new CliError(
-    `${flag} ${JSON.stringify(value)}: needs a ServiceAccount name, e.g. ${flag} planwright-deployer`,
-  );
-}
-
-/** A repeatable flag's parser: each value parsed by `parse`, collected in order. */
-function repeated<T>(flag: string, parse: (flag: string, value: string) => T) {
-  return (value: string, previous: readonly T[] | undefined): readonly T[] => {
-    try {
-      return [...(previous ?? []), parse(flag, value)];
-    } catch (err) {
-      if (err instanceof TenancyFlagError) throw new CliError(err.message);
-      throw err;
-    }
-  };
 }
 
 /** The tenancy flags (docs/security.md). */
@@ -194,18 +254,98 @@ export function tenancyPolicy(flags: StartFlags): TenancyPolicy | undefined {
   };
 }
 
+/** The flags of where start runs: the cluster, the webhook server, the Leases, the shards. */
+function placementOptions(): Option[] {
+  return [
+    new Option(
+      '--local',
+      'ignore any kubeconfig and start the embedded local control plane',
+    ).default(false),
+    new Option(
+      '--bare',
+      'local control plane with kube-apiserver + etcd only: nothing runs pods, namespaces ' +
+        'never finish deleting (implies --local)',
+    ).default(false),
+    new Option(
+      '--nodes <kind>',
+      'nodes of the local control plane: mixed (default; a real node, kubelet + containerd, ' +
+        'runs pods whose images the local registry holds, kwok simulates the others), real, ' +
+        'or kwok (simulated only). Real nodes need root; without, kwok is used',
+    )
+      .choices([...NODE_KINDS])
+      .argParser((value: string): NodeKind => {
+        if (!isNodeKind(value)) {
+          throw new CliError(`--nodes needs one of ${NODE_KINDS.join(', ')}, e.g. --nodes kwok`);
+        }
+        return value;
+      }),
+    new Option(
+      '--install',
+      'with a kubeconfig: install the CRDs and register the webhooks at ' +
+        'https://127.0.0.1:<webhook port> (as local mode does)',
+    ).default(false),
+    new Option('--webhook-port <n>', 'HTTPS port of the webhook server (0 picks a free one)')
+      .default(9443)
+      .argParser(port),
+    new Option('--no-leader-election', 'run the controllers without a Lease (one replica only)'),
+    new Option(
+      '--shards <n>',
+      'split the Instances into this many shards, shared out over the live replicas of this ' +
+        'installation (each replica watches and reconciles only the Instances of the shards it ' +
+        'runs); every replica of an installation needs the same value (default 1: one replica ' +
+        'at a time reconciles all; the Deployment runs 12; docs/replicas.md)',
+    ).argParser(shardCount),
+    new Option(
+      '--cert-dir <dir>',
+      'files mode: serve the webhook with tls.crt/tls.key from this folder (e.g. the Secret ' +
+        'cert-manager writes, mounted), swapped in place when they change; the self-managed ' +
+        "certificate and its caBundle injection are off (cert-manager's cainjector fills it)",
+    ),
+  ];
+}
+
+/** The flags of what the engine and admission do beyond the defaults. */
+function engineOptions(): Option[] {
+  return [
+    new Option(
+      '--pipe-waiter-image <image>',
+      "image of the container that keeps a Pipe task's pod running while its files are copied " +
+        '(runs as uid 65534 under a restricted securityContext; needs sh, sleep, stat and tar — ' +
+        'use a mirror on air-gapped clusters)',
+    ).default(DEFAULT_WAITER_IMAGE),
+    new Option(
+      '--step-timeout <seconds>',
+      'a plan step not COMPLETE this long after it started becomes FATAL_ERROR (default: none)',
+    ).argParser(seconds),
+    new Option(
+      '--allow-unsafe-kubeconfig',
+      "accept target-cluster kubeconfigs (Instances' spec.kubeConfig) that skip TLS " +
+        'verification or use a plain-http server; refused by default. Files, exec/auth-provider ' +
+        'plugins, proxies and impersonation are refused whatever the flags',
+    ).default(false),
+    new Option(
+      '--strict-package-admission',
+      'refuse an OperatorVersion on any `kubectl kudo package verify` error (default: admit it ' +
+        'as KUDO does, with the findings as warnings; see docs/admission.md)',
+    ).default(false),
+  ];
+}
+
 export function startCommand(ctx: CliContext): Command {
   const command = new Command('start');
-  for (const option of tenancyOptions()) command.addOption(option);
-  for (const option of tuningOptions()) command.addOption(option);
-  command.addOption(
+  const options = [
+    ...tenancyOptions(),
+    ...tuningOptions(),
     new Option(
       '--watch-namespaces <a,b>',
       'reconcile only Instances of these namespaces, an entry ending in * being a prefix; named ' +
         'namespaces only: the watch caches list and watch just those (a prefix keeps them ' +
         'cluster-wide); with --install the webhooks are called only for them',
     ).argParser(parseWatchNamespaces),
-  );
+    ...placementOptions(),
+    ...engineOptions(),
+  ];
+  for (const option of options) command.addOption(option);
   return command
     .description(
       'Run Planwright (webhook server + leader-elected controllers) against the cluster of your ' +
@@ -214,82 +354,6 @@ export function startCommand(ctx: CliContext): Command {
         'nodes (see --nodes: by default a real node runs the pods it has images for, kwok ' +
         'simulates the rest).',
     )
-    .option('--local', 'ignore any kubeconfig and start the embedded local control plane', false)
-    .option(
-      '--bare',
-      'local control plane with kube-apiserver + etcd only: nothing runs pods, namespaces ' +
-        'never finish deleting (implies --local)',
-      false,
-    )
-    .addOption(
-      new Option(
-        '--nodes <kind>',
-        'nodes of the local control plane: mixed (default; a real node, kubelet + containerd, ' +
-          'runs pods whose images the local registry holds, kwok simulates the others), real, ' +
-          'or kwok (simulated only). Real nodes need root; without, kwok is used',
-      )
-        .choices([...NODE_KINDS])
-        .argParser((value: string): NodeKind => {
-          if (!isNodeKind(value)) {
-            throw new CliError(`--nodes needs one of ${NODE_KINDS.join(', ')}, e.g. --nodes kwok`);
-          }
-          return value;
-        }),
-    )
-    .option(
-      '--install',
-      'with a kubeconfig: install the CRDs and register the webhooks at ' +
-        'https://127.0.0.1:<webhook port> (as local mode does)',
-      false,
-    )
-    .addOption(
-      new Option('--webhook-port <n>', 'HTTPS port of the webhook server (0 picks a free one)')
-        .default(9443)
-        .argParser(port),
-    )
-    .option('--no-leader-election', 'run the controllers without a Lease (one replica only)')
-    .addOption(
-      new Option(
-        '--shards <n>',
-        'split the Instances into this many shards, shared out over the live replicas of this ' +
-          'installation (each replica watches and reconciles only the Instances of the shards it ' +
-          'runs); every replica of an installation needs the same value (default 1: one replica ' +
-          'at a time reconciles all; the Deployment runs 12; docs/replicas.md)',
-      ).argParser(shardCount),
-    )
-    .option(
-      '--cert-dir <dir>',
-      'files mode: serve the webhook with tls.crt/tls.key from this folder (e.g. the Secret ' +
-        'cert-manager writes, mounted), swapped in place when they change; the self-managed ' +
-        "certificate and its caBundle injection are off (cert-manager's cainjector fills it)",
-    )
-    .addOption(
-      new Option(
-        '--pipe-waiter-image <image>',
-        "image of the container that keeps a Pipe task's pod running while its files are copied " +
-          '(runs as uid 65534 under a restricted securityContext; needs sh, sleep, stat and tar — ' +
-          'use a mirror on air-gapped clusters)',
-      ).default(DEFAULT_WAITER_IMAGE),
-    )
-    .addOption(
-      new Option(
-        '--step-timeout <seconds>',
-        'a plan step not COMPLETE this long after it started becomes FATAL_ERROR (default: none)',
-      ).argParser(seconds),
-    )
-    .option(
-      '--allow-unsafe-kubeconfig',
-      "accept target-cluster kubeconfigs (Instances' spec.kubeConfig) that skip TLS " +
-        'verification or use a plain-http server; refused by default. Files, exec/auth-provider ' +
-        'plugins, proxies and impersonation are refused whatever the flags',
-      false,
-    )
-    .option(
-      '--strict-package-admission',
-      'refuse an OperatorVersion on any `kubectl kudo package verify` error (default: admit it ' +
-        'as KUDO does, with the findings as warnings; see docs/admission.md)',
-      false,
-    )
     .addHelpText(
       'after',
       '\n--namespace sets the namespace of the leader-election Lease (default: the in-cluster ' +
@@ -297,64 +361,65 @@ export function startCommand(ctx: CliContext): Command {
         '~/.kube/config, then the in-cluster service account).',
     )
     .action(async (flags: StartFlags, command: Command) => {
-      const global = globals(command);
-      if (flags.certDir !== undefined && (flags.install || flags.local || flags.bare)) {
-        throw new CliError(
-          `--cert-dir and ${flags.install ? '--install' : flags.bare ? '--bare' : '--local'} exclude each other: ` +
-            'those register the webhooks at 127.0.0.1 with a development certificate of their own',
-        );
-      }
-      if (flags.certDir !== undefined && flags.certDir.trim() === '') {
-        throw new CliError(
-          '--cert-dir needs a folder, e.g. --cert-dir /tmp/k8s-webhook-server/serving-certs',
-        );
-      }
-      if ((flags.local || flags.bare) && global.kubeconfig) {
-        throw new CliError(
-          `${flags.bare ? '--bare' : '--local'} and --kubeconfig exclude each other: choose one cluster`,
-        );
-      }
-      const tenancy = tenancyPolicy(flags);
-      const lease = leaseTimings(flags);
-      const render = renderLimits(flags);
-      const options: StartOptions = {
-        local: (flags.local ?? false) || (flags.bare ?? false),
-        ...(flags.bare ? { bare: true } : {}),
-        ...(flags.nodes ? { nodeKind: flags.nodes } : {}),
-        ...(global.kubeconfig ? { kubeconfig: global.kubeconfig } : {}),
-        ...(flags.webhookPort !== undefined ? { webhookPort: flags.webhookPort } : {}),
-        ...(flags.install ? { install: true } : {}),
-        ...(flags.leaderElection === false ? { noLeaderElection: true } : {}),
-        ...(lease ? { leaseTimings: lease } : {}),
-        ...(render ? { render } : {}),
-        ...(global.namespace ? { namespace: global.namespace } : {}),
-        ...(flags.certDir ? { certDir: flags.certDir } : {}),
-        ...(flags.strictPackageAdmission ? { strictPackageAdmission: true } : {}),
-        ...(flags.watchNamespaces ? { watchNamespaces: flags.watchNamespaces } : {}),
-        ...(flags.shards !== undefined ? { shards: flags.shards } : {}),
-        ...(flags.pipeWaiterImage !== undefined ||
-        flags.stepTimeout !== undefined ||
-        flags.allowUnsafeKubeconfig ||
-        flags.allowTargetServer ||
-        tenancy
-          ? {
-              engine: {
-                ...(flags.allowUnsafeKubeconfig ? { allowUnsafeKubeconfig: true } : {}),
-                ...(flags.allowTargetServer ? { allowTargetServers: flags.allowTargetServer } : {}),
-                ...(tenancy ? { tenancy } : {}),
-                ...(flags.pipeWaiterImage ? { pipeWaiterImage: flags.pipeWaiterImage } : {}),
-                ...(flags.stepTimeout !== undefined
-                  ? { stepTimeoutMs: flags.stepTimeout * 1000 }
-                  : {}),
-              },
-            }
-          : {}),
-      };
       const io = {
         out: (line: string) => ctx.term.out(line),
         err: (line: string) => ctx.term.err(line),
       };
-      const code = await runStart(options, io, ctx.signal);
+      const code = await runStart(startOptions(flags, globals(command)), io, ctx.signal);
       if (code !== 0) throw new ManagerExitError(code);
     });
+}
+
+/** Flags that exclude each other, or a value only its relation to another makes wrong. */
+function refuseConflicts(flags: StartFlags, global: GlobalOptions): void {
+  if (flags.certDir !== undefined && (flags.install || flags.local || flags.bare)) {
+    throw new CliError(
+      `--cert-dir and ${flags.install ? '--install' : flags.bare ? '--bare' : '--local'} exclude each other: ` +
+        'those register the webhooks at 127.0.0.1 with a development certificate of their own',
+    );
+  }
+  if (flags.certDir !== undefined && flags.certDir.trim() === '') {
+    throw new CliError(
+      '--cert-dir needs a folder, e.g. --cert-dir /tmp/k8s-webhook-server/serving-certs',
+    );
+  }
+  if ((flags.local || flags.bare) && global.kubeconfig) {
+    throw new CliError(
+      `${flags.bare ? '--bare' : '--local'} and --kubeconfig exclude each other: choose one cluster`,
+    );
+  }
+}
+
+/** The one conversion of the flags: into the options start reads down to the App. */
+export function startOptions(flags: StartFlags, global: GlobalOptions): StartOptions {
+  refuseConflicts(flags, global);
+  const tenancy = tenancyPolicy(flags);
+  const leaseTimingsGiven = leaseTimings(flags);
+  const render = renderLimits(flags);
+  return {
+    // An empty --kubeconfig or --namespace means none, as it always has.
+    kubeconfig: global.kubeconfig || undefined,
+    namespace: global.namespace || undefined,
+    local: (flags.local ?? false) || (flags.bare ?? false),
+    bare: flags.bare ?? false,
+    nodeKind: flags.nodes,
+    install: flags.install ?? false,
+    webhookPort: flags.webhookPort ?? 9443,
+    leaderElection: flags.leaderElection !== false,
+    leaseTimings: leaseTimingsGiven,
+    certDir: flags.certDir,
+    watchNamespaces: flags.watchNamespaces,
+    shards: flags.shards,
+    packagePolicy: flags.strictPackageAdmission ? 'strict' : 'warn',
+    tenancy,
+    render,
+    controller: {
+      pipeWaiterImage: flags.pipeWaiterImage,
+      stepTimeoutMs: flags.stepTimeout === undefined ? undefined : flags.stepTimeout * 1000,
+      remote: {
+        allowUnsafeKubeconfig: flags.allowUnsafeKubeconfig,
+        allowedServers: flags.allowTargetServer,
+      },
+    },
+  };
 }

@@ -2,6 +2,7 @@
 // executor; their entries here give the signature it checks argument counts against.
 
 import { quoteGo, sprint, sprintf, sprintln } from '../fmt.ts';
+import { INTERFACE } from '../values.ts';
 import {
   FuncError,
   GoFunc,
@@ -269,7 +270,7 @@ function call(args: V[]): V {
   }
   const argv = rest.map((a, i) => {
     const t = i < def.params.length ? def.params[i]! : def.variadic!;
-    if (t === 'interface {}') return a ?? null;
+    if (t === INTERFACE) return a ?? null;
     if (a === undefined || a === null)
       throw new FuncError(`arg ${i}: value is nil; should be of type ${t}`);
     const at = typeOf(a);
@@ -285,21 +286,21 @@ export const builtins: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['or', { params: [RV], variadic: RV, impl: () => undefined }],
   ['not', { params: [RV], impl: (a) => !isTrue(a[0]) }],
   ['call', { params: [RV], variadic: RV, impl: call }],
-  ['html', { params: [], variadic: 'interface {}', impl: (a) => htmlEscape(evalArgs(a)) }],
-  ['js', { params: [], variadic: 'interface {}', impl: (a) => jsEscape(evalArgs(a)) }],
-  ['urlquery', { params: [], variadic: 'interface {}', impl: (a) => queryEscape(evalArgs(a)) }],
+  ['html', { params: [], variadic: INTERFACE, impl: (a) => htmlEscape(evalArgs(a)) }],
+  ['js', { params: [], variadic: INTERFACE, impl: (a) => jsEscape(evalArgs(a)) }],
+  ['urlquery', { params: [], variadic: INTERFACE, impl: (a) => queryEscape(evalArgs(a)) }],
   ['index', { params: [RV], variadic: RV, impl: index }],
   ['len', { params: [RV], impl: length }],
-  ['print', { params: [], variadic: 'interface {}', impl: (a) => sprint(a) }],
+  ['print', { params: [], variadic: INTERFACE, impl: (a) => sprint(a) }],
   [
     'printf',
     {
       params: ['string'],
-      variadic: 'interface {}',
+      variadic: INTERFACE,
       impl: (a) => sprintf(a[0] as string, a.slice(1)),
     },
   ],
-  ['println', { params: [], variadic: 'interface {}', impl: (a) => sprintln(a) }],
+  ['println', { params: [], variadic: INTERFACE, impl: (a) => sprintln(a) }],
   ['eq', { params: [RV], variadic: RV, impl: eq }],
   ['ne', { params: [RV, RV], impl: (a) => !eq(a) }],
   ['lt', { params: [RV, RV], impl: (a) => lt(a[0], a[1]) }],

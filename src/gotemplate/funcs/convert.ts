@@ -1,6 +1,7 @@
 // sprig's conversions (spf13/cast and sprig's strval/strslice), shared by the sprig modules.
 
 import { formatValue, noFlags, sprintf } from '../fmt.ts';
+import { INTERFACE } from '../values.ts';
 import { FuncError, GoInt, GoMap, GoObject, GoSlice, typeOf } from '../values.ts';
 import type { FuncDef, GoType, GoValue, IntKind } from '../values.ts';
 
@@ -133,7 +134,7 @@ export function strslice(v: V): string[] {
   return [strval(v)];
 }
 
-export function sliceOf(items: GoValue[], elem: GoType = 'interface {}'): GoSlice {
+export function sliceOf(items: GoValue[], elem: GoType = INTERFACE): GoSlice {
   return new GoSlice(elem, items);
 }
 

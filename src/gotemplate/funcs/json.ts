@@ -3,6 +3,7 @@
 // float64).
 
 import { GoFunc, GoInt, GoMap, GoObject, GoSlice } from '../values.ts';
+import { INTERFACE } from '../values.ts';
 import type { GoValue } from '../values.ts';
 import { formatFloat } from '../fmt.ts';
 import { goJsonSyntaxError } from './json-syntax.ts';
@@ -98,10 +99,10 @@ export function marshal(
 
 export function fromPlain(x: unknown): GoValue {
   if (x === null) return null;
-  if (Array.isArray(x)) return new GoSlice('interface {}', x.map(fromPlain));
+  if (Array.isArray(x)) return new GoSlice(INTERFACE, x.map(fromPlain));
   if (typeof x === 'object') {
     return new GoMap(
-      'interface {}',
+      INTERFACE,
       new Map(Object.entries(x as Record<string, unknown>).map(([k, v]) => [k, fromPlain(v)])),
     );
   }

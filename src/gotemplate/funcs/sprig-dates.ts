@@ -4,6 +4,7 @@
 // float64) silently means "now" or zero.
 
 import { maxInt64, minInt64, monthString, weekdayString } from '../gotime/civil.ts';
+import { INTERFACE } from '../values.ts';
 import {
   durationString,
   parseDuration,
@@ -313,19 +314,19 @@ function dateModify(spec: string, d: GoObject, must: boolean): GoObject {
 
 const dateModifyDef = fn(['string', 'time.Time'], (a) => dateModify(a[0], a[1], false));
 const mustDateModifyDef = fn(['string', 'time.Time'], (a) => dateModify(a[0], a[1], true));
-const dateInZoneDef = fn(['string', 'interface {}', 'string'], (a) => dateInZone(a[0], a[1], a[2]));
+const dateInZoneDef = fn(['string', INTERFACE, 'string'], (a) => dateInZone(a[0], a[1], a[2]));
 
 export const sprigDates: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
-  ['ago', fn(['interface {}'], (a) => ago(a[0]))],
-  ['date', fn(['string', 'interface {}'], (a) => dateInZone(a[0], a[1], 'Local'))],
+  ['ago', fn([INTERFACE], (a) => ago(a[0]))],
+  ['date', fn(['string', INTERFACE], (a) => dateInZone(a[0], a[1], 'Local'))],
   ['date_in_zone', dateInZoneDef],
   ['date_modify', dateModifyDef],
   ['dateInZone', dateInZoneDef],
   ['dateModify', dateModifyDef],
-  ['duration', fn(['interface {}'], (a) => duration(a[0]))],
-  ['durationRound', fn(['interface {}'], (a) => durationRound(a[0]))],
-  ['htmlDate', fn(['interface {}'], (a) => dateInZone('2006-01-02', a[0], 'Local'))],
-  ['htmlDateInZone', fn(['interface {}', 'string'], (a) => dateInZone('2006-01-02', a[0], a[1]))],
+  ['duration', fn([INTERFACE], (a) => duration(a[0]))],
+  ['durationRound', fn([INTERFACE], (a) => durationRound(a[0]))],
+  ['htmlDate', fn([INTERFACE], (a) => dateInZone('2006-01-02', a[0], 'Local'))],
+  ['htmlDateInZone', fn([INTERFACE, 'string'], (a) => dateInZone('2006-01-02', a[0], a[1]))],
   ['must_date_modify', mustDateModifyDef],
   ['mustDateModify', mustDateModifyDef],
   ['mustToDate', fn(['string', 'string'], (a) => toDate(a[0], a[1], true))],

@@ -1,13 +1,13 @@
 // sprig's defaults, JSON and reflection functions (defaults.go, reflect.go).
 
 import { sprintf } from '../fmt.ts';
+import { INTERFACE as A } from '../values.ts';
 import { kindOf, typeOf } from '../values.ts';
 import type { FuncDef } from '../values.ts';
 import { deepEqual, empty, fn, goErr } from './convert.ts';
 import type { V } from './convert.ts';
 import { JSONError, marshal, unmarshal } from './json.ts';
 
-const A = 'interface {}';
 const S = 'string';
 
 function json(v: V, html: boolean, indent?: string): string {

@@ -1,11 +1,11 @@
 // sprig's dict functions (dict.go).
 
 import { GoMap, GoSlice, kindOf, typeOf } from '../values.ts';
+import { INTERFACE as A } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { empty, fn, goErr, sliceOf, strList, strval } from './convert.ts';
 import type { V } from './convert.ts';
 
-const A = 'interface {}';
 const M = 'map[string]interface {}';
 const S = 'string';
 
@@ -15,7 +15,7 @@ function dict(a: V[]): GoMap {
     const k = strval(a[i]);
     m.set(k, i + 1 >= a.length ? '' : (a[i + 1] ?? null));
   }
-  return new GoMap('interface {}', m);
+  return new GoMap(A, m);
 }
 
 function copyValue(v: GoValue): GoValue {
@@ -156,7 +156,7 @@ export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
       ([m, ...keys]) => {
         const out = new Map<string, GoValue>();
         for (const k of keys) if (m.entries.has(k)) out.set(k, m.entries.get(k) ?? null);
-        return new GoMap('interface {}', out);
+        return new GoMap(A, out);
       },
       S,
     ),
@@ -167,7 +167,7 @@ export const sprigDicts: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
       [M],
       ([m, ...keys]) => {
         const drop = new Set(keys);
-        return new GoMap('interface {}', new Map([...m.entries].filter(([k]) => !drop.has(k))));
+        return new GoMap(A, new Map([...m.entries].filter(([k]) => !drop.has(k))));
       },
       S,
     ),

@@ -1,6 +1,7 @@
 // sprig's encoding, hashing, path and URL functions.
 
 import { createHash, randomUUID } from 'node:crypto';
+import { INTERFACE } from '../values.ts';
 import { GoMap } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { fn, strval } from './convert.ts';
@@ -148,7 +149,7 @@ function urlParse(s: string): GoValue {
     ? host.slice(1, host.indexOf(']'))
     : host.replace(/:\d*$/, '');
   return new GoMap(
-    'interface {}',
+    INTERFACE,
     new Map<string, GoValue>([
       ['scheme', g(1)],
       ['host', host],

@@ -2,11 +2,10 @@
 // return an error; text/template reports both as "error calling X: ...".
 
 import { GoSlice } from '../values.ts';
+import { INTERFACE as A } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { deepEqual, empty, fn, goErr, kindName, nilDeref, sliceOf, toInt64 } from './convert.ts';
 import type { V } from './convert.ts';
-
-const A = 'interface {}';
 
 const nilSlice = (): GoSlice => new GoSlice(A, [], true);
 

@@ -1,12 +1,12 @@
 // sprig's numeric functions: int64 arithmetic via cast, float ops through decimals.
 
 import type { GoInt } from '../values.ts';
+import { INTERFACE as A } from '../values.ts';
 import type { FuncDef } from '../values.ts';
 import { fn, goErr, i64, int, strval, toFloat64, toInt64 } from './convert.ts';
 import type { V } from './convert.ts';
 import { sliceOf } from './convert.ts';
 
-const A = 'interface {}';
 const I = 'int';
 
 function untilStep(start: number, stop: number, step: number): number[] {

@@ -1,6 +1,7 @@
 // sprig's string functions (strings.go and the string entries of functions.go).
 
 import { quoteGo } from '../fmt.ts';
+import { INTERFACE as A } from '../values.ts';
 import { GoMap, GoSlice, utf8, utf8Decoder } from '../values.ts';
 import type { FuncDef, GoValue } from '../values.ts';
 import { fn, goErr, strList, strslice, strval } from './convert.ts';
@@ -18,7 +19,6 @@ import { GoInt } from '../values.ts';
 
 const S = 'string';
 const I = 'int';
-const A = 'interface {}';
 
 const bytes = (s: string): Uint8Array => utf8.encode(s);
 const str = (b: Uint8Array): string => utf8Decoder.decode(b);

@@ -4,6 +4,7 @@
 // makes of the Go values they stand for.
 
 import { GoYamlEmitter, type NodeContext } from '../goyaml/emitter.ts';
+import { INTERFACE } from '../values.ts';
 import { sortYamlKeys } from '../goyaml/keys.ts';
 import { stringStyle, yamlFloat } from '../goyaml/resolve.ts';
 import { GoFunc, GoInt, GoMap, GoSlice } from '../values.ts';
@@ -45,5 +46,5 @@ export function toYaml(v: GoValue): string {
 }
 
 export const yamlFuncs: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
-  ['toYaml', fn(['interface {}'], (a) => toYaml(a[0] ?? null))],
+  ['toYaml', fn([INTERFACE], (a) => toYaml(a[0] ?? null))],
 ]);

@@ -3,7 +3,7 @@
  * for cleanup; the webhook records who asked and when.
  */
 import type { StatusCause } from '../../server/index.ts';
-import { PLAN_CLEANUP } from '../api/types.ts';
+import { PLAN_CLEANUP } from '../api/index.ts';
 import { abortCommand } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
 import { ABORT_FIELD, allow, deny } from './results.ts';

@@ -12,8 +12,15 @@
  * See examples/api/kudo.ts.
  */
 import type { JsonPatchOperation } from '../../server/index.ts';
-import { hasCleanupPlan, operatorVersionRef, runningPlan } from '../api/read.ts';
-import { CLEANUP_FINALIZER, PLAN_CLEANUP, PLAN_DEPLOY, type Instance } from '../api/types.ts';
+import {
+  hasCleanupPlan,
+  operatorVersionRef,
+  runningPlan,
+  CLEANUP_FINALIZER,
+  PLAN_CLEANUP,
+  PLAN_DEPLOY,
+  type Instance,
+} from '../api/index.ts';
 import { describeRunning, listPlans, wayOut } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
 import {

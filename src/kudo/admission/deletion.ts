@@ -3,7 +3,7 @@
  * `cleanup`, which nobody can replace, clear or abort.
  */
 import type { JsonPatchOperation, StatusCause } from '../../server/index.ts';
-import { PLAN_CLEANUP } from '../api/types.ts';
+import { PLAN_CLEANUP } from '../api/index.ts';
 import { describeRunning } from './messages.ts';
 import type { Decision, DecisionDeps, UpdateFacts } from './types.ts';
 import { OPERATOR_VERSION_FIELD, PLAN_NAME_FIELD, allow, deny, schedule } from './results.ts';

@@ -15,8 +15,7 @@
  *
  * See examples/api/kudo.ts.
  */
-import { jsonEqual } from '../api/json-equal.ts';
-import { PLAN_DEPLOY, type Instance, type PlanExecution } from '../api/types.ts';
+import { jsonEqual, PLAN_DEPLOY, type Instance, type PlanExecution } from '../api/index.ts';
 import { decide } from './decide.ts';
 import { PLAN_NAME_FIELD, allow, deny } from './results.ts';
 import type { Decision, DecisionDeps, DecisionInput } from './types.ts';

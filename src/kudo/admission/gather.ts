@@ -9,12 +9,10 @@ import {
   type AdmissionRequest,
   type AdmissionResult,
 } from '../../server/index.ts';
-import { operatorVersionRef } from '../api/read.ts';
-import { readStatus } from '../api/status-read.ts';
-import type { Instance, OperatorVersion } from '../api/types.ts';
-import type { ParameterDecoder, ParameterValidator } from '../params/validator.ts';
+import { operatorVersionRef, readStatus } from '../api/index.ts';
+import type { Instance, OperatorVersion, OperatorVersionSource } from '../api/index.ts';
+import type { ParameterDecoder, ParameterValidator } from '../params/index.ts';
 import { instanceShapeProblems, withoutNullFields } from './shape.ts';
-import type { OperatorVersionSource } from '../api/contracts.ts';
 import type { DecisionInput } from './types.ts';
 import { KUDO_TENANCY, operatorVersionProblem, type TenancyPolicy } from '../tasks/index.ts';
 

@@ -6,7 +6,7 @@
  * See examples/api/kudo.ts.
  */
 import { allow, type AdmissionHandler } from '../../server/index.ts';
-import type { ParameterValidator } from '../params/validator.ts';
+import type { ParameterValidator } from '../params/index.ts';
 import { finalGuard } from './final-guard.ts';
 import { gatherDecisionInput, isDecisionInput, type GatherOptions } from './gather.ts';
 import { toAdmissionResult } from './handler.ts';

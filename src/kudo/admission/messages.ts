@@ -4,8 +4,7 @@
  * Parameter values are never quoted: they often carry passwords, and denial messages end up
  * in terminals and audit logs.
  */
-import type { Instance } from '../api/types.ts';
-import type { RunningPlan } from '../api/read.ts';
+import type { Instance, RunningPlan } from '../api/index.ts';
 
 /** `plan "deploy" (IN_PROGRESS, phase "zk", step "app", started 2026-…)` */
 export function describeRunning(running: RunningPlan): string {

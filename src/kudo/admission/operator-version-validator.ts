@@ -11,7 +11,7 @@
  *
  * See examples/api/kudo.ts.
  */
-import { jsonEqual } from '../api/json-equal.ts';
+import { jsonEqual } from '../api/index.ts';
 import {
   allow,
   denyForbidden,
@@ -20,10 +20,10 @@ import {
   type AdmissionHandler,
   type AdmissionResult,
 } from '../../server/index.ts';
-import { RenderLimitError } from '../render/pool/errors.ts';
-import { RenderError } from '../render/templates.ts';
-import type { Instance, Operator, OperatorVersion } from '../api/types.ts';
-import type { VerifyResult } from '../package/verify/findings.ts';
+import { RenderLimitError } from '../pool/index.ts';
+import { RenderError } from '../render/index.ts';
+import type { Instance, Operator, OperatorVersion } from '../api/index.ts';
+import type { VerifyResult } from '../verify/index.ts';
 import type { KudoUsage } from './usage.ts';
 import { verifyVerdict, type PackagePolicy } from './verify-verdict.ts';
 import { namespacedName } from '../../kube/index.ts';

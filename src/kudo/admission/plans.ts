@@ -2,8 +2,8 @@
  * Which plan a spec change schedules (direct request, upgrade, parameter triggers), and the
  * running-plan rule: only the same plan may be re-triggered while one runs.
  */
-import { PLAN_DEPLOY, PLAN_UPDATE, PLAN_UPGRADE, type OperatorVersion } from '../api/types.ts';
-import { immutabilityProblems } from '../params/immutability.ts';
+import { PLAN_DEPLOY, PLAN_UPDATE, PLAN_UPGRADE, type OperatorVersion } from '../api/index.ts';
+import { immutabilityProblems } from '../params/index.ts';
 import { describeRunning, listPlans, runningCauses, wayOut } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, Scheduled, UpdateFacts } from './types.ts';
 import {

@@ -5,9 +5,13 @@ import {
   type JsonPatchOperation,
   type StatusCause,
 } from '../../server/index.ts';
-import { operatorVersionRef } from '../api/read.ts';
-import { type Instance, type OperatorVersion, type PlanExecution } from '../api/types.ts';
-import type { ParameterProblem } from '../params/errors.ts';
+import {
+  operatorVersionRef,
+  type Instance,
+  type OperatorVersion,
+  type PlanExecution,
+} from '../api/index.ts';
+import type { ParameterProblem } from '../params/index.ts';
 import type { Decision, DecisionDeps, Scheduled } from './types.ts';
 import { namespacedName } from '../../kube/index.ts';
 

@@ -6,7 +6,7 @@
  * string belongs.
  */
 import type { StatusCause } from '../../server/index.ts';
-import { checkShape, isRecord, kindOf, type Shape } from '../api/shape-check.ts';
+import { checkShape, isRecord, kindOf, type Shape } from '../api/index.ts';
 
 /** Every field of an Instance's metadata and spec that admission (decide, messages) reads. */
 const INSTANCE: Shape = {

@@ -8,8 +8,7 @@
  */
 import { shardLabelFor, shardOf, type ShardView } from '../../runtime/index.ts';
 import type { JsonPatchOperation } from '../../server/index.ts';
-import { instanceShardKey, SHARD_LABEL } from '../api/shard.ts';
-import type { Instance } from '../api/types.ts';
+import { instanceShardKey, SHARD_LABEL, type Instance } from '../api/index.ts';
 
 export interface AdmissionSharding {
   /** This replica's view of the shards (their count, which a live replica holds). */

@@ -6,8 +6,14 @@
  * See examples/api/kudo.ts.
  */
 import { ApiError, type KubeClient } from '../../kube/index.ts';
-import { OPERATOR_VERSION_GVK, type OperatorVersionSource } from '../api/contracts.ts';
-import { KUDO_GROUP, KUDO_VERSION, type Operator, type OperatorVersion } from '../api/types.ts';
+import {
+  OPERATOR_VERSION_GVK,
+  type OperatorVersionSource,
+  KUDO_GROUP,
+  KUDO_VERSION,
+  type Operator,
+  type OperatorVersion,
+} from '../api/index.ts';
 
 // The contracts live in kudo/api; re-exported where admission's users have always found them.
 export { OPERATOR_VERSION_GVK, type OperatorVersionSource };
@@ -56,7 +62,7 @@ async function getNamespaced<T>(
     return await options.client.request<T>({
       path,
       timeoutMs: options.timeoutMs,
-      ...(signal ? { signal } : {}),
+      signal,
     });
   } catch (err) {
     if (err instanceof ApiError && err.statusCode === 404) return undefined;

@@ -1,8 +1,7 @@
 /** Input and output of the Instance admission decision (a pure function of these). */
 import type { JsonPatchOperation, StatusCause } from '../../server/index.ts';
-import type { RunningPlan } from '../api/read.ts';
-import type { Instance, OperatorVersion } from '../api/types.ts';
-import type { DecodedParameters, ParameterValidator } from '../params/validator.ts';
+import type { RunningPlan, Instance, OperatorVersion } from '../api/index.ts';
+import type { DecodedParameters, ParameterValidator } from '../params/index.ts';
 
 export interface AdmissionUser {
   readonly username?: string;

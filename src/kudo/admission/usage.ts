@@ -13,8 +13,11 @@ import {
   INSTANCES_BY_OPERATOR_VERSION,
   operatorVersionRef,
   type NamespacedName,
-} from '../api/read.ts';
-import { KUDO_GROUP, KUDO_VERSION, type Instance, type OperatorVersion } from '../api/types.ts';
+  KUDO_GROUP,
+  KUDO_VERSION,
+  type Instance,
+  type OperatorVersion,
+} from '../api/index.ts';
 import { isWellFormed } from './source.ts';
 
 /**

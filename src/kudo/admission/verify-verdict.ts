@@ -12,7 +12,7 @@
  * Warnings and causes are bounded again by the server (see server/admission/bounds.ts).
  */
 import { allow, denyInvalid, type AdmissionResult, type StatusCause } from '../../server/index.ts';
-import type { Finding, VerifyResult } from '../package/verify/findings.ts';
+import type { Finding, VerifyResult } from '../verify/index.ts';
 
 export type PackagePolicy = 'warn' | 'strict';
 

@@ -3,4 +3,6 @@ export * from './types.ts';
 export * from './read.ts';
 export * from './contracts.ts';
 export * from './status-read.ts';
+export * from './json-equal.ts';
+export * from './shape-check.ts';
 export * from './shard.ts';

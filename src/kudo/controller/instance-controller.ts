@@ -4,9 +4,14 @@
  * workloads changing (their status decides health), and by OperatorVersion changes.
  */
 import type { Logger } from 'pino';
-import { ServerSideApply, TargetServerPolicy } from '../../kube/index.ts';
+import {
+  ServerSideApply,
+  TargetServerPolicy,
+  gvkKey,
+  parseApiVersion,
+  type GroupVersionKind,
+} from '../../kube/index.ts';
 import type { ApplyObject } from '../../kube/index.ts';
-import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/index.ts';
 import {
   objectKey,
   ShardLabeler,
@@ -21,11 +26,14 @@ import {
   INSTANCE_GVK,
   OPERATOR_VERSION_GVK,
   type OperatorVersionSource,
-} from '../api/contracts.ts';
-import { instanceOperatorVersionKeys, INSTANCES_BY_OPERATOR_VERSION } from '../api/read.ts';
-import { KUDO_GROUP, type Instance } from '../api/types.ts';
-import { instanceShardKey, SHARD_LABEL } from '../api/shard.ts';
-import { readStatus } from '../api/status-read.ts';
+  instanceOperatorVersionKeys,
+  instanceShardKey,
+  INSTANCES_BY_OPERATOR_VERSION,
+  KUDO_GROUP,
+  SHARD_LABEL,
+  type Instance,
+  readStatus,
+} from '../api/index.ts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import {
   ANNOTATION_DRIFT,
@@ -38,11 +46,12 @@ import {
   TargetClusters,
   type EventSink,
   type InstanceReconcilerOptions,
+  labelledFor,
+  type WorkloadSource,
+  CachedObjects,
 } from '../engine/index.ts';
-import { labelledFor, type WorkloadSource } from '../engine/workloads.ts';
-import { CachedObjects } from '../engine/cached-objects.ts';
-import { READINESS_KINDS } from '../health/readiness.ts';
-import { HERITAGE_KUDO, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
+import { READINESS_KINDS } from '../health/index.ts';
+import { HERITAGE_KUDO, InlineRenderer, LABEL_HERITAGE, LABEL_INSTANCE } from '../render/index.ts';
 import { ANNOTATION_SERVICE_ACCOUNT } from '../tasks/index.ts';
 
 export { INSTANCE_GVK };
@@ -223,7 +232,7 @@ export function registerInstanceController(
   const sharded = builder.completeSharded({
     label: SHARD_LABEL,
     // Each term of each shard gets its own reconciler: nothing it remembered outlives the term.
-    reconcilerForTerm: (term) => InstanceReconciler.forTerm(engine.forTerm(term)),
+    reconcilerForTerm: (term) => InstanceReconciler.forTerm(engine.ctx, term),
     // The shard went elsewhere: the watches its Instances held go.
     onTermEnd: (keys) => {
       for (const key of keys) engine.watches.releaseAll(key);
@@ -236,7 +245,7 @@ export function registerInstanceController(
       label: SHARD_LABEL,
       shards: manager.shards,
       keyOf: instanceShardKey,
-      ...(tuning.filter ? { accept: (o) => tuning.filter?.(o as Instance) ?? true } : {}),
+      accept: tuning.filter && ((o) => tuning.filter?.(o as Instance) ?? true),
       logger: logger.child({ component: 'shard-labeler' }),
     }),
   );
@@ -255,7 +264,7 @@ export function registerInstanceController(
   return sharded;
 }
 
-/** What the reconcilers of every term share, and how each term's options are made. */
+/** The engine's context, made once: every term's reconciler gets it as it is. */
 function instanceEngine(
   options: Pick<
     InstanceControllerOptions,
@@ -270,7 +279,7 @@ function instanceEngine(
     readonly watched: ReadonlyMap<string, GroupVersionKind>;
     readonly enqueue: (key: string) => void;
   },
-): { readonly watches: InstanceWatches; forTerm(term: AbortSignal): InstanceReconcilerOptions } {
+): { readonly watches: InstanceWatches; readonly ctx: InstanceReconcilerOptions } {
   const { manager, logger, operatorVersions, remote, registry, tuning, ssa, watched, enqueue } =
     options;
   const watches = new InstanceWatches({ caches: manager.caches, logger, enqueue });
@@ -284,40 +293,20 @@ function instanceEngine(
     logger,
     onClusterReplaced: (cluster) => watches.clusterReplaced(cluster),
   });
-  const driftDetected = registry
-    ? new Counter({
-        name: 'planwright_drift_detected_total',
-        help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
-        labelNames: ['cluster', 'kind', 'mode'] as const,
-        registers: [registry],
-      })
-    : undefined;
-  // The baselines of the terms running now (each term starts without any: what an earlier
-  // term saw may predate another replica's writes); the gauge sums them.
-  const keepers = new Set<DriftKeeper>();
-  if (registry) {
-    // Read when scraped: what drift costs in memory, per object it keeps (Instances with
-    // drift off keep none).
-    new Gauge({
-      name: 'planwright_drift_baselines',
-      help: 'Objects whose applied state is kept for drift checks (Instances with planwright.dev/drift on)',
-      registers: [registry],
-      collect(): void {
-        this.set([...keepers].reduce((n, k) => n + k.size, 0));
-      },
-    });
-  }
   // Plans write as a ServiceAccount of the Instance's namespace where the policy says so.
   const identities = tuning.tenancy?.serviceAccounts
     ? new Identities({ home: ssa, fieldManager: FIELD_MANAGER, policy: tuning.tenancy, logger })
     : undefined;
   if (identities)
     manager.signal.addEventListener('abort', () => identities.close(), { once: true });
-  const base: InstanceReconcilerOptions = {
+  const ctx: InstanceReconcilerOptions = {
     ...tuning,
-    ...(identities ? { identities } : {}),
+    templates: tuning.templates ?? new InlineRenderer(),
+    now: (): Date => new Date(),
+    identities,
     targets,
     watches,
+    newDrift: driftKeepers(registry),
     operatorVersions,
     client: manager.client,
     ssa,
@@ -331,16 +320,40 @@ function instanceEngine(
       wakes: instanceKeysOf,
     }),
   };
-  return {
-    watches,
-    forTerm: (term) => ({
-      ...base,
-      newDrift: () => {
-        const keeper = new DriftKeeper(driftDetected);
-        keepers.add(keeper);
-        term.addEventListener('abort', () => keepers.delete(keeper), { once: true });
-        return keeper;
+  return { watches, ctx };
+}
+
+/**
+ * Makes each term's drift baselines (a term starts without any: what an earlier term saw may
+ * predate another replica's writes), counted in the registry's metrics: the baselines of the
+ * terms running now are summed when scraped.
+ */
+function driftKeepers(registry: Registry | undefined): (term: AbortSignal) => DriftKeeper {
+  const driftDetected = registry
+    ? new Counter({
+        name: 'planwright_drift_detected_total',
+        help: 'Objects found changed outside a plan (planwright.dev/drift), by cluster, kind and mode',
+        labelNames: ['cluster', 'kind', 'mode'] as const,
+        registers: [registry],
+      })
+    : undefined;
+  const keepers = new Set<DriftKeeper>();
+  if (registry) {
+    // Read when scraped: what drift costs in memory, per object it keeps (Instances with
+    // drift off keep none).
+    new Gauge({
+      name: 'planwright_drift_baselines',
+      help: 'Objects whose applied state is kept for drift checks (Instances with planwright.dev/drift on)',
+      registers: [registry],
+      collect(): void {
+        this.set([...keepers].reduce((n, k) => n + k.size, 0));
       },
-    }),
+    });
+  }
+  return (term) => {
+    const keeper = new DriftKeeper(driftDetected);
+    keepers.add(keeper);
+    term.addEventListener('abort', () => keepers.delete(keeper), { once: true });
+    return keeper;
   };
 }

@@ -10,9 +10,9 @@
  */
 import type { Logger } from 'pino';
 import { generationChanged, type Manager } from '../../runtime/index.ts';
-import { OPERATOR_VERSION_GVK } from '../api/contracts.ts';
-import type { Operator, OperatorVersion } from '../api/types.ts';
-import type { VerifyResult } from '../package/verify/findings.ts';
+import { OPERATOR_VERSION_GVK } from '../api/index.ts';
+import type { Operator, OperatorVersion } from '../api/index.ts';
+import type { VerifyResult } from '../verify/index.ts';
 import { namespacedName } from '../../kube/index.ts';
 
 export const VERIFY_EVENT_REASON = 'PackageVerifyErrors';

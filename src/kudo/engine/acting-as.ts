@@ -19,7 +19,7 @@ import {
   impersonatingKubeConfig,
   serviceAccountUser,
 } from '../../kube/index.ts';
-import type { Instance } from '../api/types.ts';
+import type { Instance } from '../api/index.ts';
 import { identityOf, type TenancyPolicy } from '../tasks/index.ts';
 
 /** The Instance asks for an identity the policy refuses; nothing is written. */

@@ -12,7 +12,7 @@
 import type { ApplyObject } from '../../kube/index.ts';
 import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/index.ts';
 import { BoundedMap, objectKey, type KubeObject } from '../../runtime/index.ts';
-import type { ObjectReader } from '../tasks/types.ts';
+import type { ObjectReader } from '../tasks/index.ts';
 
 /** The part of the CacheRegistry read here: the home cluster's caches that exist. */
 export interface CacheSource {

@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { describeObject, ResourceManager, type ServerSideApply } from '../../kube/index.ts';
-import { KUDO_GROUP, type Instance } from '../api/types.ts';
+import { KUDO_GROUP, type Instance } from '../api/index.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import { deletionRefused, inventoryDeletion } from '../tasks/index.ts';
 import type { StatusSession } from './session.ts';

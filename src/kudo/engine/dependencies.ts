@@ -9,9 +9,9 @@
  */
 import type { KubeClient } from '../../kube/index.ts';
 import { ApiError } from '../../kube/index.ts';
-import type { OperatorVersionSource } from '../admission/index.ts';
-import { KUDO_GROUP, KUDO_VERSION, type Instance, type OperatorVersion } from '../api/types.ts';
-import { operatorVersionName } from '../package/convert.ts';
+import type { OperatorVersionSource } from '../api/index.ts';
+import { KUDO_GROUP, KUDO_VERSION, type Instance, type OperatorVersion } from '../api/index.ts';
+import { operatorVersionName } from '../package/index.ts';
 
 /** Whether the Instance is a dependency of another Instance (owned by one). */
 export function isChildInstance(instance: Instance): boolean {

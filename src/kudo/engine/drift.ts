@@ -11,10 +11,15 @@
  * since (the next plan run). Turning it off drops the Instance's baselines.
  */
 import type { Counter } from 'prom-client';
-import { describeObject, namespacedName, type ApplyObject } from '../../kube/index.ts';
+import {
+  describeObject,
+  namespacedName,
+  ResourceManager,
+  type ApplyObject,
+} from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
 import type { GroupVersionKind } from '../../kube/index.ts';
-import type { Instance, InstanceStatus } from '../api/types.ts';
+import type { Instance, InstanceStatus } from '../api/index.ts';
 import { setCondition } from './status.ts';
 import {
   appliedObject,
@@ -29,7 +34,7 @@ import {
 } from '../inventory/index.ts';
 import { LABEL_OWNER_UID, ownedByInstance } from '../render/index.ts';
 import { previousOwner } from '../tasks/index.ts';
-import type { AppliedObject } from '../tasks/types.ts';
+import type { AppliedObject } from '../tasks/index.ts';
 import type { Target } from './targets.ts';
 
 export const ANNOTATION_DRIFT = 'planwright.dev/drift';
@@ -170,9 +175,10 @@ export class DriftKeeper {
         findings.push({ entry, object, fields, corrected: false });
         continue;
       }
-      const result = await input.target.ssa.apply(appliedObject(baseline), {
-        signal: input.signal,
-      });
+      const { object: result } = await new ResourceManager(input.target.ssa).reapply(
+        appliedObject(baseline),
+        input.signal,
+      );
       // Still ours (not forgotten or re-applied by a plan meanwhile): the answer is the new baseline.
       // Same shape, so its use count stays as it is.
       if (this.baselines.get(key) === baseline)

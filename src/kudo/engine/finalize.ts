@@ -6,8 +6,7 @@
  */
 import type { ServerSideApply } from '../../kube/index.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
-import { isTerminal } from '../api/read.ts';
-import { PLAN_CLEANUP } from '../api/types.ts';
+import { isTerminal, PLAN_CLEANUP } from '../api/index.ts';
 import { readInventory, type InventoryEntry } from '../inventory/index.ts';
 import { deleteInventory } from './cleanup.ts';
 import { operatorVersionOf, warnOnce, type Pass } from './pass.ts';
@@ -61,7 +60,7 @@ export async function finalize(pass: Pass): Promise<ReconcileResult | void> {
     ssaFor: (entry) => ssaFor(pass, entry),
     instance,
     signal,
-    logger: engine.logger,
+    logger: engine.ctx.logger,
     warn: (reason, message) => warnOnce(pass, cleanupUid, { reason, message }),
   });
   if (problems.length > 0) {
@@ -75,7 +74,7 @@ export async function finalize(pass: Pass): Promise<ReconcileResult | void> {
   }
   await engine.writer.removeFinalizer(pass.instance, signal);
   memory.waits.forget(key);
-  engine.watches?.releaseAll(key);
+  engine.ctx.watches?.releaseAll(key);
   engine.drift?.forget(readInventory(pass.read.inventory));
   return undefined;
 }
@@ -87,7 +86,7 @@ function leaveTargetObjectsIfAsked(pass: Pass): void {
   const abandoned = pass.session.inventory.filter((e) => e.cluster !== undefined);
   if (abandoned.length === 0) return;
   pass.session.forget(abandoned);
-  pass.engine.events.record(
+  pass.engine.ctx.events.record(
     instance,
     'Warning',
     'TargetCleanupSkipped',
@@ -104,7 +103,7 @@ function ssaFor(pass: Pass, entry: InventoryEntry): ServerSideApply | Error {
   if (target instanceof Error) return target;
   if (target.cluster === entry.cluster) return target.ssa;
   return (
-    engine.targets?.byCluster(entry.cluster)?.ssa ??
+    engine.ctx.targets?.byCluster(entry.cluster)?.ssa ??
     new Error(`cluster ${entry.cluster} is not the Instance's target and not known`)
   );
 }

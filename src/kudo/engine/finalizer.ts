@@ -15,8 +15,12 @@
  * for the others the warning and the write are both avoided. Once there it stays until the
  * deletion is done.
  */
-import { hasCleanupPlan } from '../api/read.ts';
-import { CLEANUP_FINALIZER, type Instance, type OperatorVersion } from '../api/types.ts';
+import {
+  hasCleanupPlan,
+  CLEANUP_FINALIZER,
+  type Instance,
+  type OperatorVersion,
+} from '../api/index.ts';
 import { collectedWithInstance, type InventoryEntry } from '../inventory/index.ts';
 
 export function hasCleanupFinalizer(instance: Instance): boolean {

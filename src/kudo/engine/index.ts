@@ -36,3 +36,5 @@ export {
   type DriftMode,
   type DriftFinding,
 } from './drift.ts';
+export { LiveWorkloadSource, labelledFor, type WorkloadSource } from './workloads.ts';
+export { CachedObjects, type CacheSource, type CachedObjectsOptions } from './cached-objects.ts';

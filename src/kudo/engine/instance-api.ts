@@ -11,7 +11,7 @@ import {
   KUDO_VERSION,
   type Instance,
   type InstanceStatus,
-} from '../api/types.ts';
+} from '../api/index.ts';
 
 function instancePath(instance: Instance): string {
   const ns = encodeURIComponent(instance.metadata.namespace ?? '');

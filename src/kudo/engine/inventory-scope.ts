@@ -16,7 +16,7 @@ export function dropOutOfScope(pass: Pass): void {
   const { engine, session } = pass;
   const instance = pass.instance;
   const { outside } = scopeInventory(
-    engine.tenancy ?? KUDO_TENANCY,
+    engine.ctx.tenancy ?? KUDO_TENANCY,
     instance,
     session.inventory,
     targetClusterKeys(instance),
@@ -24,7 +24,7 @@ export function dropOutOfScope(pass: Pass): void {
   if (outside.length === 0) return;
   session.forget(outside.map(([entry]) => entry));
   for (const [, why] of outside) {
-    engine.logger.warn({ instance: pass.key }, why);
+    engine.ctx.logger.warn({ instance: pass.key }, why);
     warnOnce(pass, SCOPE_RUN, { reason: 'InventoryEntryIgnored', message: why });
   }
 }

@@ -11,7 +11,8 @@ import type { Pass } from './pass.ts';
 /** `idle`: no plan runs, so the objects hold what the last run applied. */
 export async function watchAndKeep(pass: Pass, idle: boolean): Promise<void> {
   const { engine, session, target, key, signal } = pass;
-  const { watches, drift } = engine;
+  const { watches } = engine.ctx;
+  const { drift } = engine;
   if (!watches || target instanceof Error) return;
   const mode = driftMode(pass.instance);
   const entries = session.inventory;
@@ -39,7 +40,7 @@ export async function watchAndKeep(pass: Pass, idle: boolean): Promise<void> {
       return cache.get(id) as ApplyObject | undefined;
     },
     sink: {
-      event: (type, reason, message) => engine.events.record(instance, type, reason, message),
+      event: (type, reason, message) => engine.ctx.events.record(instance, type, reason, message),
     },
     signal,
   });

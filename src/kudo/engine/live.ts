@@ -5,8 +5,8 @@
  */
 import type { ReconcileResult } from '../../runtime/index.ts';
 import { namespacedName } from '../../kube/index.ts';
-import { isTerminal, operatorVersionRef } from '../api/read.ts';
-import type { OperatorVersion, PlanExecution } from '../api/types.ts';
+import { isTerminal, operatorVersionRef } from '../api/index.ts';
+import type { OperatorVersion, PlanExecution } from '../api/index.ts';
 import { OperatorVersionMissingError } from './errors.ts';
 import { cleanupFinalizerNeeded } from './finalizer.ts';
 import { watchAndKeep } from './keep.ts';
@@ -134,8 +134,8 @@ async function recordUnrecorded(pass: Pass, ov: OperatorVersion): Promise<void> 
     instance,
     ov,
     known: session.inventory,
-    ssa: engine.ssa,
-    logger: engine.logger,
+    ssa: engine.ctx.ssa,
+    logger: engine.ctx.logger,
     signal: pass.signal,
   });
   if (found.length > 0) await session.record(found, { foundWithoutInventory: true });

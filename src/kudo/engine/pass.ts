@@ -9,21 +9,18 @@
  * session writes it.
  */
 import type { Logger } from 'pino';
-import type { ServerSideApply } from '../../kube/index.ts';
-import type { KubeClient } from '../../kube/index.ts';
-import type { OperatorVersionSource } from '../api/contracts.ts';
+import type { ServerSideApply, KubeClient } from '../../kube/index.ts';
+import type { OperatorVersionSource } from '../api/index.ts';
 import { namespacedName } from '../../kube/index.ts';
-import { operatorVersionRef } from '../api/read.ts';
 import {
+  operatorVersionRef,
   KUDO_API_VERSION,
   type Instance,
   type InstanceStatus,
   type OperatorVersion,
-} from '../api/types.ts';
-import type { Renderer } from '../render/index.ts';
+} from '../api/index.ts';
 import { KUDO_TENANCY, operatorVersionProblem } from '../tasks/index.ts';
-import type { PodExec, TenancyPolicy } from '../tasks/index.ts';
-import type { ObjectReader } from '../tasks/types.ts';
+import type { ObjectReader, TaskServices } from '../tasks/index.ts';
 import type { Identities } from './acting-as.ts';
 import type { DriftKeeper } from './drift.ts';
 import type { InstanceWriter } from './instance-api.ts';
@@ -53,21 +50,20 @@ export interface OnceEvent {
   readonly id: string;
 }
 
-/** The services and settings every pass of a term uses (built once per term by the reconciler). */
-export interface Engine {
+/**
+ * The engine's context: made once by the controller and passed unchanged to every term's
+ * reconciler, every pass (`pass.engine.ctx`) and every task (`ctx.services`), as kube-rs hands
+ * its controller one `Arc<Ctx>`. Nothing in it is copied field by field between layers.
+ */
+export interface EngineContext extends TaskServices {
   readonly operatorVersions: OperatorVersionSource;
   readonly client: KubeClient;
   /** The home cluster's. */
   readonly ssa: ServerSideApply;
   readonly events: EventSink;
   readonly logger: Logger;
-  readonly writer: InstanceWriter;
-  /** Where templates render: the render pool in production; inline (this thread) by default. */
-  readonly templates: Renderer;
   /** The Instance's workloads for the Ready condition. */
   readonly workloads: WorkloadSource;
-  readonly pipePods: PipePodSweeper;
-  readonly memory: TermMemory;
   readonly now: () => Date;
   /**
    * Applied objects from the home cluster's watch caches (a waiting plan reads them there and
@@ -76,20 +72,34 @@ export interface Engine {
   readonly objects?: ObjectReader;
   readonly stepTimeoutMs?: number;
   readonly stepRetryLimit?: number;
-  /** Image of the pipe pods' waiter container (default busybox). */
-  readonly pipeWaiterImage?: string;
-  /** Runs commands in pods for Pipe tasks (default: pods/exec over WebSocket). */
-  readonly podExec?: PodExec;
-  /** What Instances may make the manager do beyond their namespace (default: KUDO's posture). */
-  readonly tenancy?: TenancyPolicy | undefined;
   /** Target clusters (spec.kubeConfig); without it every Instance applies to the home cluster. */
   readonly targets?: TargetClusters;
   /** Caches per {cluster, GVK} the Instances hold (remote targets, drift). */
   readonly watches?: InstanceWatches;
-  /** Drift baselines and checks (planwright.dev/drift). */
-  readonly drift?: DriftKeeper;
   /** Whose rights Instances write with at home (acting-as.ts); absent: the manager's. */
   readonly identities?: Identities;
+  /** First delay while waiting (doubles up to waitMaxMs). Default 1 s. */
+  readonly waitMinMs?: number;
+  /** Default 60 s. */
+  readonly waitMaxMs?: number;
+  /**
+   * Makes the drift baselines of a term (called once per term, with the term's signal: a
+   * baseline taken under an earlier term may predate writes of another replica). None: drift
+   * is not tracked.
+   */
+  readonly newDrift?: (term: AbortSignal) => DriftKeeper;
+  /** Only Instances this accepts are reconciled (tests isolate by namespace). */
+  readonly filter?: (instance: Instance) => boolean;
+}
+
+/** The context, and what one term of leadership keeps (built once per term by the reconciler). */
+export interface Engine {
+  readonly ctx: EngineContext;
+  readonly writer: InstanceWriter;
+  readonly pipePods: PipePodSweeper;
+  readonly memory: TermMemory;
+  /** Drift baselines and checks of this term (planwright.dev/drift). */
+  readonly drift?: DriftKeeper;
 }
 
 export interface Pass {
@@ -139,7 +149,7 @@ export function warnOnce(
   const warned = pass.engine.memory.warned;
   if (warned.has(key)) return;
   warned.set(key, true);
-  pass.engine.events.record(instance, 'Warning', warning.reason, warning.message);
+  pass.engine.ctx.events.record(instance, 'Warning', warning.reason, warning.message);
 }
 
 /**
@@ -149,7 +159,7 @@ export function warnOnce(
 export function foreignOperatorVersion(pass: Pass): string | undefined {
   const ref = operatorVersionRef(pass.instance);
   return ref
-    ? operatorVersionProblem(pass.engine.tenancy ?? KUDO_TENANCY, pass.instance, ref)
+    ? operatorVersionProblem(pass.engine.ctx.tenancy ?? KUDO_TENANCY, pass.instance, ref)
     : undefined;
 }
 
@@ -170,5 +180,5 @@ export async function operatorVersionOf(pass: Pass): Promise<OperatorVersion | u
       spec: {},
     };
   }
-  return pass.engine.operatorVersions.get(ref.namespace, ref.name, pass.signal);
+  return pass.engine.ctx.operatorVersions.get(ref.namespace, ref.name, pass.signal);
 }

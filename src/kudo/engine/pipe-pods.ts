@@ -12,12 +12,12 @@
  * someone else's).
  */
 import type { Logger } from 'pino';
-import { describeObject, type ServerSideApply } from '../../kube/index.ts';
+import { describeObject, ResourceManager, type ServerSideApply } from '../../kube/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
-import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/types.ts';
-import { pipePodName } from '../package/pipes.ts';
+import type { Instance, OperatorVersion, Plan, PlanStatus } from '../api/index.ts';
+import { pipePodName } from '../package/index.ts';
 import { ownedByInstance } from '../render/index.ts';
-import { PIPE_POD_ANNOTATION } from '../tasks/pipe/index.ts';
+import { PIPE_POD_ANNOTATION } from '../tasks/index.ts';
 
 const REMEMBERED = 4096;
 
@@ -72,17 +72,17 @@ export class PipePodSweeper {
         metadata: { name, namespace: instance.metadata.namespace ?? '' },
       };
       try {
-        const live = await ssa.get(pod, signal);
-        const annotations = (live?.metadata?.['annotations'] ?? {}) as Record<string, unknown>;
-        if (
-          live &&
-          !live.metadata?.['deletionTimestamp'] &&
-          annotations[PIPE_POD_ANNOTATION] === 'true' &&
-          // Another Instance whose name sanitises alike has a pod of the same name: not ours.
-          ownedByInstance(live, instance)
-        ) {
-          await ssa.remove(pod, signal);
-        }
+        // Left alone unless it is a pipe pod of this Instance: another Instance whose name
+        // sanitises alike has a pod of the same name. One already going is not deleted again.
+        await new ResourceManager(ssa).delete(
+          {
+            object: pod,
+            skip: (live) =>
+              live.metadata?.annotations?.[PIPE_POD_ANNOTATION] !== 'true' ||
+              !ownedByInstance(live, instance),
+          },
+          signal,
+        );
       } catch (err) {
         if (signal.aborted) throw err;
         this.logger.warn(

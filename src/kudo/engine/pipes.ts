@@ -3,8 +3,8 @@
  * plan's steps name (so steps before the Pipe task can reference its artifacts too). A key
  * used twice in the plan fails the plan (KUDO left it PENDING and retried forever).
  */
-import type { Instance, OperatorVersion, Plan } from '../api/types.ts';
-import { DuplicatePipeKeyError, planPipes } from '../package/pipes.ts';
+import type { Instance, OperatorVersion, Plan } from '../api/index.ts';
+import { DuplicatePipeKeyError, planPipes } from '../package/index.ts';
 
 export type PlanPipes =
   | { readonly ok: true; readonly pipes: Readonly<Record<string, string>> }

@@ -2,7 +2,7 @@
  * The Events a plan run records on its Instance, with KUDO's component and texts: KUDO's own
  * tests assert them (shared/spec/kudo-compat.md, Events), and so may a user's alerting.
  */
-import type { PlanStatus } from '../api/types.ts';
+import type { PlanStatus } from '../api/index.ts';
 
 /** `source.component` of the Instance's Events, as KUDO's manager names it. */
 export const INSTANCE_EVENTS_COMPONENT = 'instance-controller';

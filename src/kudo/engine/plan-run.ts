@@ -5,10 +5,10 @@
  * again.
  */
 import { objectKey, type ReconcileResult } from '../../runtime/index.ts';
-import { isTerminal } from '../api/read.ts';
-import type { OperatorVersion, PlanStatus } from '../api/types.ts';
+import { isTerminal } from '../api/index.ts';
+import type { OperatorVersion, PlanStatus } from '../api/index.ts';
 import { RenderBudget, rawParameters } from '../render/index.ts';
-import type { AppliedObject } from '../tasks/types.ts';
+import type { AppliedObject } from '../tasks/index.ts';
 import { dependencyProblem, isChildInstance } from './dependencies.ts';
 import { driftMode } from './drift.ts';
 import type { Pass } from './pass.ts';
@@ -40,13 +40,13 @@ export async function runPlan(pass: Pass, run: PlanRun): Promise<PlanStatus> {
   const fresh = !ps || (ps.uid ?? '') !== uid;
   if (!ps || fresh) {
     ps = plan
-      ? freshPlanStatus(planName, plan, uid, engine.now())
+      ? freshPlanStatus(planName, plan, uid, engine.ctx.now())
       : {
           name: planName,
           uid,
           status: 'FATAL_ERROR',
           message: `plan ${planName} does not exist in OperatorVersion ${ov.metadata.name ?? ''} (it has: ${Object.keys(ov.spec?.plans ?? {}).join(', ') || 'none'}); schedule an existing plan`,
-          startedAt: engine.now().toISOString(),
+          startedAt: engine.ctx.now().toISOString(),
           phases: [],
         };
     session.setPlan(planName, ps);
@@ -74,7 +74,12 @@ export async function runPlan(pass: Pass, run: PlanRun): Promise<PlanStatus> {
     return ps;
   }
   if (!isChildInstance(pass.instance)) {
-    const problem = await dependencyProblem(ov, engine.operatorVersions, engine.client, signal);
+    const problem = await dependencyProblem(
+      ov,
+      engine.ctx.operatorVersions,
+      engine.ctx.client,
+      signal,
+    );
     if (problem !== undefined) {
       ps.status = 'FATAL_ERROR';
       ps.message = problem;
@@ -84,10 +89,10 @@ export async function runPlan(pass: Pass, run: PlanRun): Promise<PlanStatus> {
   }
   if (ps.status === 'PENDING') ps.status = 'IN_PROGRESS';
   await executePass(ps, plan, stepRunner(pass, run, pipes.pipes), {
-    now: engine.now(),
+    now: engine.ctx.now(),
     signal,
-    ...(engine.stepTimeoutMs !== undefined ? { stepTimeoutMs: engine.stepTimeoutMs } : {}),
-    ...(engine.stepRetryLimit !== undefined ? { stepRetryLimit: engine.stepRetryLimit } : {}),
+    stepTimeoutMs: engine.ctx.stepTimeoutMs,
+    stepRetryLimit: engine.ctx.stepRetryLimit,
   });
   return ps;
 }
@@ -106,6 +111,7 @@ function stepRunner(pass: Pass, run: PlanRun, pipes: Record<string, string>): St
   return (phase, step) =>
     runStepTasks(
       {
+        services: engine.ctx,
         instance,
         operatorVersion: ov,
         planName,
@@ -114,23 +120,18 @@ function stepRunner(pass: Pass, run: PlanRun, pipes: Record<string, string>): St
         params,
         pipes,
         ssa: target.ssa,
-        ...(target.cluster !== undefined ? { cluster: target.cluster } : {}),
-        ...(target.actingAs !== undefined ? { actingAs: target.actingAs } : {}),
+        cluster: target.cluster,
+        actingAs: target.actingAs,
         // The watch caches are the home cluster's: a target cluster's objects are GET.
-        ...(target.cluster === undefined && engine.objects ? { objects: engine.objects } : {}),
+        objects: target.cluster === undefined ? engine.ctx.objects : undefined,
         // Baselines only for Instances with drift on (they cost memory per object).
-        ...(drift && driftMode(instance) !== 'off'
-          ? {
-              onApplied: (a: AppliedObject): void => drift.applied(objectKey(pass.instance), a),
-            }
-          : {}),
-        templates: engine.templates,
+        onApplied:
+          drift && driftMode(instance) !== 'off'
+            ? (a: AppliedObject): void => drift.applied(objectKey(pass.instance), a)
+            : undefined,
         renderBudget,
         inventory: session,
         signal,
-        ...(engine.pipeWaiterImage ? { pipeWaiterImage: engine.pipeWaiterImage } : {}),
-        ...(engine.podExec ? { podExec: engine.podExec } : {}),
-        ...(engine.tenancy ? { tenancy: engine.tenancy } : {}),
         warn: (reason, message) => warnOnce(pass, uid, { reason, message }),
       },
       phase,
@@ -140,7 +141,7 @@ function stepRunner(pass: Pass, run: PlanRun, pipes: Record<string, string>): St
 
 /** A look when the earliest running step's timeout expires; none without a step timeout. */
 export function stepDeadline(pass: Pass, ps: PlanStatus): ReconcileResult | undefined {
-  const timeout = pass.engine.stepTimeoutMs;
+  const timeout = pass.engine.ctx.stepTimeoutMs;
   if (timeout === undefined) return undefined;
   let earliest = Number.POSITIVE_INFINITY;
   for (const phase of ps.phases ?? [])
@@ -149,7 +150,7 @@ export function stepDeadline(pass: Pass, ps: PlanStatus): ReconcileResult | unde
       if (step.status === 'IN_PROGRESS' && Number.isFinite(started))
         earliest = Math.min(earliest, started);
     }
-  const now = pass.engine.now().getTime();
+  const now = pass.engine.ctx.now().getTime();
   // Just past the deadline (the pass times a step out once more than `timeout` went by).
   const due = Number.isFinite(earliest) ? earliest + timeout + 1_000 - now : timeout;
   return { requeueAfter: Math.max(1_000, due) };
@@ -192,7 +193,7 @@ export async function recordPlanStarted(
 ): Promise<void> {
   const { planName, uid } = run;
   if (!isNewRun(planAsRead(pass, planName), uid)) return;
-  await pass.engine.events.recordOnce(
+  await pass.engine.ctx.events.recordOnce(
     pass.instance,
     {
       type: 'Normal',
@@ -218,7 +219,7 @@ export async function recordPlanOutcome(
   run: Pick<PlanRun, 'planName'>,
   after: PlanStatus,
 ): Promise<void> {
-  const { events } = pass.engine;
+  const { events } = pass.engine.ctx;
   const { planName } = run;
   const before = planAsRead(pass, planName);
   const instance = pass.instance;

@@ -5,8 +5,8 @@
  * phase's strategy orders its steps (serial stops at the first unfinished one, parallel runs
  * all of them); a step is COMPLETE when all its tasks are done.
  */
-import { isTerminal } from '../api/read.ts';
-import type { Phase, PhaseStatus, Plan, PlanStatus, Step, StepStatus } from '../api/types.ts';
+import { isTerminal } from '../api/index.ts';
+import type { Phase, PhaseStatus, Plan, PlanStatus, Step, StepStatus } from '../api/index.ts';
 import { phaseName, stepName } from './status.ts';
 
 export type StepOutcome =

@@ -5,7 +5,7 @@
  */
 import type { ApplyObject } from '../../kube/index.ts';
 import { namespacedName } from '../../kube/index.ts';
-import { READINESS_KINDS, readinessOf } from '../health/readiness.ts';
+import { READINESS_KINDS, readinessOf } from '../health/index.ts';
 import { gvkOf } from './drift.ts';
 import type { Pass } from './pass.ts';
 import { readyFromWorkloads, type readyFromPlan } from './status.ts';
@@ -31,14 +31,14 @@ export async function updateReady(pass: Pass, decision: ReadyDecision): Promise<
     objects =
       target.cluster !== undefined
         ? targetWorkloads(pass, target.cluster)
-        : await engine.workloads.list(
+        : await engine.ctx.workloads.list(
             instance.metadata.namespace ?? '',
             instance.metadata.name ?? '',
             signal,
           );
   } catch (err) {
     if (signal.aborted) throw err;
-    engine.logger.warn(
+    engine.ctx.logger.warn(
       { instance: namespacedName(instance.metadata), err },
       'could not list the Instance workloads for its Ready condition; keeping it as it is',
     );
@@ -49,7 +49,7 @@ export async function updateReady(pass: Pass, decision: ReadyDecision): Promise<
 
 /** READINESS_KINDS objects of the inventory on a target cluster, from the watch caches. */
 function targetWorkloads(pass: Pass, cluster: string): ApplyObject[] {
-  const watches = pass.engine.watches;
+  const watches = pass.engine.ctx.watches;
   const kinds = new Set(READINESS_KINDS.map((g) => `${g.group}/${g.kind}`));
   const out: ApplyObject[] = [];
   for (const entry of pass.session.inventory) {

@@ -6,101 +6,49 @@
  * (live.ts: the scheduled plan, plan-run.ts; Ready, readiness.ts; watches and drift,
  * keep.ts). One status session per pass writes the status only when it changed.
  *
- * One reconciler serves one term of leadership (`forTerm`): what it remembers between passes
+ * One reconciler serves one term of a shard (`forTerm`): what it remembers between passes
  * (memory.ts) starts empty with each term.
  */
-import { ApiError } from '../../kube/index.ts';
-import { namespacedName } from '../../kube/index.ts';
+import { ApiError, namespacedName } from '../../kube/index.ts';
 import type { ReconcileResult, Reconciler } from '../../runtime/index.ts';
-import type { ShapeProblem } from '../api/shape-check.ts';
-import { describeStatusProblems, readStatus } from '../api/status-read.ts';
-import type { Instance } from '../api/types.ts';
-import { InlineRenderer, type Renderer } from '../render/index.ts';
-import type { DriftKeeper } from './drift.ts';
+import type { ShapeProblem, Instance } from '../api/index.ts';
+import { describeStatusProblems, readStatus } from '../api/index.ts';
 import { finalize } from './finalize.ts';
 import { hasCleanupFinalizer } from './finalizer.ts';
 import { dropOutOfScope } from './inventory-scope.ts';
 import { InstanceWriter } from './instance-api.ts';
 import { reconcileLive } from './live.ts';
 import { TermMemory } from './memory.ts';
-import { openPass, type Engine, type Pass } from './pass.ts';
+import { openPass, type Engine, type EngineContext, type Pass } from './pass.ts';
 import { PipePodSweeper } from './pipe-pods.ts';
 import { StatusSession } from './session.ts';
 import type { Target } from './targets.ts';
 import type { HomeWriter } from './acting-as.ts';
 import type { ServerSideApply } from '../../kube/index.ts';
-import { LiveWorkloadSource, type WorkloadSource } from './workloads.ts';
 
-/** Given once; each term's reconciler builds its own services and memory from them. */
-export interface InstanceReconcilerOptions extends Pick<
-  Engine,
-  | 'operatorVersions'
-  | 'client'
-  | 'ssa'
-  | 'events'
-  | 'logger'
-  | 'objects'
-  | 'stepTimeoutMs'
-  | 'stepRetryLimit'
-  | 'pipeWaiterImage'
-  | 'podExec'
-  | 'tenancy'
-  | 'targets'
-  | 'watches'
-  | 'identities'
-> {
-  /** Default: inline (this thread). */
-  readonly templates?: Renderer;
-  /** Default: live LISTs. */
-  readonly workloads?: WorkloadSource;
-  /** First delay while waiting (doubles up to waitMaxMs). Default 1 s. */
-  readonly waitMinMs?: number;
-  /** Default 60 s. */
-  readonly waitMaxMs?: number;
-  /**
-   * Makes the drift baselines of a term (called once per term: a baseline taken under an
-   * earlier term may predate writes of another leader). None: drift is not tracked.
-   */
-  readonly newDrift?: () => DriftKeeper;
-  /** Only Instances this accepts are reconciled (tests isolate by namespace). */
-  readonly filter?: (instance: Instance) => boolean;
-  readonly now?: () => Date;
-}
+/** The engine's context as the controller gives it (the name the controller knows it by). */
+export type InstanceReconcilerOptions = EngineContext;
 
 export class InstanceReconciler {
   private readonly engine: Engine;
 
-  /** A reconciler for one term; {@link forTerm} makes the next. */
-  constructor(private readonly options: InstanceReconcilerOptions) {
-    const o = options;
+  /**
+   * A reconciler for one term (`term` aborts when it ends): the context as given, and this
+   * term's own memory.
+   */
+  constructor(ctx: EngineContext, term: AbortSignal) {
     this.engine = {
-      operatorVersions: o.operatorVersions,
-      client: o.client,
-      ssa: o.ssa,
-      events: o.events,
-      logger: o.logger,
-      writer: new InstanceWriter(o.client),
-      templates: o.templates ?? new InlineRenderer(),
-      workloads: o.workloads ?? new LiveWorkloadSource(o.client, o.ssa.mapper),
-      pipePods: new PipePodSweeper(o.logger),
-      memory: new TermMemory({ minMs: o.waitMinMs ?? 1_000, maxMs: o.waitMaxMs ?? 60_000 }),
-      now: o.now ?? ((): Date => new Date()),
-      objects: o.objects,
-      stepTimeoutMs: o.stepTimeoutMs,
-      stepRetryLimit: o.stepRetryLimit,
-      pipeWaiterImage: o.pipeWaiterImage,
-      podExec: o.podExec,
-      tenancy: o.tenancy,
-      targets: o.targets,
-      watches: o.watches,
-      drift: o.newDrift?.(),
-      identities: o.identities,
+      ctx,
+      writer: new InstanceWriter(ctx.client),
+      pipePods: new PipePodSweeper(ctx.logger),
+      memory: new TermMemory({ minMs: ctx.waitMinMs ?? 1_000, maxMs: ctx.waitMaxMs ?? 60_000 }),
+      drift: ctx.newDrift?.(term),
     };
   }
 
-  /** The reconcile function of a new term: same options, empty memory. */
-  static forTerm(options: InstanceReconcilerOptions): Reconciler<Instance> {
-    return new InstanceReconciler(options).reconcile;
+  /** The reconcile function of a new term: the same context, empty memory. */
+  static forTerm(ctx: EngineContext, term: AbortSignal): Reconciler<Instance> {
+    return new InstanceReconciler(ctx, term).reconcile;
   }
 
   readonly reconcile = async (
@@ -113,7 +61,7 @@ export class InstanceReconciler {
     } catch (err) {
       // A write based on a cache that had not seen our previous write yet: look again shortly.
       if (err instanceof ApiError && err.statusCode === 409) {
-        this.engine.logger.debug(
+        this.engine.ctx.logger.debug(
           { key, err },
           'conflict writing the Instance; retrying from fresh state',
         );
@@ -129,10 +77,11 @@ export class InstanceReconciler {
     cached: Instance | undefined;
   }): Promise<ReconcileResult | void> {
     const { key, signal, cached } = request;
-    const { engine, options } = this;
-    if (!cached || (options.filter && !options.filter(cached))) {
+    const { engine } = this;
+    const { ctx } = engine;
+    if (!cached || (ctx.filter && !ctx.filter(cached))) {
       engine.memory.forget(key);
-      engine.watches?.releaseAll(key);
+      ctx.watches?.releaseAll(key);
       engine.drift?.forgetInstance(key);
       return;
     }
@@ -147,11 +96,11 @@ export class InstanceReconciler {
     }
     const deleting = instance.metadata.deletionTimestamp !== undefined;
     if (deleting && !hasCleanupFinalizer(instance)) return;
-    const home = engine.identities?.writerFor(instance) ?? { ssa: engine.ssa };
+    const home = ctx.identities?.writerFor(instance) ?? { ssa: ctx.ssa };
     const target = await this.target(instance, home, signal);
     // A target cluster gets a bounded share of the workers: a slow one cannot take them all.
-    const leave = engine.targets
-      ? engine.targets.tryEnter(target instanceof Error ? undefined : target.cluster)
+    const leave = ctx.targets
+      ? ctx.targets.tryEnter(target instanceof Error ? undefined : target.cluster)
       : (): void => undefined;
     if (!leave) return { requeueAfter: 250 + Math.floor(Math.random() * 500) };
     try {
@@ -188,12 +137,10 @@ export class InstanceReconciler {
     home: HomeWriter | Error,
     signal: AbortSignal,
   ): Promise<Target | Error> {
-    const { targets } = this.engine;
+    const { targets, ssa } = this.engine.ctx;
     let target: Target;
     try {
-      target = targets
-        ? await targets.resolve(instance, signal)
-        : { cluster: undefined, ssa: this.engine.ssa };
+      target = targets ? await targets.resolve(instance, signal) : { cluster: undefined, ssa };
     } catch (err) {
       if (signal.aborted) throw err;
       return err instanceof Error ? err : new Error(String(err));
@@ -209,8 +156,8 @@ export class InstanceReconciler {
    */
   private reportMalformedStatus(instance: Instance, problems: readonly ShapeProblem[]): void {
     const message = `status of Instance ${namespacedName(instance.metadata)} has fields of the wrong shape, read as absent and rewritten by the controller: ${describeStatusProblems(problems)}`;
-    this.engine.logger.warn(message);
-    this.engine.events.record(instance, 'Warning', 'MalformedStatus', message);
+    this.engine.ctx.logger.warn(message);
+    this.engine.ctx.events.record(instance, 'Warning', 'MalformedStatus', message);
   }
 
   /** A pass with a status session that carries what an earlier session could not write. */
@@ -222,7 +169,7 @@ export class InstanceReconciler {
     instance: Instance;
   }): Pass {
     const { engine } = this;
-    const session = new StatusSession(start.instance, engine.writer, engine.now, start.signal);
+    const session = new StatusSession(start.instance, engine.writer, engine.ctx.now, start.signal);
     const left = engine.memory.unwritten.get(start.key);
     if (left) session.adopt(left);
     return openPass({

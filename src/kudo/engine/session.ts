@@ -13,7 +13,7 @@
  * recorded object the garbage collector does not remove) or when entries of such objects are
  * recorded — always before they are applied.
  */
-import type { Instance, InstanceStatus, OperatorVersion, PlanStatus } from '../api/types.ts';
+import type { Instance, InstanceStatus, OperatorVersion, PlanStatus } from '../api/index.ts';
 import { hasCleanupFinalizer } from './finalizer.ts';
 import {
   collectedWithInstance,

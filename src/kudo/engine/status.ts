@@ -1,7 +1,7 @@
 /** Status bookkeeping: plan entries, the Ready condition, change detection, timestamps. */
-import { jsonEqual } from '../api/json-equal.ts';
-import { isTerminal } from '../api/read.ts';
 import {
+  jsonEqual,
+  isTerminal,
   PLAN_DEPLOY,
   PLAN_UPDATE,
   PLAN_UPGRADE,
@@ -14,7 +14,7 @@ import {
   type PlanStatus,
   type Step,
   type StepStatus,
-} from '../api/types.ts';
+} from '../api/index.ts';
 
 /** The status name of a phase/step: its name, else its position (the OV left it out). */
 export function phaseName(phase: Phase, index: number): string {

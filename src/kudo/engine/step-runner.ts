@@ -1,5 +1,5 @@
 /** Runs the tasks of one step and folds their outcomes into a {@link StepOutcome}. */
-import type { Phase, Step } from '../api/types.ts';
+import type { Phase, Step } from '../api/index.ts';
 import { FatalTaskError, runTask, type TaskContext } from '../tasks/index.ts';
 import type { StepOutcome } from './plan.ts';
 import type { PassWaits } from './waits.ts';

@@ -12,19 +12,20 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ServerSideApply } from '../../kube/index.ts';
-import type { KubeClient } from '../../kube/index.ts';
 import {
+  ServerSideApply,
   ClusterGate,
   GatedKubeClient,
   TargetServerPolicy,
   type KubeClientLimits,
+  ApiError,
+  KubeConfigError,
+  parseTargetKubeconfig,
+  namespacedName,
 } from '../../kube/index.ts';
-import { ApiError, KubeConfigError } from '../../kube/index.ts';
-import { parseTargetKubeconfig } from '../../kube/index.ts';
+import type { KubeClient } from '../../kube/index.ts';
 import type { CacheRegistry } from '../../runtime/index.ts';
-import type { Instance } from '../api/types.ts';
-import { namespacedName } from '../../kube/index.ts';
+import type { Instance } from '../api/index.ts';
 
 /**
  * What the manager reads from a target cluster at most (docs/limits.md): a server a tenant

@@ -21,19 +21,21 @@
  * the look happens again after every crash until a write records the new run.
  */
 import type { Logger } from 'pino';
-import { describeObject, type ApplyObject, type ServerSideApply } from '../../kube/index.ts';
-import { ApiError } from '../../kube/index.ts';
 import {
+  describeObject,
+  type ApplyObject,
+  type ServerSideApply,
+  ApiError,
   apiVersionOf,
   collectionPath,
   gvkKey,
   parseApiVersion,
   type GroupVersionKind,
   type ResourceMapping,
+  resolveKind,
 } from '../../kube/index.ts';
-import { resolveKind } from '../../kube/index.ts';
-import { isTerminal } from '../api/read.ts';
-import type { Instance, OperatorVersion } from '../api/types.ts';
+import { isTerminal } from '../api/index.ts';
+import type { Instance, OperatorVersion } from '../api/index.ts';
 import { entryOf, inventoryKey, type InventoryEntry } from '../inventory/index.ts';
 import {
   ANNOTATION_PHASE,

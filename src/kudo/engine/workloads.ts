@@ -3,10 +3,9 @@
  * watch caches (no API call per reconcile); without them (tools, tests of the reconciler
  * alone) a label-selected LIST per kind does the same.
  */
-import type { ApplyObject } from '../../kube/index.ts';
-import type { KubeClient } from '../../kube/index.ts';
+import type { ApplyObject, KubeClient } from '../../kube/index.ts';
 import { collectionPath, type ResourceMapper } from '../../kube/index.ts';
-import { READINESS_KINDS } from '../health/readiness.ts';
+import { READINESS_KINDS } from '../health/index.ts';
 import { instanceSelector } from '../render/index.ts';
 
 export interface WorkloadSource {

@@ -3,10 +3,10 @@
  * first (being deleted, observedGeneration behind, Stalled, Reconciling), then per kind; other
  * kinds are decided by a `Ready` condition when present, else done once applied.
  */
-import type { ApplyObject } from '../../kube/index.ts';
-import { isTerminal } from '../api/read.ts';
+import { crdEstablished, type ApplyObject } from '../../kube/index.ts';
+import { isTerminal } from '../api/index.ts';
 import { containerProblems } from './container-state.ts';
-import type { Instance } from '../api/types.ts';
+import type { Instance } from '../api/index.ts';
 
 export type Health =
   | { readonly state: 'healthy' }
@@ -245,9 +245,7 @@ function service(obj: ApplyObject): Health {
 function crd(obj: ApplyObject): Health {
   const names = condition(obj, 'NamesAccepted');
   if (names?.status === 'False') return failed(describeCondition(names));
-  return condition(obj, 'Established')?.status === 'True'
-    ? HEALTHY
-    : waiting('is not Established yet');
+  return crdEstablished(obj) ? HEALTHY : waiting('is not Established yet');
 }
 
 function instance(obj: ApplyObject): Health {

@@ -11,7 +11,7 @@
  * Everything else — cluster-scoped objects, other namespaces, target clusters — has no owner
  * reference the collector could follow.
  */
-import { KUDO_GROUP, type Instance } from '../api/types.ts';
+import { KUDO_GROUP, type Instance } from '../api/index.ts';
 import type { InventoryEntry } from './inventory.ts';
 
 export function collectedWithInstance(entry: InventoryEntry, instance: Instance): boolean {

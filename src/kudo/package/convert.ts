@@ -11,7 +11,7 @@ import {
   type OperatorVersion,
   type Parameter,
   type ParameterValueType,
-} from '../api/types.ts';
+} from '../api/index.ts';
 import { PackageReadError } from './errors.ts';
 import type { PackageDefinition, PackageParameter } from './model.ts';
 

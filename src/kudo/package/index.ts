@@ -101,7 +101,6 @@ export {
   sanitizePipeName,
   type PipeCoordinates,
 } from './pipes.ts';
-export * from './verify/index.ts';
 export {
   defaultRepositories,
   kudoHome,

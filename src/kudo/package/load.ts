@@ -4,7 +4,7 @@
  *
  * See examples/api/kudo.ts.
  */
-import type { Instance, Operator, OperatorVersion } from '../api/types.ts';
+import type { Instance, Operator, OperatorVersion } from '../api/index.ts';
 import { packageResources } from './convert.ts';
 import { DEFAULT_PACKAGE_LIMITS, readFolderTree } from './files.ts';
 import { loadPackageDefinition } from './read-checks.ts';

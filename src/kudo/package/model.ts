@@ -3,7 +3,7 @@
  * defaults applied (`required` true, `immutable` false) and parameter defaults already in
  * their OperatorVersion string form.
  */
-import type { Maintainer, Plan, Task } from '../api/types.ts';
+import type { Maintainer, Plan, Task } from '../api/index.ts';
 
 export const PACKAGE_API_VERSION = 'kudo.dev/v1beta1';
 export const OPERATOR_FILE = 'operator.yaml';

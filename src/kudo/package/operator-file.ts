@@ -1,5 +1,5 @@
 /** Decodes operator.yaml into {@link OperatorFile} with KUDO's field names and shapes. */
-import type { Maintainer, Phase, PipeSpec, Plan, Step, Task, TaskSpec } from '../api/types.ts';
+import type { Maintainer, Phase, PipeSpec, Plan, Step, Task, TaskSpec } from '../api/index.ts';
 import { PACKAGE_API_VERSION, type OperatorFile } from './model.ts';
 import { NodeReader, parsePackageYaml } from './yaml-nodes.ts';
 

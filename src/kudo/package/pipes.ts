@@ -3,7 +3,7 @@
  * outside [a-z0-9]; the pod is `instance.plan.phase.step.task.pipepod`, each artifact the same
  * five parts then `.key`. `.Pipes` maps each pipe key of a plan to its artifact name.
  */
-import type { Plan, Task } from '../api/types.ts';
+import type { Plan, Task } from '../api/index.ts';
 
 export function sanitizePipeName(part: string): string {
   return part.toLowerCase().replace(/[^a-z0-9]/g, '');

@@ -3,7 +3,7 @@
  * template a task names exists, task kinds are known, a Toggle names its parameter, a Pipe
  * has pipe entries, a KudoOperator parameterFile is a template. Texts are KUDO's.
  */
-import type { Task } from '../api/types.ts';
+import type { Task } from '../api/index.ts';
 import { PackageReadError } from './errors.ts';
 import type { FileTree } from './files.ts';
 import type { PackageDefinition } from './model.ts';

@@ -3,7 +3,7 @@
  * Versions are kept newest first (appVersion, then operatorVersion, by semver; versions that
  * do not parse last), so the first entry matching the filters is the one to install.
  */
-import type { Maintainer } from '../api/types.ts';
+import type { Maintainer } from '../api/index.ts';
 import { PackageResolveError } from './errors.ts';
 import { compareLenientVersions, parseLenientVersion } from './version.ts';
 import { NodeReader, parsePackageYaml } from './yaml-nodes.ts';

@@ -4,7 +4,7 @@
  * {@link Unparsable} naming why it cannot be one. Anything but a string (the CRD schema
  * says string, but admission must not trust that) is Unparsable, never an exception.
  */
-import type { Parameter, ParameterValueType } from '../api/types.ts';
+import type { Parameter, ParameterValueType } from '../api/index.ts';
 import { MAX_PARAMETER_VALUE_BYTES, describeType } from './limits.ts';
 import { YamlProblem, decodeYaml } from './yaml.ts';
 

@@ -5,7 +5,7 @@
  * value in the Instance: the value is frozen from then on, so it must be a decision, not an
  * accident of whatever the default happens to be.
  */
-import type { OperatorVersion, Parameter } from '../api/types.ts';
+import type { OperatorVersion, Parameter } from '../api/index.ts';
 import { parameterField, type ParameterProblem } from './errors.ts';
 import { namespacedName } from '../../kube/index.ts';
 

@@ -15,7 +15,7 @@
  * See examples/api/kudo.ts.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { OperatorVersion, Parameter, ParameterValueType } from '../api/types.ts';
+import type { OperatorVersion, Parameter, ParameterValueType } from '../api/index.ts';
 import { convert, Unparsable, valueType } from './convert.ts';
 import { parameterField, type ParameterProblem } from './errors.ts';
 import { MAX_INLINE_DECODE_CHARS, MAX_PARAMETERS_BYTES, excerpt } from './limits.ts';

@@ -5,5 +5,4 @@ export * from './labels.ts';
 export * from './renderer.ts';
 export * from './budget.ts';
 export * from './bounded.ts';
-export * from './routing.ts';
 export * from './memory-budget.ts';

@@ -7,10 +7,9 @@
  * restarts pods, and every plan would otherwise roll them).
  */
 import type { ApplyObject } from '../../kube/index.ts';
-import { parseApiVersion } from '../../kube/index.ts';
-import { KUDO_API_VERSION, type Instance } from '../api/types.ts';
+import { parseApiVersion, namespacedName } from '../../kube/index.ts';
+import { KUDO_API_VERSION, type Instance } from '../api/index.ts';
 import type { StepCoordinates } from './variables.ts';
-import { namespacedName } from '../../kube/index.ts';
 
 export const LABEL_HERITAGE = 'heritage';
 export const HERITAGE_KUDO = 'kudo';

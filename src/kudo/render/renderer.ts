@@ -1,7 +1,7 @@
 /**
  * Where a render job runs. The controller uses a RoutingRenderer (routing.ts): templates
  * bounded by construction on the main thread, the rest in the render pool (worker processes
- * with a deadline and a memory limit, src/kudo/render/pool/). {@link InlineRenderer} runs
+ * with a deadline and a memory limit, src/kudo/pool/). {@link InlineRenderer} runs
  * every job on the calling thread — for tests and tools that render trusted packages, never
  * for the process that serves the webhooks.
  */

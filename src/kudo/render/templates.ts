@@ -11,8 +11,8 @@
 import { parseAllDocuments } from 'yaml';
 import { compileTemplate, TemplateError, type Template } from '../../gotemplate/index.ts';
 import type { ApplyObject } from '../../kube/index.ts';
-import type { OperatorVersion } from '../api/types.ts';
-import { parameterFileValues } from '../package/parameter-input.ts';
+import type { OperatorVersion } from '../api/index.ts';
+import { parameterFileValues } from '../package/index.ts';
 import {
   MAX_YAML_ALIASES,
   YamlProblem,

@@ -3,7 +3,7 @@
  * `.OperatorVersion`, `.AppVersion`, `.PlanName`, `.PhaseName`, `.StepName`, `.Params`,
  * `.Pipes`. Scalar parameters stay strings; array and map values are parsed YAML.
  */
-import type { Instance, OperatorVersion, ParameterValueType } from '../api/types.ts';
+import type { Instance, OperatorVersion, ParameterValueType } from '../api/index.ts';
 import { YamlProblem, convert, decodeYaml, Unparsable, valueType } from '../params/index.ts';
 
 export interface StepCoordinates {

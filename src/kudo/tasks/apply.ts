@@ -12,9 +12,9 @@ import {
   type ApplyObject,
   type ChangeSetEntry,
   type ResourceManager,
+  namespacedName,
 } from '../../kube/index.ts';
-import { namespacedName } from '../../kube/index.ts';
-import type { Task } from '../api/types.ts';
+import type { Task } from '../api/index.ts';
 import { checkHealth } from '../health/index.ts';
 import {
   PolicyAnnotationError,
@@ -229,7 +229,7 @@ function judgeHealth(
  */
 function judgeAdoption(run: ApplyRun, live: ApplyObject, entry: InventoryEntry): void {
   const { task, ctx, options } = run;
-  const verdict = adoption(ctx.tenancy ?? KUDO_TENANCY, live, ctx.instance);
+  const verdict = adoption(ctx.services.tenancy ?? KUDO_TENANCY, live, ctx.instance);
   if (verdict.kind === 'none') return;
   if (verdict.kind === 'refuse' || options.neverTakeOver !== undefined) {
     ctx.inventory.forget([entry]);

@@ -5,7 +5,7 @@
  * skipped: such objects cannot exist. Done when a fresh GET of each object answers NotFound.
  */
 import { describeObject, type ApplyObject } from '../../kube/index.ts';
-import type { Task } from '../api/types.ts';
+import type { Task } from '../api/index.ts';
 import { entryOf } from '../inventory/index.ts';
 import { deletionRefused } from './ownership.ts';
 import { classify } from './classify.ts';

@@ -1,5 +1,5 @@
 /** The Dummy task (tests): fails when wantErr (fatally when fatal), else done when `done`. */
-import type { Task } from '../api/types.ts';
+import type { Task } from '../api/index.ts';
 import { FatalTaskError, TransientTaskError, type TaskOutcome } from './types.ts';
 
 export function runDummy(task: Task): Promise<TaskOutcome> {

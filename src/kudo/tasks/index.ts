@@ -4,6 +4,7 @@ export { MAX_UNKNOWN_KINDS_PER_TASK } from './objects.ts';
 export { inventoryDeletion, resourcesOf } from './resources.ts';
 export {
   DEFAULT_WAITER_IMAGE,
+  PIPE_POD_ANNOTATION,
   WebSocketPodExec,
   type ExecRequest,
   type ExecResult,
@@ -13,9 +14,12 @@ export {
   FatalTaskError,
   TaskError,
   TransientTaskError,
+  type AppliedObject,
   type InventoryRecorder,
+  type ObjectReader,
   type RecordOptions,
   type TaskContext,
+  type TaskServices,
   type TaskOutcome,
 } from './types.ts';
 export { ANNOTATION_ADOPT, deletionRefused, previousOwner } from './ownership.ts';

@@ -9,7 +9,7 @@
  * anything is deleted or written (ownership.ts).
  */
 import { describeObject, namespacedName } from '../../kube/index.ts';
-import type { Instance } from '../api/types.ts';
+import type { Instance } from '../api/index.ts';
 import { objectOf, type InventoryEntry } from '../inventory/index.ts';
 import { granted, type TenancyPolicy } from './tenancy.ts';
 

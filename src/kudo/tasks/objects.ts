@@ -5,8 +5,12 @@
  * schema does not know are dropped (kube/unknown-fields.ts), each with a Warning Event once
  * per plan run; a kind no version serves is a fatal error naming template, kind and what to do.
  */
-import { describeObject, type ApplyObject } from '../../kube/index.ts';
-import { resolveKind, type KindResolution } from '../../kube/index.ts';
+import {
+  describeObject,
+  type ApplyObject,
+  resolveKind,
+  type KindResolution,
+} from '../../kube/index.ts';
 import {
   ANNOTATION_DEPENDENCIES_HASH,
   dependenciesHash,
@@ -32,7 +36,8 @@ import {
   type RenderKind,
   type RenderOutput,
 } from '../render/index.ts';
-import { RenderLimitError } from '../render/pool/index.ts';
+import { RenderLimitError } from '../pool/index.ts';
+import { resourcesOf } from './resources.ts';
 import { KUDO_TENANCY, placeObject } from './tenancy.ts';
 import { FatalTaskError, TransientTaskError, type TaskContext } from './types.ts';
 
@@ -92,7 +97,10 @@ async function renderOne(
   output: RenderKind,
 ): Promise<RenderOutput> {
   try {
-    const rendered = await ctx.templates.render(renderJobOf(template, ctx, output), ctx.signal);
+    const rendered = await ctx.services.templates.render(
+      renderJobOf(template, ctx, output),
+      ctx.signal,
+    );
     ctx.renderBudget?.spend(template, rendered.outputChars);
     return rendered;
   } catch (err) {
@@ -122,7 +130,7 @@ export async function renderTask(
         text: templateText(ov, template),
       })),
     };
-    const outputs = await ctx.templates.renderAll(batch, ctx.signal);
+    const outputs = await ctx.services.templates.renderAll(batch, ctx.signal);
     resources.forEach((template, i) => {
       const rendered = outputs[i];
       if (!rendered) throw new Error(`renderer returned no output for template ${template}`);
@@ -282,7 +290,7 @@ async function withoutUnknownFields(r: Rendered, ctx: TaskContext): Promise<Appl
  * into the Instance's namespace with a Warning Event, or refused as a FatalTaskError.
  */
 function place(task: string, r: Rendered, namespaced: boolean, ctx: TaskContext): Rendered {
-  const placement = placeObject(ctx.tenancy ?? KUDO_TENANCY, {
+  const placement = placeObject(ctx.services.tenancy ?? KUDO_TENANCY, {
     template: r.template,
     object: r.object,
     namespaced,
@@ -325,7 +333,7 @@ async function addDependencyHashes(
         name: d.name,
       })?.digest,
     live: (d, signal) =>
-      ctx.ssa.get(
+      resourcesOf(ctx).get(
         { apiVersion: 'v1', kind: d.kind, metadata: { name: d.name, namespace: d.namespace } },
         signal,
       ),

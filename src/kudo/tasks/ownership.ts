@@ -10,7 +10,7 @@
  * `planwright.dev/adopt` annotation) and is never deleted, in either posture.
  */
 import { describeObject, namespacedName, type ApplyObject } from '../../kube/index.ts';
-import type { Instance } from '../api/types.ts';
+import type { Instance } from '../api/index.ts';
 import {
   ANNOTATION_OWNER,
   LABEL_INSTANCE,

@@ -6,7 +6,7 @@
  * deletion share it.
  */
 import { ResourceManager, type DeleteRequest } from '../../kube/index.ts';
-import type { Instance } from '../api/types.ts';
+import type { Instance } from '../api/index.ts';
 import { objectOf, type InventoryEntry } from '../inventory/index.ts';
 import { ownedByInstance } from '../render/index.ts';
 import type { TaskContext } from './types.ts';

@@ -1,5 +1,5 @@
 /** Dispatches a task by kind. */
-import type { Task } from '../api/types.ts';
+import type { Task } from '../api/index.ts';
 import { runApply } from './apply.ts';
 import { runDelete } from './delete.ts';
 import { runDummy } from './dummy.ts';

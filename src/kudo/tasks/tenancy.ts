@@ -15,9 +15,8 @@
  * line). A deliberate adoption is the owner's act instead: whoever may write the existing
  * object annotates it `planwright.dev/adopt: <namespace>/<instance>`.
  */
-import { describeObject, type ApplyObject } from '../../kube/index.ts';
-import { namespacedName } from '../../kube/index.ts';
-import type { Instance } from '../api/types.ts';
+import { describeObject, type ApplyObject, namespacedName } from '../../kube/index.ts';
+import type { Instance } from '../api/index.ts';
 
 export type TenancyPosture = 'kudo' | 'multi-tenant';
 export const TENANCY_POSTURES: readonly TenancyPosture[] = ['kudo', 'multi-tenant'];

@@ -1,5 +1,5 @@
 /** The Toggle task: Apply when the boolean parameter is true, Delete when false. */
-import type { Task } from '../api/types.ts';
+import type { Task } from '../api/index.ts';
 import { convert } from '../params/index.ts';
 import { applyObjects } from './apply.ts';
 import { deleteObjects } from './delete.ts';

@@ -1,6 +1,6 @@
 /** What a task needs from the engine, and what it reports back. */
 import type { ApplyObject, ServerSideApply } from '../../kube/index.ts';
-import type { Instance, OperatorVersion } from '../api/types.ts';
+import type { Instance, OperatorVersion } from '../api/index.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
 import type { RenderBudget, Renderer, StepCoordinates } from '../render/index.ts';
 import type { PodExec } from './pipe/exec.ts';
@@ -64,7 +64,24 @@ export interface AppliedObject {
   readonly live: ApplyObject;
 }
 
+/**
+ * What every task of every pass uses the same way, made once by the controller and handed to
+ * the tasks unchanged (the engine's context is one: engine/context.ts).
+ */
+export interface TaskServices {
+  /** Where templates render (the render pool in the controller). */
+  readonly templates: Renderer;
+  /** Image of the pipe pods' waiter container (default DEFAULT_WAITER_IMAGE, pinned; air-gapped clusters: a mirror). */
+  readonly pipeWaiterImage?: string;
+  /** Runs commands in pods (Pipe tasks); default: `pods/exec` over WebSocket. */
+  readonly podExec?: PodExec;
+  /** What the Instance may make the manager do beyond its namespace; default KUDO's posture. */
+  readonly tenancy?: TenancyPolicy;
+}
+
+/** One task's view: the shared services, and where it stands (Instance, plan, step, target). */
 export interface TaskContext {
+  readonly services: TaskServices;
   readonly instance: Instance;
   readonly operatorVersion: OperatorVersion;
   readonly at: StepCoordinates;
@@ -85,18 +102,10 @@ export interface TaskContext {
   readonly onApplied?: (applied: AppliedObject) => void;
   /** Watch-cache reads of applied objects (home cluster); absent: every look is a GET. */
   readonly objects?: ObjectReader;
-  /** Where templates render (the render pool in the controller). */
-  readonly templates: Renderer;
   /** Rendered output left for this plan pass, shared by its tasks. */
   readonly renderBudget?: RenderBudget;
   readonly inventory: InventoryRecorder;
   readonly signal: AbortSignal;
-  /** Image of the pipe pods' waiter container (default DEFAULT_WAITER_IMAGE, pinned; air-gapped clusters: a mirror). */
-  readonly pipeWaiterImage?: string;
-  /** Runs commands in pods (Pipe tasks); default: `pods/exec` over WebSocket. */
-  readonly podExec?: PodExec;
-  /** What the Instance may make the manager do beyond its namespace; default KUDO's posture. */
-  readonly tenancy?: TenancyPolicy;
   /**
    * A Warning Event on the Instance (`reason`, `message`). The engine records each distinct
    * message once per plan run, however often a pass repeats it.

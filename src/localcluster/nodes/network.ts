@@ -41,10 +41,8 @@ function usedOctets(): Set<number> {
  */
 export async function createPodNetwork(name: string, signal?: AbortSignal): Promise<PodNetwork> {
   await mkdir(join(cacheRoot(), 'run'), { recursive: true });
-  return withDirectoryLock(
-    join(cacheRoot(), 'run', 'pod-subnets.lock'),
-    { ...(signal ? { signal } : {}) },
-    () => Promise.resolve(claimSubnet(name)),
+  return withDirectoryLock(join(cacheRoot(), 'run', 'pod-subnets.lock'), { signal }, () =>
+    Promise.resolve(claimSubnet(name)),
   );
 }
 

@@ -120,18 +120,15 @@ export class ShardRing implements ShardSet {
       logger: this.log,
       leaseDurationMs: this.timings.leaseDurationMs,
       onChange: () => this.changed(),
-      ...(this.ownerReferences ? { ownerReferences: this.ownerReferences } : {}),
+      ownerReferences: this.ownerReferences,
     });
     this.terms = new ShardTerms({
       logger: this.log,
       onEnd: () => this.changed(),
-      ...(options.onFailure ? { onFailure: options.onFailure } : {}),
-      ...(options.metrics
-        ? {
-            owned: (shard, on) =>
-              options.metrics?.shardOwned.set({ ring: options.name, shard }, on ? 1 : 0),
-          }
-        : {}),
+      onFailure: options.onFailure,
+      owned:
+        options.metrics &&
+        ((shard, on) => options.metrics?.shardOwned.set({ ring: options.name, shard }, on ? 1 : 0)),
     });
   }
 
@@ -193,7 +190,7 @@ export class ShardRing implements ShardSet {
           name: this.leases.memberLeaseName(identity),
           identity,
           labels: this.leases.labels(ROLE_MEMBER),
-          ...(this.ownerReferences ? { ownerReferences: this.ownerReferences } : {}),
+          ownerReferences: this.ownerReferences,
           logger: this.log.child({ member: identity }),
           ...this.timings,
         });

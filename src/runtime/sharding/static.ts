@@ -31,7 +31,7 @@ export class StaticShards implements ShardSet {
     this.terms = new ShardTerms({
       logger: options.logger,
       onEnd: () => this.changed(),
-      ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+      onFailure: options.onFailure,
     });
   }
 

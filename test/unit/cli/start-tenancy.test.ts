@@ -3,12 +3,8 @@
 // posture without allowances), and --watch-namespaces' list.
 import { describe, expect, it } from '@jest/globals';
 import { Command } from 'commander';
-import {
-  namespaceList,
-  tenancyOptions,
-  tenancyPolicy,
-  type StartFlags,
-} from '../../../src/cli/commands/start.ts';
+import { tenancyOptions, tenancyPolicy, type StartFlags } from '../../../src/cli/commands/start.ts';
+import { namespaceList } from '../../../src/cli/flag-values.ts';
 
 function parse(args: readonly string[]): StartFlags {
   const command = new Command('start').exitOverride();

@@ -10,7 +10,7 @@ import {
   renderLimits,
   tuningOptions,
   type TuningFlags,
-} from '../../../src/cli/start-tuning.ts';
+} from '../../../src/cli/commands/start.ts';
 import { CliError } from '../../../src/cli/errors.ts';
 
 function parse(args: readonly string[]): TuningFlags {

@@ -4,9 +4,8 @@
  * a plain (non-controller) owner reference to the parent, and the child's scheduled plan
  * judged on the child's own status.
  */
-import { isTerminal } from '../../api/read.ts';
-import { KUDO_API_VERSION, type Instance, type TaskSpec } from '../../api/types.ts';
-import { OPERATOR_LABEL, operatorVersionName } from '../../package/convert.ts';
+import { isTerminal, KUDO_API_VERSION, type Instance, type TaskSpec } from '../../api/index.ts';
+import { OPERATOR_LABEL, operatorVersionName } from '../../package/index.ts';
 import { namespacedName } from '../../../kube/index.ts';
 
 export interface ChildTarget {

@@ -9,7 +9,7 @@
  * parent's step; API errors and webhook denials are retried.
  */
 import { ApiError, namespacedName, type ApplyObject } from '../../../kube/index.ts';
-import { KUDO_GROUP, KUDO_VERSION, type Instance, type Task } from '../../api/types.ts';
+import { KUDO_GROUP, KUDO_VERSION, type Instance, type Task } from '../../api/index.ts';
 import { entryOf } from '../../inventory/index.ts';
 import { ownedByInstance } from '../../render/index.ts';
 import { renderParameterFile } from '../objects.ts';

@@ -8,14 +8,15 @@
  * and what to do; API and connection problems are retried.
  */
 import { describeObject, type ApplyObject } from '../../../kube/index.ts';
-import type { Task } from '../../api/types.ts';
+import type { Task } from '../../api/index.ts';
 import { entryOf } from '../../inventory/index.ts';
-import { pipeArtifactName, pipePodName, type PipeCoordinates } from '../../package/pipes.ts';
+import { pipeArtifactName, pipePodName, type PipeCoordinates } from '../../package/index.ts';
 import { ANNOTATION_PLAN_UID, ownedByInstance } from '../../render/index.ts';
 import { applyObjects } from '../apply.ts';
 import { classify } from '../classify.ts';
 import { decorateAll, renderTask } from '../objects.ts';
 import { previousOwner } from '../ownership.ts';
+import { resourcesOf } from '../resources.ts';
 import {
   FatalTaskError,
   TransientTaskError,
@@ -71,7 +72,12 @@ async function desiredPod(
   let pod: ApplyObject;
   try {
     const mount = validatePipePod(rendered.object, spec.files);
-    pod = buildPipePod(rendered.object, name, mount, ctx.pipeWaiterImage ?? DEFAULT_WAITER_IMAGE);
+    pod = buildPipePod(
+      rendered.object,
+      name,
+      mount,
+      ctx.services.pipeWaiterImage ?? DEFAULT_WAITER_IMAGE,
+    );
   } catch (err) {
     if (err instanceof PipePodKindError || err instanceof PipePodValidationError) {
       throw new FatalTaskError(task, `template ${spec.pod}: the pipe pod ${err.message}`);
@@ -92,9 +98,10 @@ async function ensurePod(
   desired: ApplyObject,
   ctx: TaskContext,
 ): Promise<{ pod: ApplyObject } | { waiting: string }> {
+  const resources = resourcesOf(ctx);
   let live: ApplyObject | undefined;
   try {
-    live = await ctx.ssa.get(desired, ctx.signal);
+    live = await resources.get(desired, ctx.signal);
     if (live?.metadata?.['deletionTimestamp']) {
       return {
         waiting: `pipe pod ${describeObject(desired)} of an earlier run is being deleted; waiting until it is gone`,
@@ -111,14 +118,15 @@ async function ensurePod(
     }
     const run = ctx.at.planUid ?? '';
     if (live && live.metadata?.annotations?.[ANNOTATION_PLAN_UID] !== run) {
-      await ctx.ssa.remove(desired, ctx.signal);
+      await resources.delete({ object: desired, live }, ctx.signal);
       return {
         waiting: `deleting pipe pod ${describeObject(desired)} left by an earlier run; a new one is created once it is gone`,
       };
     }
     if (live) return { pod: live };
     await ctx.inventory.record([entryOf(desired)]);
-    return { pod: await ctx.ssa.apply(desired, { signal: ctx.signal }) };
+    // A Pod is not made by a create (createsAsApplied): this is one apply, as always.
+    return { pod: (await resources.createOrApply(desired, { signal: ctx.signal })).object };
   } catch (err) {
     throw classify(task, desired, err, ctx.actingAs);
   }
@@ -135,12 +143,12 @@ export async function runPipe(task: Task, ctx: TaskContext): Promise<TaskOutcome
   const desired = await desiredPod(task.name, spec, podName, ctx);
   const ensured = await ensurePod(task.name, desired, ctx);
   if ('waiting' in ensured) return { done: false, message: ensured.waiting };
-  const image = ctx.pipeWaiterImage ?? DEFAULT_WAITER_IMAGE;
+  const image = ctx.services.pipeWaiterImage ?? DEFAULT_WAITER_IMAGE;
   const state = pipePodState(ensured.pod, image);
   if (state.state === 'failed') throw new FatalTaskError(task.name, state.message);
   if (state.state === 'waiting') return { done: false, message: state.message };
 
-  const exec = ctx.podExec ?? new WebSocketPodExec(ctx.ssa.client.kubeConfig);
+  const exec = ctx.services.podExec ?? new WebSocketPodExec(ctx.ssa.client.kubeConfig);
   const ref: PipePodRef = {
     namespace: desired.metadata?.namespace ?? '',
     pod: podName,

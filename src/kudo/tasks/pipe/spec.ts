@@ -3,8 +3,8 @@
  * verifier's checks): at least one entry, each with exactly one of `file`/`envFile`, kind
  * ConfigMap or Secret, and a key of `[a-zA-Z0-9_-]`. Violations are fatal.
  */
-import type { Task } from '../../api/types.ts';
-import { taskBuildProblems } from '../../package/verify/tasks.ts';
+import type { Task } from '../../api/index.ts';
+import { taskBuildProblems } from '../../verify/index.ts';
 import { FatalTaskError } from '../types.ts';
 
 export interface PipeFile {

@@ -25,7 +25,7 @@ import { installKudoCrds } from '../../../support/kudo.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { renderWorkers, treeRss, WebhookProbe } from '../../../support/planwright-probe.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
-import { WALL_LIMIT_FACTOR } from '../../../../src/kudo/render/pool/pool.ts';
+import { WALL_LIMIT_FACTOR } from '../../../../src/kudo/pool/pool.ts';
 import { WORKER_OVERHEAD_MB, memoryNeededMb } from '../../../../src/kudo/render/memory-budget.ts';
 import { applyStepsOperatorVersion } from '../../../support/kudo-objects.ts';
 

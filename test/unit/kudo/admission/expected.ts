@@ -1,4 +1,4 @@
-// Expected decisions of the admission table (admission-cases.ts), one per case name:
+// Expected decisions of the admission table (cases.ts), one per case name:
 // the exact JSON patch and warnings, or the exact message and causes. Reviewed by hand;
 // a change of wording must show up here.
 import type { Decision } from '../../../../src/kudo/admission/index.ts';

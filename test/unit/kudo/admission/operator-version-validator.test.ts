@@ -14,8 +14,8 @@ import {
   type PackagePolicy,
 } from '../../../../src/kudo/admission/index.ts';
 import type { Instance, Operator, OperatorVersion } from '../../../../src/kudo/api/index.ts';
-import { verifyOperatorVersion } from '../../../../src/kudo/package/index.ts';
-import { RenderLimitError } from '../../../../src/kudo/render/pool/index.ts';
+import { verifyOperatorVersion } from '../../../../src/kudo/verify/index.ts';
+import { RenderLimitError } from '../../../../src/kudo/pool/index.ts';
 import type { AdmissionRequest, AdmissionResult } from '../../../../src/server/index.ts';
 import { brokenOperatorVersion } from '../../../support/operator-versions.ts';
 

@@ -2,7 +2,7 @@
 // first few with their fields, how many more, and the way to see them all; none for warnings.
 import { describe, expect, it } from '@jest/globals';
 import { verifyEventMessage } from '../../../../src/kudo/controller/index.ts';
-import { Findings } from '../../../../src/kudo/package/verify/index.ts';
+import { Findings } from '../../../../src/kudo/verify/index.ts';
 
 describe('verifyEventMessage', () => {
   it('names the first five errors with their fields and counts the rest', () => {

@@ -2,7 +2,7 @@
 // pass (no finalizer: all its objects are garbage-collected) has them dropped when it leaves
 // the cache, not left for eviction.
 import { describe, expect, it } from '@jest/globals';
-import type { ApplyObject } from '../../../../src/kube/apply.ts';
+import { ServerSideApply, type ApplyObject } from '../../../../src/kube/apply.ts';
 import { DriftKeeper, type DriftCheckInput } from '../../../../src/kudo/engine/drift.ts';
 import type { Target } from '../../../../src/kudo/engine/targets.ts';
 import { entryOf } from '../../../../src/kudo/inventory/index.ts';
@@ -117,17 +117,18 @@ describe('DriftKeeper memory', () => {
     apply(keeper, 'ns/i', applied);
     const edited = { ...structuredClone(applied), data: { v: 'theirs', w: '2' } };
     const sent: ApplyObject[] = [];
-    const target = {
-      ssa: {
-        apply: (obj: ApplyObject): Promise<ApplyObject> => {
-          sent.push(obj);
-          return Promise.resolve({
-            ...structuredClone(obj),
-            metadata: { ...obj.metadata, resourceVersion: '9' },
-          });
-        },
+    // A ServerSideApply whose apply records what it is sent (the ResourceManager re-applies
+    // through it).
+    const ssa = Object.assign(Object.create(ServerSideApply.prototype) as ServerSideApply, {
+      apply: (obj: ApplyObject): Promise<ApplyObject> => {
+        sent.push(obj);
+        return Promise.resolve({
+          ...structuredClone(obj),
+          metadata: { ...obj.metadata, resourceVersion: '9' },
+        });
       },
-    } as unknown as Target;
+    });
+    const target = { ssa } as unknown as Target;
     const events: string[] = [];
     const input = (live: ApplyObject): DriftCheckInput => ({
       instance: { metadata: { name: 'i', namespace: 'ns', uid: 'u-i' } },

@@ -8,13 +8,15 @@ import {
   packageResolver,
   packageResources,
   parsePackage,
-  parseParamChecks,
   readFolderTree,
   resolveDependencies,
+} from '../../../../src/kudo/package/index.ts';
+import {
+  parseParamChecks,
   verifyOperatorVersion,
   verifyPackage,
   type VerifyResult,
-} from '../../../../src/kudo/package/index.ts';
+} from '../../../../src/kudo/verify/index.ts';
 import type { OperatorVersion } from '../../../../src/kudo/api/types.ts';
 import { KUDO_PACKAGES_DIR } from '../../../support/shared.ts';
 import { FIXTURE_PACKAGES } from './helpers.ts';

@@ -13,7 +13,7 @@ import {
   type DecodeOutcome,
   type ParameterDecoder,
 } from '../../../../src/kudo/params/index.ts';
-import { RenderPool } from '../../../../src/kudo/render/pool/index.ts';
+import { RenderPool } from '../../../../src/kudo/pool/index.ts';
 import { billionLaughs, deepSequence } from '../../../support/hostile-yaml.ts';
 import { operatorVersion } from '../fixtures.ts';
 

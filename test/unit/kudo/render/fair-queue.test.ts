@@ -1,7 +1,7 @@
 // The render pool's queue: namespaces served round-robin, each holding at most its cap of
 // workers, each with a bounded queue of its own.
 import { describe, expect, it } from '@jest/globals';
-import { FairQueue } from '../../../../src/kudo/render/pool/fair-queue.ts';
+import { FairQueue } from '../../../../src/kudo/pool/fair-queue.ts';
 
 /** Takes jobs while a free worker would find one; their names in order. */
 function takeAll(q: FairQueue<string>): string[] {

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import type { RenderJob } from '../../../../src/kudo/render/index.ts';
-import { RenderLimitError, RenderPool } from '../../../../src/kudo/render/pool/index.ts';
+import { RenderLimitError, RenderPool } from '../../../../src/kudo/pool/index.ts';
 import { job, scalars } from './jobs.ts';
 import { TEST_PRIORITY } from './jobs.ts';
 

@@ -21,7 +21,7 @@ import {
   RenderPoolBusyError,
   RenderPoolStoppedError,
   RenderWorkerStartError,
-} from '../../../../src/kudo/render/pool/index.ts';
+} from '../../../../src/kudo/pool/index.ts';
 import { renderTask } from '../../../../src/kudo/tasks/objects.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { failure, job, scalars } from './jobs.ts';
@@ -420,7 +420,7 @@ describe('RenderPool', () => {
         operatorVersion: ov,
         at: { plan: 'deploy', phase: 'main', step: 'all' },
         params: Object.assign(Object.create(null) as object, { HOST: 'h' }),
-        templates: p,
+        services: { templates: p },
         ...(budget ? { renderBudget: budget } : {}),
         signal: new AbortController().signal,
       }) as unknown as TaskContext;

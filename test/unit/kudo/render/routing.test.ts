@@ -9,14 +9,13 @@ import { parse } from 'yaml';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import {
-  RoutingRenderer,
   type RenderBatch,
   type RenderJob,
   type Renderer,
   type RenderOutput,
 } from '../../../../src/kudo/render/index.ts';
+import { RoutingRenderer, RenderLimitError, RenderPool } from '../../../../src/kudo/pool/index.ts';
 import { INLINE_MAX_PARSE_CHARS } from '../../../../src/kudo/render/bounded.ts';
-import { RenderLimitError, RenderPool } from '../../../../src/kudo/render/pool/index.ts';
 import { KUDO_PACKAGES_DIR } from '../../../support/shared.ts';
 import { failure, job, packageDefaults, scalars } from './jobs.ts';
 import { TEST_PRIORITY } from './jobs.ts';

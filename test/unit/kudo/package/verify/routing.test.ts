@@ -6,16 +6,18 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OperatorVersion } from '../../../../../src/kudo/api/types.ts';
 import {
-  Findings,
-  RoutingVerifier,
   packageResources,
   parsePackage,
   readFolderTree,
+} from '../../../../../src/kudo/package/index.ts';
+import {
+  Findings,
+  RoutingVerifier,
   verifiesInline,
   verifyOperatorVersion,
   type VerifyResult,
   type WorkerVerifier,
-} from '../../../../../src/kudo/package/index.ts';
+} from '../../../../../src/kudo/verify/index.ts';
 import { operatorVersionObject, serialPlan } from '../../../../support/kudo-objects.ts';
 import { KUDO_PACKAGES_DIR } from '../../../../support/shared.ts';
 

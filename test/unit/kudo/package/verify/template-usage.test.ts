@@ -5,8 +5,8 @@ import {
   pipeArtifactName,
   pipePodName,
   planPipes,
-  templateUsage,
 } from '../../../../../src/kudo/package/index.ts';
+import { templateUsage } from '../../../../../src/kudo/verify/index.ts';
 
 describe('templateUsage', () => {
   it('follows dot: with/range bodies have another dot, $ is always the root', () => {

@@ -4,7 +4,7 @@
  * after rendering, where KUDO has them — `kind: Namespace` outside the namespace manifest and
  * the manifest itself. Texts and order are KUDO's.
  */
-import { taskTemplates } from '../read-checks.ts';
+import { taskTemplates } from '../package/index.ts';
 import type { Findings } from './findings.ts';
 import type { VerifySubject } from './subject.ts';
 import { templateUsage, type TemplateUsage } from './template-usage.ts';

@@ -4,9 +4,14 @@
  * fails here is a failure of the job (the pool enforces deadline and memory from outside).
  * It exits when its parent goes away (the IPC channel closes).
  */
-import { Unparsable, convert } from '../../params/index.ts';
-import { ParameterValueError } from '../variables.ts';
-import { RenderError, TemplateCache, jobsOf, renderJob } from '../templates.ts';
+import { Unparsable, convert } from '../params/index.ts';
+import {
+  ParameterValueError,
+  RenderError,
+  TemplateCache,
+  jobsOf,
+  renderJob,
+} from '../render/index.ts';
 import { DecodeMemo } from './memo.ts';
 import { templatesSubject } from './subject.ts';
 import { READY, type WorkerFailure, type WorkerReply, type WorkerRequest } from './protocol.ts';
@@ -42,7 +47,7 @@ function failure(err: unknown, template: string): WorkerFailure {
  * (bounded packages verify on the main thread), and its modules cost ~2 MiB resident.
  */
 async function verify(request: Extract<WorkerRequest, { kind: 'verify' }>): Promise<WorkerReply> {
-  const { verifyOperatorVersion } = await import('../../package/verify/verify.ts');
+  const { verifyOperatorVersion } = await import('../verify/index.ts');
   // With rendering: templates run with placeholder values, here where the pool's deadline and
   // heap limit bound them.
   const result = verifyOperatorVersion(request.operatorVersion, {

@@ -3,8 +3,8 @@
  * and the subset that applies to an OperatorVersion on its own (the validating webhook calls
  * that one at `kubectl apply` time: one finding per problem, each with its field).
  */
-import type { OperatorVersion } from '../../api/types.ts';
-import type { PackageDefinition } from '../model.ts';
+import type { OperatorVersion } from '../api/index.ts';
+import type { PackageDefinition } from '../package/index.ts';
 import { Findings, type VerifyResult } from './findings.ts';
 import { checkParamStyle, type ParamCheck } from './param-checks.ts';
 import { checkParameters } from './parameters.ts';

@@ -19,13 +19,6 @@ import {
   inputSize,
   withinInlineLimits,
   type Boundedness,
-} from './bounded.ts';
-import type { Registry } from 'prom-client';
-import { DecodeMemo } from './pool/memo.ts';
-import { RenderPoolMetrics } from './pool/metrics.ts';
-import type { Renderer } from './renderer.ts';
-import { convert } from '../params/index.ts';
-import {
   TemplateCache,
   executeJob,
   jobsOf,
@@ -33,7 +26,12 @@ import {
   type RenderBatch,
   type RenderJob,
   type RenderOutput,
-} from './templates.ts';
+} from '../render/index.ts';
+import type { Registry } from 'prom-client';
+import { DecodeMemo } from './memo.ts';
+import { RenderPoolMetrics } from './metrics.ts';
+import type { Renderer } from '../render/index.ts';
+import { convert } from '../params/index.ts';
 
 export interface RoutingRendererOptions {
   /** Renders what is not bounded: the render pool. */

@@ -6,10 +6,10 @@
  * callers on a latency-sensitive path (admission) should run this bounded elsewhere.
  */
 import { parseAllDocuments } from 'yaml';
-import { compileTemplate, TemplateError } from '../../../gotemplate/index.ts';
-import type { Instance, OperatorVersion, ParameterValueType } from '../../api/types.ts';
-import { MAX_TEMPLATE_OUTPUT_CHARS, templateParams } from '../../render/index.ts';
-import { planPipes, type DuplicatePipeKeyError } from '../pipes.ts';
+import { compileTemplate, TemplateError } from '../../gotemplate/index.ts';
+import type { Instance, OperatorVersion, ParameterValueType } from '../api/index.ts';
+import { MAX_TEMPLATE_OUTPUT_CHARS, templateParams } from '../render/index.ts';
+import { planPipes, type DuplicatePipeKeyError } from '../package/index.ts';
 import type { Findings } from './findings.ts';
 import type { VerifySubject } from './subject.ts';
 import type { TemplateUsage } from './template-usage.ts';

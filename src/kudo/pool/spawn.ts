@@ -63,7 +63,7 @@ export function spawnRenderWorker(limits: WorkerLimits, name: string): ChildProc
 function forkWorker(limits: WorkerLimits, name: string): ChildProcess {
   const entry = fileURLToPath(new URL(fromSources ? './worker.ts' : './worker.js', here));
   const loader = fromSources
-    ? ['--import', new URL('../../../../scripts/register-ts.mjs', here).href]
+    ? ['--import', new URL('../../../scripts/register-ts.mjs', here).href]
     : [];
   return fork(entry, [name], {
     execArgv: [

@@ -3,8 +3,8 @@
  * (KUDO's task.Build texts), plan steps must name defined tasks, unused tasks are warned
  * about, and a `deploy` plan must exist.
  */
-import type { PipeSpec, Task } from '../../api/types.ts';
-import { PLAN_DEPLOY } from '../../api/types.ts';
+import type { PipeSpec, Task } from '../api/index.ts';
+import { PLAN_DEPLOY } from '../api/index.ts';
 import type { Findings } from './findings.ts';
 import type { VerifySubject } from './subject.ts';
 

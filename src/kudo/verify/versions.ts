@@ -1,5 +1,5 @@
 /** Version fields must be (lenient) semver: operatorVersion and kubernetesVersion always, the others when set. */
-import { parseLenientVersion } from '../version.ts';
+import { parseLenientVersion } from '../package/index.ts';
 import type { Findings } from './findings.ts';
 import type { VerifySubject } from './subject.ts';
 

@@ -3,8 +3,8 @@
  * itself is admission's (params/convert.ts), so the verifier accepts exactly what an
  * Instance may later hold.
  */
-import { PARAMETER_VALUE_TYPES, type ParameterValueType } from '../../api/types.ts';
-import { convert, Unparsable } from '../../params/index.ts';
+import { PARAMETER_VALUE_TYPES, type ParameterValueType } from '../api/index.ts';
+import { convert, Unparsable } from '../params/index.ts';
 
 const GO_PARSER: Partial<Record<ParameterValueType, string>> = {
   integer: 'strconv.ParseInt',

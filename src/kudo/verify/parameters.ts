@@ -2,7 +2,7 @@
  * Parameter checks of `package verify`: names, immutability, enums, defaults, groups, the UI
  * `advanced` flag and the plans parameters trigger. Texts are KUDO's.
  */
-import { PARAMETER_VALUE_TYPES } from '../../api/types.ts';
+import { PARAMETER_VALUE_TYPES } from '../api/index.ts';
 import type { Findings } from './findings.ts';
 import type { VerifySubject } from './subject.ts';
 import { isKnownType, valueTypeProblem } from './value-types.ts';

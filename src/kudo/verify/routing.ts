@@ -1,7 +1,7 @@
 /**
  * Where `package verify` of an OperatorVersion runs (the OperatorVersion webhook's check, and
  * the leader's verify Events): on the calling thread when it is cheap by construction, as the
- * controller renders bounded templates (render/routing.ts); otherwise in a worker process of
+ * controller renders bounded templates (pool/routing.ts); otherwise in a worker process of
  * the pool given, where a deadline and a heap limit bound it.
  *
  * Cheap by construction: every template (the namespace manifest included) is bounded
@@ -11,8 +11,8 @@
  * writes then start no worker process — a worker costs a Node runtime's memory while it lives
  * (bench/vs-kudo: an OperatorVersion write, then 1,000 Instances, with no worker alive).
  */
-import { compileTemplate, TemplateError } from '../../../gotemplate/index.ts';
-import type { OperatorVersion } from '../../api/types.ts';
+import { compileTemplate, TemplateError } from '../../gotemplate/index.ts';
+import type { OperatorVersion } from '../api/index.ts';
 import {
   INLINE_MAX_PARSE_CHARS,
   INLINE_MAX_TEMPLATE_CHARS,
@@ -22,8 +22,8 @@ import {
   parameterInputs,
   rawParameters,
   sizeAt,
-} from '../../render/index.ts';
-import { planPipes } from '../pipes.ts';
+} from '../render/index.ts';
+import { planPipes } from '../package/index.ts';
 import type { VerifyResult } from './findings.ts';
 import { PLACEHOLDERS } from './render.ts';
 import { operatorVersionSubject } from './subject.ts';

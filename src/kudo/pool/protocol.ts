@@ -1,8 +1,8 @@
 /** Messages between the render pool and its worker threads (plain data: structured clone). */
-import type { OperatorVersion } from '../../api/types.ts';
-import type { VerifyResult } from '../../package/verify/findings.ts';
-import type { DecodeOutcome } from '../../params/index.ts';
-import type { RenderBatch, RenderJob, RenderOutput } from '../templates.ts';
+import type { OperatorVersion } from '../api/index.ts';
+import type { VerifyResult } from '../verify/index.ts';
+import type { DecodeOutcome } from '../params/index.ts';
+import type { RenderBatch, RenderJob, RenderOutput } from '../render/index.ts';
 
 export type WorkerRequest =
   | { readonly id: number; readonly kind: 'render'; readonly job: RenderJob }

@@ -6,3 +6,4 @@ export {
   RenderPoolStoppedError,
   type RenderLimit,
 } from './errors.ts';
+export { RoutingRenderer, type RoutingRendererOptions } from './routing.ts';

@@ -2,8 +2,8 @@
  * What the verifier checks, the same shape whether it comes from a package folder or from an
  * OperatorVersion object, with the field paths each source uses in its findings.
  */
-import type { OperatorVersion, Plan, Task } from '../../api/types.ts';
-import type { PackageDefinition, ParameterGroup } from '../model.ts';
+import type { OperatorVersion, Plan, Task } from '../api/index.ts';
+import type { PackageDefinition, ParameterGroup } from '../package/index.ts';
 
 export interface SubjectParameter {
   readonly name: string;

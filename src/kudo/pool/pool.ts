@@ -23,18 +23,19 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { OperatorVersion } from '../../api/types.ts';
-import type { VerifyResult } from '../../package/verify/findings.ts';
-import type { DecodeOutcome } from '../../params/index.ts';
-import type { Renderer } from '../renderer.ts';
+import type { OperatorVersion } from '../api/index.ts';
+import type { VerifyResult } from '../verify/index.ts';
+import type { DecodeOutcome } from '../params/index.ts';
+import type { Renderer } from '../render/index.ts';
 import {
   RenderError,
   jobsOf,
   type RenderBatch,
   type RenderJob,
   type RenderOutput,
-} from '../templates.ts';
-import { ParameterValueError } from '../variables.ts';
+  ParameterValueError,
+  WORKER_OVERHEAD_MB,
+} from '../render/index.ts';
 import { RenderLimitError, RenderPoolBusyError, RenderPoolStoppedError } from './errors.ts';
 import { READY, type WorkerFailure, type WorkerReply, type WorkerRequest } from './protocol.ts';
 import { FairQueue } from './fair-queue.ts';
@@ -42,7 +43,6 @@ import { RenderPoolMetrics } from './metrics.ts';
 import { cpuTimeMs } from './cpu-time.ts';
 import { LOADER_OVERHEAD_MB, spawnRenderWorker } from './spawn.ts';
 import { residentBytes } from './rss.ts';
-import { WORKER_OVERHEAD_MB } from '../memory-budget.ts';
 import { templatesSubject } from './subject.ts';
 
 export interface RenderPoolOptions {

@@ -1,4 +1,4 @@
-import type { RenderBatch } from '../templates.ts';
+import type { RenderBatch } from '../render/index.ts';
 
 /** The templates of a batch, for errors: `a.yaml, b.yaml` (the first few, then how many more). */
 export function templatesSubject(batch: RenderBatch, shown = 5): string {

@@ -11,7 +11,7 @@ import {
   type ListNode,
   type Node,
   type PipeNode,
-} from '../../../gotemplate/index.ts';
+} from '../../gotemplate/index.ts';
 
 export interface TemplateUsage {
   /** Parameters referred to where dot is the root (checked against the defined ones). */
