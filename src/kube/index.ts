@@ -93,3 +93,4 @@ export {
 } from './resource-manager.ts';
 export { type KindResolution, resolveKind } from './kinds.ts';
 export { OpenApiSchemas, type UnknownFields } from './openapi-schemas.ts';
+export { deadlineSignal, type DeadlineSignal } from './deadline.ts';

@@ -27,15 +27,7 @@ export {
 } from './sharding/types.ts';
 export { runnable, type Runnable } from './runnable.ts';
 export { Probes, type ProbeCheck, type ProbeKind, type ProbeResult } from './probes.ts';
-export {
-  aborted,
-  deadlineSignal,
-  sleep,
-  untilAborted,
-  withDeadline,
-  DeadlineError,
-  type DeadlineSignal,
-} from './time.ts';
+export { aborted, sleep, untilAborted, withDeadline, DeadlineError } from './time.ts';
 export {
   ControllerBuilder,
   generationChanged,

@@ -16,10 +16,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { ApiError, type KubeClient } from '../kube/index.ts';
+import { ApiError, deadlineSignal, type KubeClient } from '../kube/index.ts';
 import { LeaderElectionLostError, RuntimeConfigError } from './errors.ts';
 import type { RuntimeMetrics } from './metrics.ts';
-import { deadlineSignal, sleep } from './time.ts';
+import { sleep } from './time.ts';
 import { namespacedName } from '../kube/index.ts';
 import type { OwnerReferencesOf } from './sharding/lease-owner.ts';
 

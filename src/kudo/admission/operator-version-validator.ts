@@ -27,7 +27,7 @@ import type { VerifyResult } from '../verify/index.ts';
 import type { KudoUsage } from './usage.ts';
 import { verifyVerdict, type PackagePolicy } from './verify-verdict.ts';
 import { namespacedName } from '../../kube/index.ts';
-import { deadlineSignal } from '../../runtime/index.ts';
+import { deadlineSignal } from '../../kube/index.ts';
 
 /** `package verify` of one OperatorVersion; the render pool in production. */
 export type OperatorVersionVerifier = (

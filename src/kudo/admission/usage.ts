@@ -7,7 +7,7 @@
  * See examples/api/kudo.ts.
  */
 import type { KubeClient } from '../../kube/index.ts';
-import { deadlineSignal } from '../../runtime/index.ts';
+import { deadlineSignal } from '../../kube/index.ts';
 import {
   instanceOperatorVersionKeys,
   INSTANCES_BY_OPERATOR_VERSION,

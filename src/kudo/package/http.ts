@@ -3,7 +3,7 @@
  * default, so an offline machine fails fast instead of hanging), a size limit on the body,
  * and the caller's AbortSignal. Node's fetch (undici) does the work.
  */
-import { deadlineSignal } from '../../runtime/index.ts';
+import { deadlineSignal } from '../../kube/index.ts';
 import { PackageResolveError } from './errors.ts';
 
 /** KUDO's repositories saw `KUDO/<version>`; Planwright speaks the same protocol. */
