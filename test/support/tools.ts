@@ -76,7 +76,9 @@ export const TEST_TOOLS: readonly TestTool[] = [
   {
     name: 'control plane (workloads, real nodes)',
     lane: 'kubernetes',
-    neededBy: 'e2e',
+    // Not only e2e: test/integration/cli/start.test.ts runs `npm start` without a kubeconfig,
+    // whose local control plane is the workloads one (a cold run failed it waiting on this build).
+    neededBy: 'integration',
     ensure: async (p: (line: string) => void): Promise<void> => {
       const prepared = await prepareRealNodes({ onProgress: p });
       // Without root the e2e clusters use kwok nodes (they say so): build what those run.
