@@ -112,8 +112,10 @@ describe('a dedicated local control plane', () => {
     await waitFor('control-plane processes gone with their owner', () => !pids.some(alive), {
       timeoutMs: 15_000,
     });
-    expect(existsSync(started.workDir)).toBe(true);
-    expect(await reapOrphanedClusters()).toBeGreaterThanOrEqual(1);
+    // Every cluster start reaps what dead owners left, so another file's start may reap this
+    // one first (a loaded run did, between the kill and the check); either way a start's reap
+    // removes it.
+    await reapOrphanedClusters();
     expect(existsSync(started.workDir)).toBe(false);
   });
 });
