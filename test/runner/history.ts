@@ -28,11 +28,10 @@ export function historyFile(): string {
 export async function loadHistory(): Promise<History> {
   const seed = await readHistory(new URL('./durations.json', import.meta.url).pathname);
   const machine = await readHistory();
-  return updatedHistory(
-    seed,
-    Object.entries(machine.files).map(([file, ms]) => ({ file, group: '', ms, ok: true })),
-    machine.starts,
-  );
+  const history = emptyHistory();
+  Object.assign(history.files, seed.files, machine.files);
+  Object.assign(history.starts, seed.starts, machine.starts);
+  return history;
 }
 
 export function emptyHistory(): History {

@@ -184,9 +184,14 @@ export function planLanes(
     list.push(f.file);
     planned.set(slot.lane, list);
   }
+  const projectOf = new Map(shared.map((f) => [f.file, f.project]));
   for (const t of templates) {
     const list = planned.get(t.name);
-    if (list?.length) lanes.push({ ...t, files: list });
+    if (!list?.length) continue;
+    // Only the projects of the files it got: a late lane of integration files alone starts
+    // no workloads cluster and waits for no image.
+    const projects = t.projects.filter((p) => list.some((f) => projectOf.get(f) === p));
+    lanes.push({ ...t, projects, files: list });
   }
   if (selected.includes('serial') && SERIAL_FILES.length > 0) {
     lanes.push({

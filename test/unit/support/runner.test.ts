@@ -109,6 +109,8 @@ describe('planLanes', () => {
     expect(of('e2e')).toEqual(['test/e2e/x.test.ts']);
     expect(of('late')).toEqual(['test/e2e/y.test.ts']);
     expect(lanes.find((l) => l.name === 'late')?.after).toBe('unit');
+    // Only the projects of its files: no bare cluster for a late lane of e2e files alone.
+    expect(lanes.find((l) => l.name === 'late')?.projects).toEqual(['e2e']);
     expect(lanes.some((l) => l.name === 'serial')).toBe(false);
   });
 
