@@ -50,6 +50,7 @@ export function printString(v: GoValue | undefined): string {
 }
 
 /** fmt.Sprintf. */
+// eslint-disable-next-line max-lines-per-function -- a statement-for-statement port of Go's fmt.(*pp).doPrintf: kept whole so a difference the differential tests find maps onto Go's source line by line
 export function sprintf(format: string, args: readonly (GoValue | undefined)[]): string {
   let out = '';
   let argNum = 0;

@@ -105,6 +105,7 @@ export interface Chunk {
 }
 
 /** The text before the first layout element, the element, and the rest. */
+// eslint-disable-next-line max-lines-per-function -- a statement-for-statement port of Go's time.nextStdChunk: kept whole so a difference the differential tests find maps onto Go's source line by line
 export function nextStdChunk(layout: string): Chunk {
   const at = (i: number, std: number, len: number): Chunk => ({
     prefix: layout.slice(0, i),
@@ -258,6 +259,7 @@ function formatOffset(std: number, offset: number): string {
   return b;
 }
 
+// eslint-disable-next-line max-lines-per-function -- a statement-for-statement port of Go's time.Time.appendFormat: kept whole so a difference the differential tests find maps onto Go's source line by line
 function appendFormat(t: Time, layout: string): string {
   const { name, offset, abs } = locabs(t);
   const days = abs / secondsPerDay;

@@ -270,6 +270,7 @@ export function parseInLocation(layoutText: string, valueText: string, loc: Loca
   return parse(layout, value, loc, loc);
 }
 
+// eslint-disable-next-line max-lines-per-function -- a statement-for-statement port of Go's time.parse: kept whole so a difference the differential tests find maps onto Go's source line by line
 function parse(layout: string, value: string, defaultLocation: Location, local: Location): Time {
   const alayout = layout;
   const avalue = value;

@@ -167,6 +167,7 @@ function tzruleTime(year: bigint, r: Rule, off: number): bigint {
  * The zone in effect at `sec` (Unix seconds) by the rule string `s`, given the file's
  * last transition; undefined when the string does not parse.
  */
+// eslint-disable-next-line max-lines-per-function -- a statement-for-statement port of Go's time.tzset: kept whole so a difference the differential tests find maps onto Go's source line by line
 export function tzset(s: string, lastTxSec: bigint, sec: bigint): ZoneAt | undefined {
   const std = tzsetName(s);
   if (!std) return undefined;
