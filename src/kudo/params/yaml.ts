@@ -114,21 +114,22 @@ function endOfLine(text: string, i: number): number {
 
 /**
  * Reads the rest of a line (after its indentation) up to its `\n`, counting what nests:
- * quoted scalars (which may go on past the line) and comments count nothing.
+ * quoted scalars (which may go on past the line) and comments count nothing. Works on locals
+ * and stores them back at the end: this loop sees every character of every value.
  */
 function scanLine(scan: Scan): LineNesting {
   const { text } = scan;
   const n = text.length;
+  let { i, flow, quote } = scan;
   let indicators = 0;
-  let lineFlow = scan.flow;
+  let lineFlow = flow;
   let scalarStart = true;
-  for (; scan.i < n && text[scan.i] !== '\n'; scan.i++) {
-    const i = scan.i;
+  for (; i < n && text[i] !== '\n'; i++) {
     const c = text[i]!;
-    if (scan.quote !== undefined) {
-      if (scan.quote === '"' && c === '\\') scan.i++;
-      else if (c === scan.quote) {
-        scan.quote = undefined;
+    if (quote !== undefined) {
+      if (quote === '"' && c === '\\') i++;
+      else if (c === quote) {
+        quote = undefined;
         scalarStart = false;
       }
       continue;
@@ -137,26 +138,26 @@ function scanLine(scan: Scan): LineNesting {
     const spaced = next === undefined || next === ' ' || next === '\t' || next === '\n';
     if (c === ' ' || c === '\t' || c === '\r') continue;
     if (c === '#' && (i === 0 || text[i - 1] === ' ' || text[i - 1] === '\t')) {
-      scan.i = endOfLine(text, i);
+      i = endOfLine(text, i);
       break;
     }
     if ((c === '"' || c === "'") && scalarStart) {
-      scan.quote = c;
+      quote = c;
       continue;
     }
     if ((c === '-' || c === '?' || c === ':') && spaced) {
-      if (scan.flow === 0) indicators++;
+      if (flow === 0) indicators++;
       scalarStart = true;
       continue;
     }
     if (c === '[' || c === '{') {
-      scan.flow++;
-      lineFlow = Math.max(lineFlow, scan.flow);
+      flow++;
+      lineFlow = Math.max(lineFlow, flow);
       scalarStart = true;
       continue;
     }
     if (c === ']' || c === '}') {
-      if (scan.flow > 0) scan.flow--;
+      if (flow > 0) flow--;
       continue;
     }
     if (c === ',') {
@@ -165,6 +166,9 @@ function scanLine(scan: Scan): LineNesting {
     }
     scalarStart = false;
   }
+  scan.i = i;
+  scan.flow = flow;
+  scan.quote = quote;
   return { indicators, lineFlow };
 }
 
