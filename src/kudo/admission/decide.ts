@@ -20,6 +20,7 @@ import {
   PLAN_CLEANUP,
   PLAN_DEPLOY,
   type Instance,
+  type NamespacedName,
   type RunningPlan,
 } from '../api/index.ts';
 import { describeRunning, listPlans, wayOut } from './messages.ts';
@@ -128,10 +129,9 @@ function decideTargetUnchanged(instance: Instance, old: Instance): Decision | un
 }
 
 /** What an update changes: the spec's parameters, its OperatorVersion, a direct plan request. */
-function updateFacts(instance: Instance, old: Instance): UpdateFacts {
-  const newRef = operatorVersionRef(instance);
+function updateFacts(instance: Instance, old: Instance, newRef: NamespacedName): UpdateFacts {
   const oldRef = operatorVersionRef(old);
-  const upgrade = !oldRef || oldRef.namespace !== newRef?.namespace || oldRef.name !== newRef.name;
+  const upgrade = !oldRef || oldRef.namespace !== newRef.namespace || oldRef.name !== newRef.name;
   const changed = changedNames(old.spec?.parameters ?? {}, instance.spec?.parameters ?? {});
   const oldPe = old.spec?.planExecution;
   const newPe = instance.spec?.planExecution;
@@ -218,8 +218,9 @@ function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): 
   const { instance } = input;
   const target = decideTargetUnchanged(instance, old);
   if (target) return target;
-  if (!operatorVersionRef(instance)) return missingReference(instance);
-  const facts = updateFacts(instance, old);
+  const newRef = operatorVersionRef(instance);
+  if (!newRef) return missingReference(instance);
+  const facts = updateFacts(instance, old, newRef);
   const { changed, upgrade, request, running } = facts;
   const restore = restoredPlanExecution(instance, old);
   const oldPe = old.spec?.planExecution;
