@@ -186,7 +186,7 @@ export class ServerSideApply {
       query: {
         fieldManager: this.options.fieldManager,
         force: true,
-        ...(options.dryRun ? { dryRun: 'All' } : {}),
+        dryRun: options.dryRun ? 'All' : undefined,
       },
       contentType: 'application/apply-patch+yaml',
       body: stripForApply(obj),

@@ -83,8 +83,8 @@ export class ClusterGate {
       factor: 2,
       jitter: 0.2,
       resetAfterMs: Number.POSITIVE_INFINITY,
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.random ? { random: options.random } : {}),
+      now: options.now,
+      random: options.random,
     });
   }
 

@@ -129,7 +129,7 @@ export class LiteKubeConfig implements KubeConfig {
           cluster: 'inCluster',
           name: 'inClusterContext',
           user: 'inClusterUser',
-          ...(existsSync(namespaceFile) ? { namespace: readFileSync(namespaceFile, 'utf8') } : {}),
+          namespace: existsSync(namespaceFile) ? readFileSync(namespaceFile, 'utf8') : undefined,
         },
       ],
       currentContext: 'inClusterContext',

@@ -268,7 +268,7 @@ export function parseTargetKubeconfig(input: string, options: TargetKubeconfigOp
         name: context,
         cluster: clusterName,
         user: userName,
-        ...(text(ctx['namespace']) ? { namespace: text(ctx['namespace']) } : {}),
+        namespace: text(ctx['namespace']),
       },
     ],
     currentContext: context,

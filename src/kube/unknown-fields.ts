@@ -82,9 +82,9 @@ export function reduceSchema(schema: Json): SchemaNode {
     additional === true ? true : isRecord(additional) ? reduceRef(additional) : undefined;
   const items = reduceRef(schema['items']);
   return {
-    ...(properties ? { properties } : {}),
-    ...(additionalProperties !== undefined ? { additionalProperties } : {}),
-    ...(items !== undefined ? { items } : {}),
+    properties,
+    additionalProperties,
+    items,
     preserveUnknown: schema['x-kubernetes-preserve-unknown-fields'] === true,
     embeddedResource: schema['x-kubernetes-embedded-resource'] === true,
     refs,

@@ -247,68 +247,84 @@ export class LeaderElector {
   }
 
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const client = this.options.client;
     const now = Date.now();
-    const durationSeconds = Math.ceil(this.leaseDurationMs / 1000);
-    // The leader renews optimistically from the record it wrote last (client-go does the
-    // same): one PUT instead of GET + PUT. The resourceVersion guards it; a conflict means
-    // someone else wrote the Lease, and the full read-then-write path below decides.
-    const last = this.lastLease;
-    if (this.leader && last?.spec?.holderIdentity === this.identity) {
-      const renewed = await client
-        .request<Lease>({
-          method: 'PUT',
-          path: this.path,
-          signal,
-          body: { ...last, spec: { ...last.spec, renewTime: microTime(now) } },
-        })
-        .catch((e: unknown) => {
-          if (e instanceof ApiError && (e.statusCode === 409 || e.statusCode === 404))
-            return undefined;
-          throw e;
-        });
-      if (renewed) {
-        this.see(renewed, Date.now());
-        return true;
-      }
-    }
+    if (await this.renewFromLast(signal, now)) return true;
     let lease: Lease;
     try {
-      lease = await client.request<Lease>({
+      lease = await this.options.client.request<Lease>({
         path: this.path,
         signal,
         timeoutMs: this.renewDeadlineMs,
       });
     } catch (err) {
       if (!(err instanceof ApiError && err.statusCode === 404)) throw err;
-      const owners = (await this.options.ownerReferences?.(signal)) ?? [];
-      const created = await client
-        .request<Lease>({
-          method: 'POST',
-          path: this.path.slice(0, this.path.lastIndexOf('/')),
-          signal,
-          body: {
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            metadata: {
-              name: this.options.name,
-              namespace: this.options.namespace,
-              ...(this.options.labels ? { labels: { ...this.options.labels } } : {}),
-              ...(owners.length > 0 ? { ownerReferences: [...owners] } : {}),
-            },
-            spec: {
-              holderIdentity: this.identity,
-              leaseDurationSeconds: durationSeconds,
-              acquireTime: microTime(now),
-              renewTime: microTime(now),
-              leaseTransitions: 0,
-            },
-          },
-        })
-        .catch(conflictAsUndefined); // a 409: someone was faster
-      return this.won(created);
+      return this.create(signal, now);
     }
+    return this.takeOver(lease, signal, now);
+  }
+
+  /**
+   * The leader renews optimistically from the record it wrote last (client-go does the
+   * same): one PUT instead of GET + PUT. The resourceVersion guards it; a conflict means
+   * someone else wrote the Lease (false), and the full read-then-write path decides.
+   */
+  private async renewFromLast(signal: AbortSignal, now: number): Promise<boolean> {
+    const last = this.lastLease;
+    if (!this.leader || last?.spec?.holderIdentity !== this.identity) return false;
+    const renewed = await this.options.client
+      .request<Lease>({
+        method: 'PUT',
+        path: this.path,
+        signal,
+        body: { ...last, spec: { ...last.spec, renewTime: microTime(now) } },
+      })
+      .catch((e: unknown) => {
+        if (e instanceof ApiError && (e.statusCode === 409 || e.statusCode === 404))
+          return undefined;
+        throw e;
+      });
+    if (!renewed) return false;
+    this.see(renewed, Date.now());
+    return true;
+  }
+
+  /** Creates the Lease held by this elector; false when someone was faster (a 409). */
+  private async create(signal: AbortSignal, now: number): Promise<boolean> {
+    const owners = (await this.options.ownerReferences?.(signal)) ?? [];
+    const created = await this.options.client
+      .request<Lease>({
+        method: 'POST',
+        path: this.path.slice(0, this.path.lastIndexOf('/')),
+        signal,
+        body: {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: {
+            name: this.options.name,
+            namespace: this.options.namespace,
+            labels: this.options.labels,
+            ownerReferences: owners,
+          },
+          spec: {
+            holderIdentity: this.identity,
+            leaseDurationSeconds: this.durationSeconds(),
+            acquireTime: microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: 0,
+          },
+        },
+      })
+      .catch(conflictAsUndefined);
+    return this.won(created);
+  }
+
+  /**
+   * Takes the Lease read (or renews it, when it is ours) unless another holder's term is
+   * still running; false when it is, or when another writer won the race (a 409).
+   */
+  private async takeOver(lease: Lease, signal: AbortSignal, now: number): Promise<boolean> {
     const spec = lease.spec ?? {};
+    const durationSeconds = this.durationSeconds();
     // Expiry is judged by when WE saw the record change, immune to clock skew between machines.
     const record = JSON.stringify(spec);
     if (record !== this.observed) {
@@ -320,7 +336,7 @@ export class LeaderElector {
     const durationMs = (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
     if (heldByOther && this.observedAt + durationMs > now) return false;
     const mine = holder === this.identity;
-    const updated = await client
+    const updated = await this.options.client
       .request<Lease>({
         method: 'PUT',
         path: this.path,
@@ -336,8 +352,12 @@ export class LeaderElector {
           },
         },
       })
-      .catch(conflictAsUndefined); // a 409: lost the race
+      .catch(conflictAsUndefined);
     return this.won(updated);
+  }
+
+  private durationSeconds(): number {
+    return Math.ceil(this.leaseDurationMs / 1000);
   }
 
   /** The Lease a create or update wrote, or undefined when another writer won the race. */

@@ -84,9 +84,9 @@ export class KubeMetricsAuthorizer implements MetricsAuthorizer {
         kind: 'SubjectAccessReview',
         spec: {
           user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
+          uid: user.uid || undefined,
           groups: user.groups ?? [],
-          ...(user.extra ? { extra: user.extra } : {}),
+          extra: user.extra,
           nonResourceAttributes: { path: '/metrics', verb: 'get' },
         },
       },

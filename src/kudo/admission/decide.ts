@@ -20,6 +20,8 @@ import {
   PLAN_CLEANUP,
   PLAN_DEPLOY,
   type Instance,
+  type NamespacedName,
+  type RunningPlan,
 } from '../api/index.ts';
 import { describeRunning, listPlans, wayOut } from './messages.ts';
 import type { Decision, DecisionDeps, DecisionInput, UpdateFacts } from './types.ts';
@@ -126,63 +128,115 @@ function decideTargetUnchanged(instance: Instance, old: Instance): Decision | un
   );
 }
 
-function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): Decision {
-  const { instance } = input;
-  const label = namespacedName(instance.metadata);
-  const target = decideTargetUnchanged(instance, old);
-  if (target) return target;
-  const newRef = operatorVersionRef(instance);
-  if (!newRef) return missingReference(instance);
+/** What an update changes: the spec's parameters, its OperatorVersion, a direct plan request. */
+function updateFacts(instance: Instance, old: Instance, newRef: NamespacedName): UpdateFacts {
   const oldRef = operatorVersionRef(old);
   const upgrade = !oldRef || oldRef.namespace !== newRef.namespace || oldRef.name !== newRef.name;
   const changed = changedNames(old.spec?.parameters ?? {}, instance.spec?.parameters ?? {});
   const oldPe = old.spec?.planExecution;
   const newPe = instance.spec?.planExecution;
-  // An Instance written without planExecution (kubectl replace, a server-side apply that
-  // dropped the field) did not ask to clear it: the stored record is put back.
-  const restore: JsonPatchOperation[] =
-    newPe === undefined && oldPe !== undefined
-      ? [{ op: 'add', path: '/spec/planExecution', value: oldPe }]
-      : [];
   const request =
     newPe !== undefined &&
     ((newPe.planName ?? '') !== (oldPe?.planName ?? '') || (newPe.uid ?? '') !== (oldPe?.uid ?? ''))
       ? { planName: newPe.planName ?? '' }
       : undefined;
-  const running = runningPlan(old);
-  const facts: UpdateFacts = { instance, old, changed, upgrade, request, running };
+  return { instance, old, changed, upgrade, request, running: runningPlan(old) };
+}
+
+/**
+ * An Instance written without planExecution (kubectl replace, a server-side apply that
+ * dropped the field) did not ask to clear it: the stored record is put back.
+ */
+function restoredPlanExecution(instance: Instance, old: Instance): JsonPatchOperation[] {
+  const oldPe = old.spec?.planExecution;
+  return instance.spec?.planExecution === undefined && oldPe !== undefined
+    ? [{ op: 'add', path: '/spec/planExecution', value: oldPe }]
+    : [];
+}
+
+/** An abort the webhook accepted stays: the controller is ending the plan. */
+function refuseAbortWithdrawal(instance: Instance, running: RunningPlan): Decision {
+  return deny(
+    `Instance ${namespacedName(instance.metadata)}: the abort of ${describeRunning(running)} was accepted and cannot be withdrawn. ${wayOut(instance, running)}`,
+    [
+      {
+        field: ABORT_FIELD,
+        message: `an accepted abort cannot be withdrawn; the controller will mark plan "${running.planName}" ABORTED`,
+        reason: 'FieldValueForbidden',
+      },
+    ],
+  );
+}
+
+/** Only the controller schedules cleanup, on deletion. */
+function refuseCleanupRequest(instance: Instance): Decision {
+  return deny(
+    `Instance ${namespacedName(instance.metadata)}: plan "cleanup" is scheduled only by the Planwright controller when the Instance is deleted. To remove the Instance run: kubectl delete instance ${instance.metadata.name ?? ''} -n ${instance.metadata.namespace ?? ''}`,
+    [
+      {
+        field: PLAN_NAME_FIELD,
+        message: `only the controller schedules "cleanup", on deletion; to remove the Instance run: kubectl delete instance ${instance.metadata.name ?? ''} -n ${instance.metadata.namespace ?? ''}`,
+        reason: 'FieldValueForbidden',
+      },
+    ],
+  );
+}
+
+/** A directly requested plan must be the only change: an upgrade or parameters wait for it. */
+function refuseCombinedRequest(facts: UpdateFacts, planName: string): Decision {
+  const { instance, upgrade, changed } = facts;
+  const what = upgrade
+    ? 'an upgrade (spec.operatorVersion)'
+    : `parameter changes (${changed.join(', ')})`;
+  return deny(
+    `Instance ${namespacedName(instance.metadata)}: plan "${planName}" was requested directly together with ${what}. Make them separate changes: first one, then the other once its plan is finished.`,
+    [
+      {
+        field: PLAN_NAME_FIELD,
+        message:
+          'a directly requested plan must be the only change: make the other changes separately, once its plan is finished',
+        reason: 'FieldValueForbidden',
+      },
+      ...(upgrade
+        ? [
+            {
+              field: OPERATOR_VERSION_FIELD,
+              message: 'cannot be combined with a plan request',
+              reason: 'FieldValueForbidden',
+            },
+          ]
+        : changed.map((n) => ({
+            field: `spec.parameters.${n}`,
+            message: 'cannot be combined with a plan request',
+            reason: 'FieldValueForbidden',
+          }))),
+    ],
+  );
+}
+
+function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): Decision {
+  const { instance } = input;
+  const target = decideTargetUnchanged(instance, old);
+  if (target) return target;
+  const newRef = operatorVersionRef(instance);
+  if (!newRef) return missingReference(instance);
+  const facts = updateFacts(instance, old, newRef);
+  const { changed, upgrade, request, running } = facts;
+  const restore = restoredPlanExecution(instance, old);
+  const oldPe = old.spec?.planExecution;
+  const newPe = instance.spec?.planExecution;
   const deleting = Boolean(old.metadata.deletionTimestamp ?? instance.metadata.deletionTimestamp);
   const isController = deps.controllerUsers.has(input.user.username ?? '');
 
   // Abort: asked for now (it was not set before), and nothing else may change with it.
   if (newPe?.abort === true && oldPe?.abort !== true) return decideAbort(input, facts, deps);
   if (newPe !== undefined && oldPe?.abort === true && newPe.abort !== true && !request && running) {
-    return deny(
-      `Instance ${label}: the abort of ${describeRunning(running)} was accepted and cannot be withdrawn. ${wayOut(instance, running)}`,
-      [
-        {
-          field: ABORT_FIELD,
-          message: `an accepted abort cannot be withdrawn; the controller will mark plan "${running.planName}" ABORTED`,
-          reason: 'FieldValueForbidden',
-        },
-      ],
-    );
+    return refuseAbortWithdrawal(instance, running);
   }
 
   if (deleting) return decideWhileDeleting(facts, isController, restore, deps);
 
-  if (request?.planName === PLAN_CLEANUP) {
-    return deny(
-      `Instance ${label}: plan "cleanup" is scheduled only by the Planwright controller when the Instance is deleted. To remove the Instance run: kubectl delete instance ${instance.metadata.name ?? ''} -n ${instance.metadata.namespace ?? ''}`,
-      [
-        {
-          field: PLAN_NAME_FIELD,
-          message: `only the controller schedules "cleanup", on deletion; to remove the Instance run: kubectl delete instance ${instance.metadata.name ?? ''} -n ${instance.metadata.namespace ?? ''}`,
-          reason: 'FieldValueForbidden',
-        },
-      ],
-    );
-  }
+  if (request?.planName === PLAN_CLEANUP) return refuseCleanupRequest(instance);
 
   // Metadata-only or identical spec: nothing to schedule, and no OperatorVersion needed
   // (finalizers must come off even when the OperatorVersion is gone).
@@ -192,33 +246,7 @@ function decideUpdate(input: DecisionInput, old: Instance, deps: DecisionDeps): 
   if (!ov) return operatorVersionNotFound(instance);
 
   if (request && (upgrade || changed.length > 0)) {
-    const what = upgrade
-      ? 'an upgrade (spec.operatorVersion)'
-      : `parameter changes (${changed.join(', ')})`;
-    return deny(
-      `Instance ${label}: plan "${request.planName}" was requested directly together with ${what}. Make them separate changes: first one, then the other once its plan is finished.`,
-      [
-        {
-          field: PLAN_NAME_FIELD,
-          message:
-            'a directly requested plan must be the only change: make the other changes separately, once its plan is finished',
-          reason: 'FieldValueForbidden',
-        },
-        ...(upgrade
-          ? [
-              {
-                field: OPERATOR_VERSION_FIELD,
-                message: 'cannot be combined with a plan request',
-                reason: 'FieldValueForbidden',
-              },
-            ]
-          : changed.map((n) => ({
-              field: `spec.parameters.${n}`,
-              message: 'cannot be combined with a plan request',
-              reason: 'FieldValueForbidden',
-            }))),
-      ],
-    );
+    return refuseCombinedRequest(facts, request.planName);
   }
 
   if (request) return decideRequest(facts, request.planName, ov, deps);

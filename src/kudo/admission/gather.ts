@@ -152,8 +152,8 @@ export async function gatherDecisionInput(
   return {
     operation,
     instance,
-    ...(decoded ? { decoded } : {}),
-    ...(oldInstance ? { oldInstance } : {}),
+    decoded,
+    oldInstance,
     operatorVersion,
     oldOperatorVersion,
     user: { username: request.userInfo.username, groups: request.userInfo.groups ?? [] },

@@ -73,9 +73,7 @@ export function instanceMutator(options: InstanceMutatorOptions): AdmissionHandl
           }),
           operation: request.operation,
           outcome: decision.kind,
-          ...(decision.kind === 'allow' && decision.scheduled
-            ? { scheduled: decision.scheduled }
-            : {}),
+          scheduled: decision.kind === 'allow' ? decision.scheduled : undefined,
         },
         'instance admission',
       );

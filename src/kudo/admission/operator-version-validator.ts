@@ -17,7 +17,9 @@ import {
   denyForbidden,
   denyInternal,
   denyInvalid,
+  type AdmissionContext,
   type AdmissionHandler,
+  type AdmissionRequest,
   type AdmissionResult,
 } from '../../server/index.ts';
 import { RenderLimitError } from '../pool/index.ts';
@@ -101,138 +103,220 @@ function truncate(text: string, max = 240): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** What a step of the review found: a value to go on with, or the answer it already decided. */
+type Step<T> = { readonly value: T } | { readonly answer: AdmissionResult };
+
+/** The OperatorVersion a review is about, and what its messages call it. */
+interface Submitted {
+  readonly ov: OperatorVersion;
+  readonly ovLabel: string;
+  readonly namespace: string;
+}
+
+/** DELETE of an OperatorVersion that Instances still use is refused, naming them. */
+async function refuseDeletionInUse(
+  usage: KudoUsage,
+  request: AdmissionRequest,
+  { signal, logger }: AdmissionContext,
+): Promise<AdmissionResult> {
+  const old = request.oldObject;
+  if (!isRecord(old)) return allow(); // nothing to judge: the apiserver deletes nothing
+  const ovLabel = label(old, request);
+  const [namespace = '', name = ''] = ovLabel.split('/');
+  let users: Instance[];
+  try {
+    users = await usage.instancesUsing({ namespace, name }, signal);
+  } catch (err) {
+    return lookupFailed(`cannot tell whether Instances use OperatorVersion ${ovLabel}`, err);
+  }
+  if (users.length === 0) return allow();
+  logger.info(
+    { operatorVersion: ovLabel, users: users.length },
+    'OperatorVersion deletion refused: in use',
+  );
+  return denyForbidden(
+    `OperatorVersion ${ovLabel} is used by ${users.length === 1 ? 'Instance' : `${users.length} Instances`} ${nameInstances(users)}: deleting it would leave them without their plans (their cleanup too). Delete or upgrade the Instances first (${deleteCommands(users)}), then delete the OperatorVersion.`,
+  );
+}
+
+/** The OperatorVersion of a CREATE/UPDATE, or the refusal of an object that is none (or the probe). */
+function readSubmitted(request: AdmissionRequest): Step<Submitted> {
+  const object = request.object;
+  if (!isRecord(object) || !isRecord(object['metadata'])) {
+    return {
+      answer: denyInvalid('the request carries no OperatorVersion object', [
+        { field: 'metadata', message: 'required', reason: 'FieldValueRequired' },
+      ]),
+    };
+  }
+  if (object['spec'] !== undefined && object['spec'] !== null && !isRecord(object['spec'])) {
+    return {
+      answer: denyInvalid('spec must be a map', [
+        { field: 'spec', message: 'must be a map', reason: 'FieldValueInvalid' },
+      ]),
+    };
+  }
+  const ov = object as unknown as OperatorVersion;
+  const ovLabel = label(object, request);
+  if (ov.metadata.annotations?.[WEBHOOK_PROBE_ANNOTATION] !== undefined) {
+    // Planwright's own probe (src/cli/webhook-probe.ts): the answer proves the API server
+    // calls this webhook, and the object is never stored, dry run or not.
+    return {
+      answer: denyForbidden(
+        `OperatorVersion ${ovLabel} carries the ${WEBHOOK_PROBE_ANNOTATION} annotation: it is Planwright's webhook probe and is never stored. Remove the annotation to create a real OperatorVersion.`,
+      ),
+    };
+  }
+  const namespace = ov.metadata.namespace ?? request.namespace ?? '';
+  return { value: { ov, ovLabel, namespace } };
+}
+
+/** An UPDATE that changes only finalizers, labels or annotations: the package did not change. */
+function specUnchanged(request: AdmissionRequest, ov: OperatorVersion): boolean {
+  if (request.operation !== 'UPDATE' || !isRecord(request.oldObject)) return false;
+  const old = request.oldObject as unknown as OperatorVersion;
+  return jsonEqual(ov.spec ?? {}, old.spec ?? {});
+}
+
+/** The namespaceManifest of the OperatorVersion's Operator (the one template that may be a Namespace). */
+async function readNamespaceManifest(
+  operators: OperatorSource,
+  { ov, namespace }: Submitted,
+  signal: AbortSignal,
+): Promise<Step<string | undefined>> {
+  const operatorName = ov.spec?.operator?.name;
+  if (typeof operatorName !== 'string' || operatorName === '') return { value: undefined };
+  try {
+    const operator = await operators.get(namespace, operatorName, signal);
+    const manifest = operator?.spec?.namespaceManifest;
+    return { value: typeof manifest === 'string' && manifest !== '' ? manifest : undefined };
+  } catch (err) {
+    return {
+      answer: lookupFailed(
+        `cannot read Operator ${namespace}/${operatorName} (its namespaceManifest)`,
+        err,
+      ),
+    };
+  }
+}
+
+/** How a review verifies: the validator's options, its policy, and the request's signal. */
+interface VerifyRun {
+  readonly options: OperatorVersionValidatorOptions;
+  readonly policy: PackagePolicy;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * `package verify` of the OperatorVersion. Admitting does not depend on the verdict unless
+ * strict: a verification that does not finish in time (a cold worker on a busy node) must not
+ * become a refusal (the server's deadline answers 500, which failurePolicy Fail turns into
+ * one), so under `warn` it runs within its own budget and admits with a warning past it.
+ */
+async function verifyWithinBudget(
+  run: VerifyRun,
+  submitted: Submitted,
+  namespaceManifest: string | undefined,
+): Promise<Step<VerifyResult>> {
+  const { options, policy, signal } = run;
+  const budgetMs = options.warnBudgetMs ?? 3_000;
+  const budget = policy === 'warn' ? deadlineSignal(budgetMs, signal) : undefined;
+  try {
+    return {
+      value: await options.verify(submitted.ov, namespaceManifest, budget?.signal ?? signal),
+    };
+  } catch (err) {
+    if (budget?.signal.aborted && !signal.aborted) {
+      return {
+        answer: allow({
+          warnings: [
+            `OperatorVersion ${submitted.ovLabel} was admitted without package verification: it did not finish within ${budgetMs} ms. Check the package with kubectl kudo package verify <folder>.`,
+          ],
+        }),
+      };
+    }
+    return { answer: answerVerifyFailure(err, submitted.ovLabel, policy) };
+  } finally {
+    budget?.clear();
+  }
+}
+
+/** The answer when the verifier throws: the object is unreadable, or verifying hit a limit. */
+function answerVerifyFailure(
+  err: unknown,
+  ovLabel: string,
+  policy: PackagePolicy,
+): AdmissionResult {
+  if (err instanceof RenderError) {
+    // The verifier itself could not read the object: neither can the engine.
+    return denyInvalid(
+      `OperatorVersion ${ovLabel} cannot be read: ${err.message}. Fix the package (kubectl kudo package verify <folder>) and apply it again.`,
+      [{ field: 'spec', message: err.message, reason: 'FieldValueInvalid' }],
+    );
+  }
+  if (err instanceof RenderLimitError) {
+    // Past the deadline or the heap limit: the templates still render bounded at run time
+    // (a plan they break ends FATAL_ERROR), so only strict admission refuses.
+    const text = `OperatorVersion ${ovLabel} could not be verified: ${err.message}. A template that loops or builds huge values fails its plan; check the package with kubectl kudo package verify <folder>.`;
+    if (policy === 'warn') return allow({ warnings: [text] });
+    return denyInvalid(text, [
+      { field: 'spec.templates', message: err.message, reason: 'FieldValueInvalid' },
+    ]);
+  }
+  throw err; // a failure of the pool itself: the server answers 500 naming the webhook
+}
+
+/** An admitted change of spec warns, first, about the Instances whose next plan runs it. */
+async function warnAboutUsers(
+  usage: KudoUsage,
+  verdict: AdmissionResult,
+  { ov, ovLabel, namespace }: Submitted,
+  signal: AbortSignal,
+): Promise<AdmissionResult> {
+  let users: Instance[] = [];
+  try {
+    users = await usage.instancesUsing({ namespace, name: ov.metadata.name ?? '' }, signal);
+  } catch (err) {
+    // Only a warning depends on it: admit, and say that it could not be checked.
+    return allow({
+      warnings: [
+        ...verdict.warnings,
+        `could not check which Instances use OperatorVersion ${ovLabel}: ${err instanceof Error ? err.message : String(err)}`,
+      ],
+    });
+  }
+  if (users.length === 0) return verdict;
+  return allow({
+    warnings: [
+      truncate(
+        `OperatorVersion ${ovLabel} is used by ${nameInstances(users)}: their next plan runs with the changed spec. Prefer publishing a new version and upgrading (kubectl kudo upgrade).`,
+        1000,
+      ),
+      ...verdict.warnings,
+    ],
+  });
+}
+
 export function operatorVersionValidator(
   options: OperatorVersionValidatorOptions,
 ): AdmissionHandler {
   const policy = options.policy ?? 'warn';
-  return async (request, { signal, logger }) => {
+  return async (request, context) => {
+    const { signal } = context;
     if (request.subResource) return allow();
-    if (request.operation === 'DELETE') {
-      const old = request.oldObject;
-      if (!isRecord(old)) return allow(); // nothing to judge: the apiserver deletes nothing
-      const ovLabel = label(old, request);
-      const [namespace = '', name = ''] = ovLabel.split('/');
-      let users: Instance[];
-      try {
-        users = await options.usage.instancesUsing({ namespace, name }, signal);
-      } catch (err) {
-        return lookupFailed(`cannot tell whether Instances use OperatorVersion ${ovLabel}`, err);
-      }
-      if (users.length === 0) return allow();
-      logger.info(
-        { operatorVersion: ovLabel, users: users.length },
-        'OperatorVersion deletion refused: in use',
-      );
-      return denyForbidden(
-        `OperatorVersion ${ovLabel} is used by ${users.length === 1 ? 'Instance' : `${users.length} Instances`} ${nameInstances(users)}: deleting it would leave them without their plans (their cleanup too). Delete or upgrade the Instances first (${deleteCommands(users)}), then delete the OperatorVersion.`,
-      );
-    }
+    if (request.operation === 'DELETE') return refuseDeletionInUse(options.usage, request, context);
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
-    const object = request.object;
-    if (!isRecord(object) || !isRecord(object['metadata'])) {
-      return denyInvalid('the request carries no OperatorVersion object', [
-        { field: 'metadata', message: 'required', reason: 'FieldValueRequired' },
-      ]);
-    }
-    if (object['spec'] !== undefined && object['spec'] !== null && !isRecord(object['spec'])) {
-      return denyInvalid('spec must be a map', [
-        { field: 'spec', message: 'must be a map', reason: 'FieldValueInvalid' },
-      ]);
-    }
-    const ov = object as unknown as OperatorVersion;
-    const ovLabel = label(object, request);
-    if (ov.metadata.annotations?.[WEBHOOK_PROBE_ANNOTATION] !== undefined) {
-      // Planwright's own probe (src/cli/webhook-probe.ts): the answer proves the API server
-      // calls this webhook, and the object is never stored, dry run or not.
-      return denyForbidden(
-        `OperatorVersion ${ovLabel} carries the ${WEBHOOK_PROBE_ANNOTATION} annotation: it is Planwright's webhook probe and is never stored. Remove the annotation to create a real OperatorVersion.`,
-      );
-    }
-    const old = isRecord(request.oldObject)
-      ? (request.oldObject as unknown as OperatorVersion)
-      : undefined;
-    // Finalizers, labels, annotations: the package did not change.
-    if (request.operation === 'UPDATE' && old && jsonEqual(ov.spec ?? {}, old.spec ?? {})) {
-      return allow();
-    }
-    const namespace = ov.metadata.namespace ?? request.namespace ?? '';
-    const operatorName = ov.spec?.operator?.name;
-    let namespaceManifest: string | undefined;
-    if (typeof operatorName === 'string' && operatorName !== '') {
-      try {
-        const operator = await options.operators.get(namespace, operatorName, signal);
-        const manifest = operator?.spec?.namespaceManifest;
-        namespaceManifest = typeof manifest === 'string' && manifest !== '' ? manifest : undefined;
-      } catch (err) {
-        return lookupFailed(
-          `cannot read Operator ${namespace}/${operatorName} (its namespaceManifest)`,
-          err,
-        );
-      }
-    }
-    let result: VerifyResult;
-    // Admitting does not depend on the verdict unless strict: a verification that does not
-    // finish in time (a cold worker on a busy node) must not become a refusal (the server's
-    // deadline answers 500, which failurePolicy Fail turns into one).
-    const budget =
-      policy === 'warn' ? deadlineSignal(options.warnBudgetMs ?? 3_000, signal) : undefined;
-    try {
-      result = await options.verify(ov, namespaceManifest, budget?.signal ?? signal);
-    } catch (err) {
-      if (budget?.signal.aborted && !signal.aborted) {
-        return allow({
-          warnings: [
-            `OperatorVersion ${ovLabel} was admitted without package verification: it did not finish within ${options.warnBudgetMs ?? 3_000} ms. Check the package with kubectl kudo package verify <folder>.`,
-          ],
-        });
-      }
-      if (err instanceof RenderError) {
-        // The verifier itself could not read the object: neither can the engine.
-        return denyInvalid(
-          `OperatorVersion ${ovLabel} cannot be read: ${err.message}. Fix the package (kubectl kudo package verify <folder>) and apply it again.`,
-          [{ field: 'spec', message: err.message, reason: 'FieldValueInvalid' }],
-        );
-      }
-      if (err instanceof RenderLimitError) {
-        // Past the deadline or the heap limit: the templates still render bounded at run time
-        // (a plan they break ends FATAL_ERROR), so only strict admission refuses.
-        const text = `OperatorVersion ${ovLabel} could not be verified: ${err.message}. A template that loops or builds huge values fails its plan; check the package with kubectl kudo package verify <folder>.`;
-        if (policy === 'warn') return allow({ warnings: [text] });
-        return denyInvalid(text, [
-          { field: 'spec.templates', message: err.message, reason: 'FieldValueInvalid' },
-        ]);
-      }
-      throw err; // a failure of the pool itself: the server answers 500 naming the webhook
-    } finally {
-      budget?.clear();
-    }
-    const verdict = verifyVerdict(ovLabel, result, policy);
+    const submitted = readSubmitted(request);
+    if ('answer' in submitted) return submitted.answer;
+    if (specUnchanged(request, submitted.value.ov)) return allow();
+    const manifest = await readNamespaceManifest(options.operators, submitted.value, signal);
+    if ('answer' in manifest) return manifest.answer;
+    const run = { options, policy, signal };
+    const verified = await verifyWithinBudget(run, submitted.value, manifest.value);
+    if ('answer' in verified) return verified.answer;
+    const verdict = verifyVerdict(submitted.value.ovLabel, verified.value, policy);
     if (verdict.kind === 'deny' || request.operation !== 'UPDATE') return verdict;
-    let users: Instance[] = [];
-    try {
-      users = await options.usage.instancesUsing(
-        { namespace, name: ov.metadata.name ?? '' },
-        signal,
-      );
-    } catch (err) {
-      // Only a warning depends on it: admit, and say that it could not be checked.
-      return allow({
-        warnings: [
-          ...verdict.warnings,
-          `could not check which Instances use OperatorVersion ${ovLabel}: ${err instanceof Error ? err.message : String(err)}`,
-        ],
-      });
-    }
-    if (users.length === 0) return verdict;
-    return allow({
-      warnings: [
-        truncate(
-          `OperatorVersion ${ovLabel} is used by ${nameInstances(users)}: their next plan runs with the changed spec. Prefer publishing a new version and upgrading (kubectl kudo upgrade).`,
-          1000,
-        ),
-        ...verdict.warnings,
-      ],
-    });
+    return warnAboutUsers(options.usage, verdict, submitted.value, signal);
   };
 }
 

@@ -60,7 +60,7 @@ export function registerAdmissionWebhooks(
       verify: options.verify,
       operators: options.operators,
       usage: options.usage,
-      ...(options.packagePolicy ? { policy: options.packagePolicy } : {}),
+      policy: options.packagePolicy,
     }),
   );
   server.registerValidating('operators', operatorValidator({ usage: options.usage }));

@@ -33,7 +33,7 @@ export function allow(
   warnings: readonly string[] = [],
   scheduled?: Scheduled,
 ): Decision {
-  return { kind: 'allow', patch, warnings, ...(scheduled ? { scheduled } : {}) };
+  return { kind: 'allow', patch, warnings, scheduled };
 }
 
 export function schedule(

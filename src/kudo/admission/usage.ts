@@ -139,7 +139,7 @@ export class CachedKudoUsage implements KudoUsage {
       do {
         const page: ListPage<T> = await this.options.client.request<ListPage<T>>({
           path,
-          query: { limit: this.options.pageSize ?? 500, ...(next ? { continue: next } : {}) },
+          query: { limit: this.options.pageSize ?? 500, continue: next },
           signal: deadline.signal,
           timeoutMs: this.options.timeoutMs,
         });

@@ -108,11 +108,11 @@ export function runningPlan(instance: Instance): RunningPlan | undefined {
     planName: execution.planName,
     uid,
     status: current?.status || 'PENDING',
-    ...(phase?.name ? { phase: phase.name } : {}),
-    ...(step?.name ? { step: step.name } : {}),
-    ...(since ? { since } : {}),
+    phase: phase?.name || undefined,
+    step: step?.name || undefined,
+    since: since || undefined,
     sinceKind: current?.startedAt ? 'started' : since ? 'updated' : 'unknown',
     reported: current !== undefined,
-    ...(abortRequested ? { abortRequested } : {}),
+    abortRequested,
   };
 }

@@ -85,9 +85,9 @@ async function runScheduled(
     planName,
     uid,
     passWaits: new PassWaits(),
-    ...(pe.abort
-      ? { abort: { by: pe.abortRequestedBy ?? 'unknown user', at: pe.abortRequestedAt } }
-      : {}),
+    abort: pe.abort
+      ? { by: pe.abortRequestedBy ?? 'unknown user', at: pe.abortRequestedAt }
+      : undefined,
   };
   await recordPlanStarted(pass, run);
   const ps = await runPlan(pass, run);
@@ -95,10 +95,8 @@ async function runScheduled(
     planName,
     uid,
     status: ps.status ?? 'PENDING',
-    ...(ps.startedAt ? { startedAt: ps.startedAt } : {}),
-    ...(pass.instance.metadata.generation !== undefined
-      ? { observedGeneration: pass.instance.metadata.generation }
-      : {}),
+    startedAt: ps.startedAt || undefined,
+    observedGeneration: pass.instance.metadata.generation,
   });
   await updateReady(pass, readyFromPlan(planName, ps, !wasTerminal && isTerminal(ps.status)));
   await recordPlanOutcome(pass, run, ps);

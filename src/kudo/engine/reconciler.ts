@@ -147,7 +147,7 @@ export class InstanceReconciler {
     }
     if (target.cluster !== undefined) return target;
     if (home instanceof Error) return home;
-    return { ...target, ssa: home.ssa, ...(home.actingAs ? { actingAs: home.actingAs } : {}) };
+    return { ...target, ssa: home.ssa, actingAs: home.actingAs };
   }
 
   /**

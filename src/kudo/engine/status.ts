@@ -219,9 +219,7 @@ export function setCondition(
       old && old.status === condition.status && old.lastTransitionTime
         ? old.lastTransitionTime
         : now.toISOString(),
-    ...(instance.metadata.generation !== undefined
-      ? { observedGeneration: instance.metadata.generation }
-      : {}),
+    observedGeneration: instance.metadata.generation,
   };
   if (i >= 0) conditions[i] = next;
   else conditions.push(next);

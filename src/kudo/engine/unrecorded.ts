@@ -178,7 +178,7 @@ export async function findUnrecorded(look: UnrecordedLook): Promise<InventoryEnt
           query: {
             labelSelector: instanceLabelSelector(instance.metadata.name ?? ''),
             limit: PAGE,
-            ...(next ? { continue: next } : {}),
+            continue: next,
           },
           signal,
         });
@@ -197,7 +197,7 @@ export async function findUnrecorded(look: UnrecordedLook): Promise<InventoryEnt
         const obj: ApplyObject = { ...item, apiVersion, kind: mapping.kind };
         if (!controlledByInstance(obj, instance)) continue;
         const task = taskOf(obj, ov);
-        const entry = entryOf(obj, task ? { task } : {});
+        const entry = entryOf(obj, { task });
         if (recorded.has(inventoryKey(entry))) continue;
         recorded.add(inventoryKey(entry));
         logger.info(

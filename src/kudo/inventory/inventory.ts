@@ -45,18 +45,17 @@ export interface EntryDetails {
 
 export function entryOf(obj: ApplyObject, details: EntryDetails = {}): InventoryEntry {
   const { group, version } = parseApiVersion(obj.apiVersion ?? '');
-  const ns = obj.metadata?.namespace;
   return {
-    ...(details.cluster ? { cluster: details.cluster } : {}),
+    cluster: details.cluster || undefined,
     group,
     version,
     kind: obj.kind ?? '',
-    ...(ns ? { namespace: ns } : {}),
+    namespace: obj.metadata?.namespace || undefined,
     name: obj.metadata?.name ?? '',
-    ...(details.digest !== undefined ? { digest: details.digest } : {}),
-    ...(details.task ? { task: details.task } : {}),
-    ...(details.contentDigest ? { contentDigest: details.contentDigest } : {}),
-    ...(details.policy ? { policy: details.policy } : {}),
+    digest: details.digest,
+    task: details.task || undefined,
+    contentDigest: details.contentDigest || undefined,
+    policy: details.policy,
   };
 }
 
@@ -65,7 +64,7 @@ export function objectOf(e: InventoryEntry): ApplyObject {
   return {
     apiVersion: apiVersionOf(e),
     kind: e.kind,
-    metadata: { name: e.name, ...(e.namespace ? { namespace: e.namespace } : {}) },
+    metadata: { name: e.name, namespace: e.namespace || undefined },
   };
 }
 
@@ -84,22 +83,17 @@ export function readInventory(
     const { group, version, kind, name, digest } = r;
     if (typeof version !== 'string' || typeof kind !== 'string' || typeof name !== 'string')
       continue;
-    const cluster = optionalString(r['cluster']);
-    const namespace = optionalString(r['namespace']);
-    const task = optionalString(r['task']);
-    const contentDigest = optionalString(r['contentDigest']);
-    const policy = r['policy'] === 'keep' || r['policy'] === 'once' ? r['policy'] : undefined;
     out.push({
-      ...(cluster ? { cluster } : {}),
+      cluster: optionalString(r['cluster']),
       group: typeof group === 'string' ? group : '',
       version,
       kind,
-      ...(namespace ? { namespace } : {}),
+      namespace: optionalString(r['namespace']),
       name,
-      ...(typeof digest === 'string' && /^[0-9a-f]{32}$/.test(digest) ? { digest } : {}),
-      ...(task ? { task } : {}),
-      ...(contentDigest ? { contentDigest } : {}),
-      ...(policy ? { policy } : {}),
+      digest: typeof digest === 'string' && /^[0-9a-f]{32}$/.test(digest) ? digest : undefined,
+      task: optionalString(r['task']),
+      contentDigest: optionalString(r['contentDigest']),
+      policy: r['policy'] === 'keep' || r['policy'] === 'once' ? r['policy'] : undefined,
     });
   }
   return out;
@@ -132,12 +126,10 @@ export function mergeInventory(
       ? {
           ...known,
           ...e,
-          ...(e.digest !== undefined || known.digest === undefined ? {} : { digest: known.digest }),
-          ...(e.task || !known.task ? {} : { task: known.task }),
-          ...(e.contentDigest || !known.contentDigest
-            ? {}
-            : { contentDigest: known.contentDigest }),
-          ...(e.policy || !known.policy ? {} : { policy: known.policy }),
+          digest: e.digest ?? known.digest,
+          task: e.task || known.task,
+          contentDigest: e.contentDigest || known.contentDigest,
+          policy: e.policy || known.policy,
         }
       : e;
     if (!known || !sameRecord(known, next)) {

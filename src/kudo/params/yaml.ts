@@ -26,6 +26,23 @@ class HardenStop extends Error {
 
 const SCAN_FACTOR = 4;
 
+/** Where {@link nestingBound} is, and what it carries from one line to the next. */
+interface Scan {
+  readonly text: string;
+  /** The offset reached. */
+  i: number;
+  /** Flow brackets (`[`, `{`) open. */
+  flow: number;
+  /** The quote of a quoted scalar open (it may span lines). */
+  quote: '"' | "'" | undefined;
+}
+
+/** What one line adds: block indicators outside flow, and the deepest flow nesting on it. */
+interface LineNesting {
+  readonly indicators: number;
+  readonly lineFlow: number;
+}
+
 /**
  * An upper bound on the nesting of collections in `text`, computed in one pass without
  * parsing: indentation levels + block indicators on a line (`- `, `? `, `: `, outside flow
@@ -36,88 +53,123 @@ const SCAN_FACTOR = 4;
  */
 export function nestingBound(text: string, stopAt: number): number {
   const indents: number[] = [];
+  const scan: Scan = { text, i: 0, flow: 0, quote: undefined };
   let max = 0;
-  let flow = 0;
-  let quote: '"' | "'" | undefined;
   let blockScalarParent = -1; // indentation of the line that opened a `|`/`>` scalar
-  let i = 0;
   const n = text.length;
-  while (i < n) {
+  while (scan.i < n) {
     // One line per iteration.
-    let indent = 0;
-    while (i < n && (text[i] === ' ' || text[i] === '\t')) {
-      indent++;
-      i++;
-    }
-    const blank = i >= n || text[i] === '\n' || text[i] === '\r' || text[i] === '#';
-    if (blockScalarParent >= 0 && (blank || indent > blockScalarParent) && quote === undefined) {
-      while (i < n && text[i] !== '\n') i++;
-      i++;
+    const indent = skipIndent(scan);
+    const c = text[scan.i];
+    const blank = scan.i >= n || c === '\n' || c === '\r' || c === '#';
+    if (
+      blockScalarParent >= 0 &&
+      (blank || indent > blockScalarParent) &&
+      scan.quote === undefined
+    ) {
+      scan.i = endOfLine(text, scan.i) + 1;
       continue;
     }
     blockScalarParent = -1;
-    if (blank && quote === undefined) {
-      while (i < n && text[i] !== '\n') i++;
-      i++;
+    if (blank && scan.quote === undefined) {
+      scan.i = endOfLine(text, scan.i) + 1;
       continue;
     }
-    if (flow === 0 && quote === undefined) {
+    if (scan.flow === 0 && scan.quote === undefined) {
       while (indents.length > 0 && indents[indents.length - 1]! >= indent) indents.pop();
       indents.push(indent);
     }
-    let indicators = 0;
-    let lineFlow = flow;
-    let scalarStart = true;
-    for (; i < n && text[i] !== '\n'; i++) {
-      const c = text[i]!;
-      if (quote !== undefined) {
-        if (quote === '"' && c === '\\') i++;
-        else if (c === quote) {
-          quote = undefined;
-          scalarStart = false;
-        }
-        continue;
-      }
-      const next = text[i + 1];
-      const spaced = next === undefined || next === ' ' || next === '\t' || next === '\n';
-      if (c === ' ' || c === '\t' || c === '\r') continue;
-      if (c === '#' && (i === 0 || text[i - 1] === ' ' || text[i - 1] === '\t')) {
-        while (i < n && text[i] !== '\n') i++;
-        break;
-      }
-      if ((c === '"' || c === "'") && scalarStart) {
-        quote = c;
-        continue;
-      }
-      if ((c === '-' || c === '?' || c === ':') && spaced) {
-        if (flow === 0) indicators++;
-        scalarStart = true;
-        continue;
-      }
-      if (c === '[' || c === '{') {
-        flow++;
-        lineFlow = Math.max(lineFlow, flow);
-        scalarStart = true;
-        continue;
-      }
-      if (c === ']' || c === '}') {
-        if (flow > 0) flow--;
-        continue;
-      }
-      if (c === ',') {
-        scalarStart = true;
-        continue;
-      }
-      scalarStart = false;
-    }
-    i++;
-    if (flow === 0 && quote === undefined && /^[|>][1-9+-]{0,2}$/.test(lastToken(text, i - 1))) {
+    const { indicators, lineFlow } = scanLine(scan);
+    scan.i++;
+    if (
+      scan.flow === 0 &&
+      scan.quote === undefined &&
+      /^[|>][1-9+-]{0,2}$/.test(lastToken(text, scan.i - 1))
+    ) {
       blockScalarParent = indent;
     }
     max = Math.max(max, indents.length + indicators + 2 * lineFlow);
     if (max > stopAt) return max;
   }
   return max;
+}
+
+/** Moves past the spaces and tabs that start a line; their count. */
+function skipIndent(scan: Scan): number {
+  const { text } = scan;
+  let indent = 0;
+  while (scan.i < text.length && (text[scan.i] === ' ' || text[scan.i] === '\t')) {
+    indent++;
+    scan.i++;
+  }
+  return indent;
+}
+
+/** The offset of the `\n` ending the line at `i` (or the text's length). */
+function endOfLine(text: string, i: number): number {
+  let e = i;
+  while (e < text.length && text[e] !== '\n') e++;
+  return e;
+}
+
+/**
+ * Reads the rest of a line (after its indentation) up to its `\n`, counting what nests:
+ * quoted scalars (which may go on past the line) and comments count nothing. Works on locals
+ * and stores them back at the end: this loop sees every character of every value.
+ */
+function scanLine(scan: Scan): LineNesting {
+  const { text } = scan;
+  const n = text.length;
+  let { i, flow, quote } = scan;
+  let indicators = 0;
+  let lineFlow = flow;
+  let scalarStart = true;
+  for (; i < n && text[i] !== '\n'; i++) {
+    const c = text[i]!;
+    if (quote !== undefined) {
+      if (quote === '"' && c === '\\') i++;
+      else if (c === quote) {
+        quote = undefined;
+        scalarStart = false;
+      }
+      continue;
+    }
+    const next = text[i + 1];
+    const spaced = next === undefined || next === ' ' || next === '\t' || next === '\n';
+    if (c === ' ' || c === '\t' || c === '\r') continue;
+    if (c === '#' && (i === 0 || text[i - 1] === ' ' || text[i - 1] === '\t')) {
+      i = endOfLine(text, i);
+      break;
+    }
+    if ((c === '"' || c === "'") && scalarStart) {
+      quote = c;
+      continue;
+    }
+    if ((c === '-' || c === '?' || c === ':') && spaced) {
+      if (flow === 0) indicators++;
+      scalarStart = true;
+      continue;
+    }
+    if (c === '[' || c === '{') {
+      flow++;
+      lineFlow = Math.max(lineFlow, flow);
+      scalarStart = true;
+      continue;
+    }
+    if (c === ']' || c === '}') {
+      if (flow > 0) flow--;
+      continue;
+    }
+    if (c === ',') {
+      scalarStart = true;
+      continue;
+    }
+    scalarStart = false;
+  }
+  scan.i = i;
+  scan.flow = flow;
+  scan.quote = quote;
+  return { indicators, lineFlow };
 }
 
 /** The last whitespace-separated token of the line ending before `end`. */

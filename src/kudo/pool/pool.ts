@@ -338,7 +338,7 @@ export class RenderPool implements Renderer {
         id: this.nextId++,
         kind: 'verify',
         operatorVersion,
-        ...(namespaceManifest !== undefined ? { namespaceManifest } : {}),
+        namespaceManifest,
       },
       { subject: 'package verification', tenant: operatorVersion.metadata.namespace ?? '' },
       signal,
@@ -406,10 +406,7 @@ export class RenderPool implements Renderer {
 
   private spawn(): void {
     const { name, maxHeapMb, niceness } = this.options;
-    const worker = spawnRenderWorker(
-      { maxHeapMb, ...(niceness !== undefined ? { niceness } : {}) },
-      `planwright-${name}`,
-    );
+    const worker = spawnRenderWorker({ maxHeapMb, niceness }, `planwright-${name}`);
     // The pool is stopped explicitly; idle workers must not keep the process alive.
     worker.unref();
     worker.channel?.unref();

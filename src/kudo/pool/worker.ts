@@ -35,7 +35,7 @@ function failure(err: unknown, template: string): WorkerFailure {
     return {
       kind: 'render',
       template: err.template,
-      ...(err.line !== undefined ? { line: err.line } : {}),
+      line: err.line,
       detail: err.detail,
     };
   }

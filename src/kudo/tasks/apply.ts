@@ -115,11 +115,11 @@ function withPolicy(task: string, decorated: ApplyObject, ctx: TaskContext): Pol
   return {
     object,
     entry: entryOf(object, {
-      ...(ctx.cluster ? { cluster: ctx.cluster } : {}),
-      ...(dependencyKeyOf(object) !== undefined ? { digest: objectDigest(object) } : {}),
+      cluster: ctx.cluster,
+      digest: dependencyKeyOf(object) !== undefined ? objectDigest(object) : undefined,
       task,
       contentDigest: digestOf(object),
-      ...(policy ? { policy } : {}),
+      policy,
     }),
   };
 }

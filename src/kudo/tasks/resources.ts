@@ -24,6 +24,6 @@ export function inventoryDeletion(entry: InventoryEntry, instance: Instance): De
   return {
     object: objectOf(entry),
     skip: (live) => !ownedByInstance(live, instance),
-    ...(entry.policy === 'keep' ? { abandonOwner: instance.metadata.uid ?? '' } : {}),
+    abandonOwner: entry.policy === 'keep' ? (instance.metadata.uid ?? '') : undefined,
   };
 }

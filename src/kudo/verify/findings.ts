@@ -25,11 +25,11 @@ export class Findings {
   private readonly list: Finding[] = [];
 
   error(message: string, field?: string): void {
-    this.list.push({ severity: 'error', message, ...(field !== undefined ? { field } : {}) });
+    this.list.push({ severity: 'error', message, field });
   }
 
   warning(message: string, field?: string): void {
-    this.list.push({ severity: 'warning', message, ...(field !== undefined ? { field } : {}) });
+    this.list.push({ severity: 'warning', message, field });
   }
 
   result(): VerifyResult {

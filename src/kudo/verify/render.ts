@@ -38,8 +38,8 @@ function placeholderParams(s: VerifySubject): Record<string, unknown> {
         parameters: [
           {
             name: p.name,
-            ...(p.default !== undefined ? { default: p.default } : {}),
-            ...(p.type ? { 'value-type': p.type as ParameterValueType } : {}),
+            default: p.default,
+            'value-type': p.type as ParameterValueType,
           },
         ],
       },

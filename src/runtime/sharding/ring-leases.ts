@@ -201,7 +201,7 @@ export class RingLeases {
                   name,
                   namespace: this.options.namespace,
                   labels: this.labels(ROLE_SHARD),
-                  ...(owners.length > 0 ? { ownerReferences: [...owners] } : {}),
+                  ownerReferences: owners,
                 },
                 spec,
               },

@@ -44,7 +44,7 @@ export function boundWarnings(warnings: readonly string[]): readonly string[] {
 function boundCause(cause: StatusCause): StatusCause {
   return {
     ...cause,
-    ...(cause.field !== undefined ? { field: clip(cause.field, ADMISSION_BOUNDS.causeChars) } : {}),
+    field: cause.field === undefined ? undefined : clip(cause.field, ADMISSION_BOUNDS.causeChars),
     message: clip(cause.message, ADMISSION_BOUNDS.causeMessageChars),
   };
 }

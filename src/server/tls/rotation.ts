@@ -163,11 +163,7 @@ export function advance(
   for (const step of steps) {
     switch (step) {
       case 'drop-previous-ca': {
-        next = {
-          ca: next.ca,
-          serving: next.serving,
-          ...(next.nextCa ? { nextCa: next.nextCa } : {}),
-        };
+        next = { ca: next.ca, serving: next.serving, nextCa: next.nextCa };
         break;
       }
       case 'stage-next-ca':

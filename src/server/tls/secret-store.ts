@@ -172,8 +172,8 @@ export class SecretTlsStore implements TlsMaterialStore {
         namespace: this.namespace,
         labels: { 'app.kubernetes.io/managed-by': 'planwright' },
         annotations,
-        ...(owners.length > 0 ? { ownerReferences: owners } : {}),
-        ...(resourceVersion ? { resourceVersion } : {}),
+        ownerReferences: owners,
+        resourceVersion: resourceVersion || undefined,
       },
       data,
     };
@@ -200,10 +200,11 @@ function decode(secret: Secret): TlsMaterial | undefined {
   return {
     ca: { certPem: caCert, keyPem: caKey },
     serving: { certPem: tlsCert, keyPem: tlsKey },
-    ...(nextCert && nextKey && stagedAt
-      ? { nextCa: { certPem: nextCert, keyPem: nextKey, stagedAt } }
-      : {}),
-    ...(previousCert && retiredAt ? { previousCa: { certPem: previousCert, retiredAt } } : {}),
+    nextCa:
+      nextCert && nextKey && stagedAt
+        ? { certPem: nextCert, keyPem: nextKey, stagedAt }
+        : undefined,
+    previousCa: previousCert && retiredAt ? { certPem: previousCert, retiredAt } : undefined,
   };
 }
 

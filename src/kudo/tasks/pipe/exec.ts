@@ -115,89 +115,114 @@ export class WebSocketPodExec implements PodExec {
     request: ExecRequest,
     exec: (stdout: Writable, stderr: Writable) => Exec,
   ): Promise<ExecResult> {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let stderr = '';
-    let socket: ExecSocket | undefined;
-    let settled = false;
-    return new Promise<ExecResult>((resolve, reject) => {
-      const finish = (settle: () => void): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        request.signal.removeEventListener('abort', onAbort);
-        try {
-          socket?.close();
-        } catch {
-          // already closed
-        }
-        settle();
-      };
-      const stdout = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          bytes += chunk.length;
-          if (bytes > request.maxStdoutBytes) {
-            finish(() => reject(new ExecOutputLimitError(request.maxStdoutBytes)));
-          } else chunks.push(chunk);
-          done();
-        },
-      });
-      const errors = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          if (stderr.length < MAX_STDERR_CHARS) {
-            stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_STDERR_CHARS);
-          }
-          done();
-        },
-      });
-      const timer = setTimeout(
-        () =>
-          finish(() =>
-            reject(
-              new ExecConnectionError(
-                `no exit status within ${Math.round(request.timeoutMs / 1000)} s`,
-              ),
-            ),
+    return new Promise<ExecResult>((resolve, reject) =>
+      new ExecSession(request, resolve, reject).start(exec),
+    );
+  }
+}
+
+/**
+ * One command's run: it collects the output within its bounds and settles once — with the
+ * exit status, or with the first of output limit, deadline, abort or lost connection — then
+ * stops the timer, the abort listener and the socket.
+ */
+class ExecSession {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private stderr = '';
+  private socket: ExecSocket | undefined;
+  private settled = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly request: ExecRequest,
+    private readonly resolve: (result: ExecResult) => void,
+    private readonly reject: (err: Error) => void,
+  ) {}
+
+  start(exec: (stdout: Writable, stderr: Writable) => Exec): void {
+    const { request } = this;
+    const stdout = new Writable({ write: (chunk: Buffer, _e, done) => this.onStdout(chunk, done) });
+    const errors = new Writable({ write: (chunk: Buffer, _e, done) => this.onStderr(chunk, done) });
+    this.timer = setTimeout(
+      () =>
+        this.fail(
+          new ExecConnectionError(
+            `no exit status within ${Math.round(request.timeoutMs / 1000)} s`,
           ),
-        request.timeoutMs,
+        ),
+      request.timeoutMs,
+    );
+    if (request.signal.aborted) return this.onAbort();
+    request.signal.addEventListener('abort', this.onAbort, { once: true });
+    exec(stdout, errors)
+      .exec(
+        request.namespace,
+        request.pod,
+        request.container,
+        [...request.command],
+        stdout,
+        errors,
+        null,
+        false,
+        (status) => this.onStatus(status),
+      )
+      .then(
+        (connection: unknown) => this.onConnected(connection as ExecSocket),
+        (err: unknown) => this.fail(new ExecConnectionError(connectionProblem(err))),
       );
-      const onAbort = (): void => finish(() => reject(request.signal.reason as Error));
-      if (request.signal.aborted) return onAbort();
-      request.signal.addEventListener('abort', onAbort, { once: true });
-      exec(stdout, errors)
-        .exec(
-          request.namespace,
-          request.pod,
-          request.container,
-          [...request.command],
-          stdout,
-          errors,
-          null,
-          false,
-          (status) =>
-            finish(() => {
-              const exitCode = exitCodeOf(status);
-              if (exitCode === undefined) {
-                reject(new ExecConnectionError(status.message ?? status.reason ?? 'exec failed'));
-              } else resolve({ exitCode, stdout: Buffer.concat(chunks), stderr });
-            }),
-        )
-        .then(
-          (connection: unknown) => {
-            const ws = connection as ExecSocket;
-            socket = ws;
-            if (settled) ws.close();
-            ws.on('close', () =>
-              finish(() =>
-                reject(new ExecConnectionError('the exec stream closed without an exit status')),
-              ),
-            );
-            ws.on('error', (err: Error) =>
-              finish(() => reject(new ExecConnectionError(err.message))),
-            );
-          },
-          (err: unknown) => finish(() => reject(new ExecConnectionError(connectionProblem(err)))),
-        );
+  }
+
+  private onStdout(chunk: Buffer, done: () => void): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.request.maxStdoutBytes) {
+      this.fail(new ExecOutputLimitError(this.request.maxStdoutBytes));
+    } else this.chunks.push(chunk);
+    done();
+  }
+
+  private onStderr(chunk: Buffer, done: () => void): void {
+    if (this.stderr.length < MAX_STDERR_CHARS) {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(0, MAX_STDERR_CHARS);
+    }
+    done();
+  }
+
+  /** The status the API server sends at the end: an exit code, or why the command did not run. */
+  private onStatus(status: V1Status): void {
+    this.finish(() => {
+      const exitCode = exitCodeOf(status);
+      if (exitCode === undefined) {
+        this.reject(new ExecConnectionError(status.message ?? status.reason ?? 'exec failed'));
+      } else this.resolve({ exitCode, stdout: Buffer.concat(this.chunks), stderr: this.stderr });
     });
+  }
+
+  private onConnected(ws: ExecSocket): void {
+    this.socket = ws;
+    if (this.settled) ws.close();
+    ws.on('close', () =>
+      this.fail(new ExecConnectionError('the exec stream closed without an exit status')),
+    );
+    ws.on('error', (err: Error) => this.fail(new ExecConnectionError(err.message)));
+  }
+
+  private readonly onAbort = (): void => this.fail(this.request.signal.reason as Error);
+
+  private fail(err: Error): void {
+    this.finish(() => this.reject(err));
+  }
+
+  private finish(settle: () => void): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.request.signal.removeEventListener('abort', this.onAbort);
+    try {
+      this.socket?.close();
+    } catch {
+      // already closed
+    }
+    settle();
   }
 }
