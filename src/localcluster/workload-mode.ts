@@ -79,29 +79,33 @@ export async function startWorkloadMode(
     progress: ctx.progress,
     onSpawn: (p) => ctx.processes.add(p),
   });
-  const nodes = [...started.nodes];
-  let realNodes: NodeTraces[] | undefined;
   if (input.prepared && input.nodeKind !== 'kwok') {
-    const traces: NodeTraces = {
-      nodeDir: join(ctx.workDir, `node-${REAL_NODE_NAME}`),
-      runcRoot: join(ctx.workDir, `node-${REAL_NODE_NAME}`, 'runc'),
-      bridge: input.bridge,
-    };
-    await ctx.processes.addRealNode(traces);
-    runtime = await startRealNode(ctx, input, input.nodeKind, input.prepared);
-    nodes.push(REAL_NODE_NAME);
-    realNodes = [traces];
+    const real = await startRealNode(ctx, input, input.nodeKind, input.prepared);
+    runtime = real.runtime;
+    return workloadMode(
+      started.components,
+      input.nodeKind,
+      [...started.nodes, REAL_NODE_NAME],
+      real,
+    );
   }
-  const { components } = started;
-  const real = runtime;
+  return workloadMode(started.components, input.nodeKind, started.nodes);
+}
+
+function workloadMode(
+  components: WorkloadComponents,
+  nodeKind: NodeKind,
+  nodes: readonly string[],
+  real?: RealNodeRun,
+): WorkloadMode {
   return {
     components,
     nodes,
     info: {
       storageClassName: STORAGE_CLASS_NAME,
-      nodeKind: input.nodeKind,
-      imageRegistry: real?.registry,
-      realNodes,
+      nodeKind,
+      imageRegistry: real?.runtime.registry,
+      realNodes: real && [real.traces],
       execBinDir: components.execBinDir,
     },
     pids: () => ({
@@ -111,23 +115,38 @@ export async function startWorkloadMode(
       // Only the components that run are named (callers list the keys).
       ...(real
         ? {
-            registry: real.registryProcess.pid,
-            containerd: real.node.containerd.pid,
-            kubelet: real.node.kubelet.pid,
+            registry: real.runtime.registryProcess.pid,
+            containerd: real.runtime.node.containerd.pid,
+            kubelet: real.runtime.node.kubelet.pid,
           }
         : {}),
     }),
   };
 }
 
-/** The registry and the real node (and, for mixed nodes, the placement webhook). */
-function startRealNode(
+interface RealNodeRun {
+  readonly runtime: NodeRuntime;
+  /** Where it leaves traces, as recorded before it started. */
+  readonly traces: NodeTraces;
+}
+
+/**
+ * The registry and the real node (and, for mixed nodes, the placement webhook), its traces
+ * recorded first.
+ */
+async function startRealNode(
   ctx: StartContext,
   input: WorkloadModeInput,
   kind: Exclude<NodeKind, 'kwok'>,
   prepared: PreparedNodes,
-): Promise<NodeRuntime> {
-  return startNodeRuntime({
+): Promise<RealNodeRun> {
+  const traces: NodeTraces = {
+    nodeDir: join(ctx.workDir, `node-${REAL_NODE_NAME}`),
+    runcRoot: join(ctx.workDir, `node-${REAL_NODE_NAME}`, 'runc'),
+    bridge: input.bridge,
+  };
+  await ctx.processes.addRealNode(traces);
+  const runtime = await startNodeRuntime({
     kind,
     prepared,
     nodeName: REAL_NODE_NAME,
@@ -142,4 +161,5 @@ function startRealNode(
     onSpawn: (p) => ctx.processes.add(p),
     ignoredTaints: [SIMULATED_NODE_TAINT.key],
   });
+  return { runtime, traces };
 }

@@ -53,11 +53,7 @@ interface Started {
 }
 
 describe('a start aborted halfway', () => {
-  it.each([
-    ['kube-apiserver starting'],
-    [': containerd starting'],
-    [': kubelet starting'],
-  ])(
+  it.each([['kube-apiserver starting'], [': containerd starting'], [': kubelet starting']])(
     'at "%s" stops what it started',
     async (step) => {
       requireRealNode('aborting a start at its real node');
