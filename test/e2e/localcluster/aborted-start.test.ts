@@ -5,7 +5,11 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { READY_TIMEOUT_MS, startLocalCluster } from '../../../src/localcluster/index.ts';
 import { isAlive } from '../../../src/localcluster/lock.ts';
-import { findLeftovers, type NodeTraces } from '../../../src/localcluster/nodes/leftovers.ts';
+import {
+  findLeftovers,
+  NO_LEFTOVERS,
+  type NodeTraces,
+} from '../../../src/localcluster/nodes/leftovers.ts';
 import { cacheRoot } from '../../../src/localcluster/paths.ts';
 import type { ClusterRecord } from '../../../src/localcluster/registry.ts';
 import { testCluster } from '../../support/cluster.ts';
@@ -91,14 +95,7 @@ describe('a start aborted halfway', () => {
       for (const pid of Object.values(started.record.pids)) expect(isAlive(pid)).toBe(false);
       expect(processesIn(started.record.workDir)).toEqual([]);
       for (const traces of started.nodes) {
-        expect(findLeftovers(traces)).toEqual({
-          containers: [],
-          processes: [],
-          mounts: [],
-          bridge: false,
-          serviceRoute: false,
-          logLinks: [],
-        });
+        expect(findLeftovers(traces)).toEqual(NO_LEFTOVERS);
       }
       expect(existsSync(started.record.workDir)).toBe(false);
       expect(existsSync(join(RECORDS, started.file))).toBe(false);
