@@ -15,7 +15,7 @@ export class AdminApi {
     return probe(`${this.server}${path}`, {
       tls: this.tls,
       method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
   }
 

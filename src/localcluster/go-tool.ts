@@ -52,7 +52,7 @@ export async function ensureGoTool(
   await withDirectoryLock(
     join(dir, '.lock'),
     {
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal: options.signal,
       onWait: (pid) =>
         options.onProgress?.(`waiting for process ${pid}, which is building ${spec.name}`),
     },
@@ -67,10 +67,10 @@ export async function ensureGoTool(
         moduleDir: spec.moduleDir,
         pkg: spec.pkg,
         out,
-        ...(spec.ldflags ? { ldflags: spec.ldflags } : {}),
-        ...(spec.hint ? { hint: spec.hint } : {}),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
+        ldflags: spec.ldflags,
+        hint: spec.hint,
+        onProgress: options.onProgress,
+        signal: options.signal,
       });
     },
   );

@@ -30,9 +30,9 @@ export async function probe(
         timeout: options.timeoutMs ?? 5_000,
         agent: false,
         headers: options.body ? { 'content-type': 'application/json' } : {},
-        ...(options.tls
-          ? { ca: options.tls.caPem, cert: options.tls.certPem, key: options.tls.keyPem }
-          : {}),
+        ca: options.tls?.caPem,
+        cert: options.tls?.certPem,
+        key: options.tls?.keyPem,
       },
       (res) => {
         let body = '';

@@ -306,10 +306,10 @@ function toStage(def: StageDefinition): Record<string, unknown> {
     spec: {
       resourceRef: { apiGroup: 'v1', kind: def.kind },
       selector: {
-        ...(def.matchLabels ? { matchLabels: def.matchLabels } : {}),
+        matchLabels: def.matchLabels,
         matchExpressions: def.matchExpressions,
       },
-      ...(def.weight !== undefined ? { weight: def.weight } : {}),
+      weight: def.weight,
       ...(def.delay
         ? {
             delay: {
@@ -321,9 +321,7 @@ function toStage(def: StageDefinition): Record<string, unknown> {
                     },
                   }
                 : {}),
-              ...(def.delay.jitterMs !== undefined
-                ? { jitterDurationMilliseconds: def.delay.jitterMs }
-                : {}),
+              jitterDurationMilliseconds: def.delay.jitterMs,
             },
           }
         : {}),

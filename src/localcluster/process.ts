@@ -49,7 +49,7 @@ export function startProcess(
     // working directory even when nothing on its command line names the folder.
     cwd: dirname(logFile),
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(env ? { env } : {}),
+    env,
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });

@@ -71,23 +71,42 @@ export async function startWorkloads(
   input: StartWorkloadsInput,
 ): Promise<{ components: WorkloadComponents; nodes: string[] }> {
   const { workDir, api } = input;
-  const kubeconfig = async (who: keyof typeof IDENTITIES): Promise<string> => {
-    const path = join(workDir, `${who}.kubeconfig`);
-    await writeUserKubeconfig({
-      path,
-      server: input.server,
-      servingCaPem: input.pki.servingCa.certPem,
-      clientCa: input.pki.clientCa,
-      user: IDENTITIES[who],
-    });
-    return path;
-  };
   const stagesFile = join(workDir, 'kwok-stages.yaml');
   await writeFile(stagesFile, kwokStagesYaml(KUBERNETES_VERSION));
   const execBinDir = join(workDir, 'kwok-exec-bin');
   await mkdir(execBinDir);
   const kubeletPort = await freeLoopbackPort();
+  const nodes = await createBootstrapObjects(input, kubeletPort);
+  input.progress('kube-controller-manager, kube-scheduler and kwok starting');
+  const components = await spawnComponents(input, { stagesFile, execBinDir, kubeletPort });
 
+  await waitUntilReady({
+    what: 'ServiceAccount default/default (created by kube-controller-manager)',
+    blame: components.controllerManager,
+    running: [components.controllerManager, components.scheduler, components.kwok],
+    timeoutMs: input.readyTimeoutMs,
+    signal: input.signal,
+    check: async () =>
+      (await api.get('/api/v1/namespaces/default/serviceaccounts/default')) !== undefined ||
+      'not created yet',
+  });
+  await waitForNodes(
+    api,
+    nodes,
+    components,
+    input.readyTimeoutMs,
+    input.signal,
+    (input.nodeTaints ?? []).map((t) => t.key),
+  );
+  return { components, nodes };
+}
+
+/** kwok's RBAC and Exec CRD, the default StorageClass and the fake nodes; answers their names. */
+async function createBootstrapObjects(
+  input: StartWorkloadsInput,
+  kubeletPort: number,
+): Promise<string[]> {
+  const { api } = input;
   for (const manifest of kwokRbac()) await api.create(collectionPath(manifest), manifest);
   const execCrd = kwokExecCrd();
   await api.create(collectionPath(execCrd), execCrd);
@@ -98,61 +117,69 @@ export async function startWorkloads(
     const manifest = fakeNode(node.name, {
       internalIp: node.internalIp,
       kubeletPort,
-      ...(input.nodeTaints ? { taints: input.nodeTaints } : {}),
-      ...(input.nodeLabels ? { labels: input.nodeLabels } : {}),
+      taints: input.nodeTaints,
+      labels: input.nodeLabels,
     });
     await api.create(collectionPath(manifest), manifest);
   }
+  return nodes.map((n) => n.name);
+}
 
+/** Spawns the three components, each with a kubeconfig of its own identity. */
+async function spawnComponents(
+  input: StartWorkloadsInput,
+  files: { stagesFile: string; execBinDir: string; kubeletPort: number },
+): Promise<WorkloadComponents> {
   const spawn = async (
     name: ManagedProcess['name'],
     binary: string,
     args: string[],
     env?: NodeJS.ProcessEnv,
   ): Promise<ManagedProcess> => {
-    const proc = startProcess(name, binary, args, join(workDir, `${name}.log`), env);
+    const proc = startProcess(name, binary, args, join(input.workDir, `${name}.log`), env);
     await input.onSpawn(proc);
     return proc;
   };
-  input.progress('kube-controller-manager, kube-scheduler and kwok starting');
   const controllerManager = await spawn(
     'kube-controller-manager',
     input.binaries.kubeControllerManager,
-    controllerManagerArgs({ kubeconfig: await kubeconfig('controllerManager'), pki: input.pki }),
+    controllerManagerArgs({
+      kubeconfig: await componentKubeconfig(input, 'controllerManager'),
+      pki: input.pki,
+    }),
   );
   const scheduler = await spawn(
     'kube-scheduler',
     input.binaries.kubeScheduler,
-    schedulerArgs({ kubeconfig: await kubeconfig('scheduler') }),
+    schedulerArgs({ kubeconfig: await componentKubeconfig(input, 'scheduler') }),
   );
+  const { stagesFile, execBinDir, kubeletPort } = files;
   const kwok = await spawn(
     'kwok',
     input.binaries.kwok,
-    kwokArgs({ kubeconfig: await kubeconfig('kwok'), stagesFile, serverPort: kubeletPort }),
+    kwokArgs({
+      kubeconfig: await componentKubeconfig(input, 'kwok'),
+      stagesFile,
+      serverPort: kubeletPort,
+    }),
     { ...process.env, PATH: `${execBinDir}:${process.env['PATH'] ?? ''}` },
   );
-  const components = { controllerManager, scheduler, kwok, kubeletPort, execBinDir };
-  const running = [controllerManager, scheduler, kwok];
+  return { controllerManager, scheduler, kwok, kubeletPort, execBinDir };
+}
 
-  await waitUntilReady({
-    what: 'ServiceAccount default/default (created by kube-controller-manager)',
-    blame: controllerManager,
-    running,
-    timeoutMs: input.readyTimeoutMs,
-    signal: input.signal,
-    check: async () =>
-      (await api.get('/api/v1/namespaces/default/serviceaccounts/default')) !== undefined ||
-      'not created yet',
+async function componentKubeconfig(
+  input: StartWorkloadsInput,
+  who: keyof typeof IDENTITIES,
+): Promise<string> {
+  const path = join(input.workDir, `${who}.kubeconfig`);
+  await writeUserKubeconfig({
+    path,
+    server: input.server,
+    servingCaPem: input.pki.servingCa.certPem,
+    clientCa: input.pki.clientCa,
+    user: IDENTITIES[who],
   });
-  await waitForNodes(
-    api,
-    nodes.map((n) => n.name),
-    components,
-    input.readyTimeoutMs,
-    input.signal,
-    (input.nodeTaints ?? []).map((t) => t.key),
-  );
-  return { components, nodes: nodes.map((n) => n.name) };
+  return path;
 }
 
 interface NodeView {

@@ -74,7 +74,7 @@ function run(
       cwd: options.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive', LC_ALL: 'C' },
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal: options.signal,
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -141,7 +141,7 @@ export async function ensureHostPackages(options: {
   await withDirectoryLock(
     join(dir, '.lock'),
     {
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal: options.signal,
       onWait: (pid) => progress(`waiting for process ${pid}, which is unpacking ${dir}`),
     },
     async () => {

@@ -4,6 +4,7 @@
 // kwok nodes, which are tainted so nothing else lands there. The rule looks at nothing but the
 // images and what the registry answers for them; a pod that selects a node kind itself
 // (`planwright.dev/node-kind: real|kwok`) keeps it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { issueCertificate, type CertificateAuthority } from '../../pki/index.ts';
@@ -72,6 +73,9 @@ async function allImagesLocal(
   return true;
 }
 
+/** The name of the MutatingWebhookConfiguration that sends pod creations to the webhook. */
+export const PLACEMENT_WEBHOOK_NAME = 'planwright-local-node-placement';
+
 /**
  * Serves the placement webhook on 127.0.0.1 (HTTPS with a certificate of the cluster's serving
  * CA) for the process that owns the cluster.
@@ -85,49 +89,10 @@ export async function startPlacementWebhook(input: {
     ipAddresses: ['127.0.0.1'],
     usage: 'server',
   });
-  const cache = new Map<string, Promise<boolean>>();
-  const server: Server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      void (async () => {
-        const review = JSON.parse(body) as {
-          request: { uid: string; object?: { spec?: PodSpecView } };
-        };
-        const spec = review.request.object?.spec ?? {};
-        let patch: object[] = [];
-        try {
-          // A pod that selects a node kind itself keeps its choice.
-          const chosen = spec.nodeSelector?.[NODE_KIND_LABEL] !== undefined;
-          if (!chosen && !(await allImagesLocal(spec, input.registry, cache))) {
-            patch = sendToSimulatedNodes(spec);
-          }
-        } catch {
-          // The registry did not answer: the pod goes where the scheduler puts it (a real
-          // node), and a missing image shows there as a failed pull.
-          patch = [];
-        }
-        const response = {
-          uid: review.request.uid,
-          allowed: true,
-          ...(patch.length > 0
-            ? {
-                patchType: 'JSONPatch',
-                patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
-              }
-            : {}),
-        };
-        res.setHeader('content-type', 'application/json');
-        res.end(
-          JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }),
-        );
-      })().catch((err: Error) => {
-        res.statusCode = 400;
-        res.end(err.message);
-      });
-    });
-  });
+  const server: Server = createServer(
+    { cert: cert.certPem, key: cert.keyPem },
+    placementHandler(input.registry),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -138,25 +103,94 @@ export async function startPlacementWebhook(input: {
   const url = `https://127.0.0.1:${port}/place`;
   return {
     url,
-    configuration: {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingWebhookConfiguration',
-      metadata: { name: 'planwright-local-node-placement' },
-      webhooks: [
-        {
-          name: 'node-placement.local.planwright.dev',
-          clientConfig: { url, caBundle: Buffer.from(input.servingCa.certPem).toString('base64') },
-          rules: [
-            { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
-          ],
-          failurePolicy: 'Fail',
-          sideEffects: 'None',
-          admissionReviewVersions: ['v1'],
-          reinvocationPolicy: 'IfNeeded',
-          timeoutSeconds: 10,
-        },
-      ],
-    },
+    configuration: webhookConfiguration(url, input.servingCa),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Answers each AdmissionReview of a pod creation with the patch placing it (if any). */
+function placementHandler(registry: string): (req: IncomingMessage, res: ServerResponse) => void {
+  const cache = new Map<string, Promise<boolean>>();
+  return (req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      void (async () => {
+        const review = JSON.parse(body) as {
+          request: { uid: string; object?: { spec?: PodSpecView } };
+        };
+        const patch = await placementPatch(review.request.object?.spec ?? {}, registry, cache);
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response: admissionResponse(review.request.uid, patch),
+          }),
+        );
+      })().catch((err: Error) => {
+        res.statusCode = 400;
+        res.end(err.message);
+      });
+    });
+  };
+}
+
+/** The JSON patch for one pod: empty when it stays where the scheduler puts it. */
+async function placementPatch(
+  spec: PodSpecView,
+  registry: string,
+  cache: Map<string, Promise<boolean>>,
+): Promise<object[]> {
+  try {
+    // A pod that selects a node kind itself keeps its choice.
+    const chosen = spec.nodeSelector?.[NODE_KIND_LABEL] !== undefined;
+    if (!chosen && !(await allImagesLocal(spec, registry, cache))) {
+      return sendToSimulatedNodes(spec);
+    }
+    return [];
+  } catch {
+    // The registry did not answer: the pod goes where the scheduler puts it (a real
+    // node), and a missing image shows there as a failed pull.
+    return [];
+  }
+}
+
+function admissionResponse(uid: string, patch: readonly object[]): Record<string, unknown> {
+  return {
+    uid,
+    allowed: true,
+    ...(patch.length > 0
+      ? {
+          patchType: 'JSONPatch',
+          patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+        }
+      : {}),
+  };
+}
+
+function webhookConfiguration(
+  url: string,
+  servingCa: CertificateAuthority,
+): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: PLACEMENT_WEBHOOK_NAME },
+    webhooks: [
+      {
+        name: 'node-placement.local.planwright.dev',
+        clientConfig: { url, caBundle: Buffer.from(servingCa.certPem).toString('base64') },
+        rules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
+        ],
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        reinvocationPolicy: 'IfNeeded',
+        timeoutSeconds: 10,
+      },
+    ],
   };
 }

@@ -116,96 +116,129 @@ export async function startRealNode(input: RealNodeInput): Promise<RealNode> {
       servicePort: 443,
       apiServerPort: Number(new URL(input.server).port),
     });
-    await writeFile(
-      join(folders.cniConfDir, '10-planwright.conflist'),
-      cniConfigList({
-        bridge: network.bridge,
-        subnet: network.subnet,
-        gateway: network.gateway,
-        ipamDataDir: join(nodeDir, 'cni-ipam'),
-        serviceCidr: SERVICE_CIDR,
-      }),
-    );
-    for (const name of MIRRORED_REGISTRIES) {
-      await mkdir(join(folders.registryHosts, name), { recursive: true });
-      await writeFile(
-        join(folders.registryHosts, name, 'hosts.toml'),
-        registryHostsToml(input.registry),
-      );
-    }
-    const containerdConfig = join(nodeDir, 'containerd.toml');
-    await writeFile(
-      containerdConfig,
-      containerdConfigToml({ folders, runcBinary: input.host.runc }),
-    );
-
-    const containerd = startProcess(
-      'containerd',
-      input.host.containerd,
-      ['--config', containerdConfig],
-      join(nodeDir, 'containerd.log'),
-      // The shims are found on PATH, next to containerd.
-      { ...process.env, PATH: `${input.host.containerdBinDir}:${process.env['PATH'] ?? ''}` },
-    );
-    processes.push(containerd);
-    await input.onSpawn(containerd);
-    input.progress(
-      `node ${input.name}: containerd starting (pods on ${network.bridge} ${network.subnet})`,
-    );
-    await waitUntilReady({
-      what: `containerd of node ${input.name}`,
-      blame: containerd,
-      running: [containerd],
-      timeoutMs: input.readyTimeoutMs,
-      signal: input.signal,
-      check: () => Promise.resolve(existsSync(folders.containerdSocket) || 'no socket yet'),
-    });
-
-    await input.api.create('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', NODE_RBAC);
-    const kubeconfig = join(nodeDir, 'kubelet.kubeconfig');
-    await writeUserKubeconfig({
-      path: kubeconfig,
-      server: input.server,
-      servingCaPem: input.pki.servingCa.certPem,
-      clientCa: input.pki.clientCa,
-      user: `system:node:${input.name}`,
-      groups: ['system:nodes'],
-    });
-    const configFile = join(nodeDir, 'kubelet.yaml');
-    await writeFile(
-      configFile,
-      kubeletConfigYaml({
-        nodeIp: network.gateway,
-        port: await freeLoopbackPort(),
-        clientCaFile: input.pki.files.clientCa,
-        containerdSocket: folders.containerdSocket,
-        staticPodDir: join(nodeDir, 'static-pods'),
-        podLogsDir: join(nodeDir, 'pod-logs'),
-      }),
-    );
-    const kubelet = startProcess(
-      'kubelet',
-      input.binaries.kubelet,
-      kubeletArgs({
-        configFile,
-        kubeconfig,
-        rootDir: join(nodeDir, 'kubelet'),
-        certDir: join(nodeDir, 'kubelet-pki'),
-        nodeName: input.name,
-        nodeIp: network.gateway,
-        labels: { [NODE_KIND_LABEL]: 'real' },
-      }),
-      join(nodeDir, 'kubelet.log'),
-      { ...process.env, PATH: `${input.host.containerdBinDir}:${process.env['PATH'] ?? ''}` },
-    );
-    processes.push(kubelet);
-    await input.onSpawn(kubelet);
-    input.progress(`node ${input.name}: kubelet starting`);
+    const node: NodeSetup = {
+      input,
+      nodeDir,
+      folders,
+      network,
+      spawned: async (p) => {
+        processes.push(p);
+        await input.onSpawn(p);
+      },
+    };
+    const containerd = await startContainerd(node);
+    const kubelet = await startKubelet(node);
     return { name: input.name, network, traces, containerd, kubelet, stop };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** What the steps of a node's start share. */
+interface NodeSetup {
+  readonly input: RealNodeInput;
+  readonly nodeDir: string;
+  readonly folders: NodeFolders;
+  readonly network: PodNetwork;
+  /** Called for each process as soon as it is spawned (to stop it and record it). */
+  readonly spawned: (process: ManagedProcess) => Promise<void>;
+}
+
+/** containerd with the node's CNI and registry configuration, awaited until its socket exists. */
+async function startContainerd(node: NodeSetup): Promise<ManagedProcess> {
+  const { input, nodeDir, folders, network } = node;
+  await writeFile(
+    join(folders.cniConfDir, '10-planwright.conflist'),
+    cniConfigList({
+      bridge: network.bridge,
+      subnet: network.subnet,
+      gateway: network.gateway,
+      ipamDataDir: join(nodeDir, 'cni-ipam'),
+      serviceCidr: SERVICE_CIDR,
+    }),
+  );
+  for (const name of MIRRORED_REGISTRIES) {
+    await mkdir(join(folders.registryHosts, name), { recursive: true });
+    await writeFile(
+      join(folders.registryHosts, name, 'hosts.toml'),
+      registryHostsToml(input.registry),
+    );
+  }
+  const containerdConfig = join(nodeDir, 'containerd.toml');
+  await writeFile(containerdConfig, containerdConfigToml({ folders, runcBinary: input.host.runc }));
+
+  const containerd = startProcess(
+    'containerd',
+    input.host.containerd,
+    ['--config', containerdConfig],
+    join(nodeDir, 'containerd.log'),
+    // The shims are found on PATH, next to containerd.
+    withContainerdOnPath(input.host),
+  );
+  await node.spawned(containerd);
+  input.progress(
+    `node ${input.name}: containerd starting (pods on ${network.bridge} ${network.subnet})`,
+  );
+  await waitUntilReady({
+    what: `containerd of node ${input.name}`,
+    blame: containerd,
+    running: [containerd],
+    timeoutMs: input.readyTimeoutMs,
+    signal: input.signal,
+    check: () => Promise.resolve(existsSync(folders.containerdSocket) || 'no socket yet'),
+  });
+  return containerd;
+}
+
+/** The kubelet, with its identity in group system:nodes (the node's own RBAC). */
+async function startKubelet(node: NodeSetup): Promise<ManagedProcess> {
+  const { input, nodeDir, folders, network } = node;
+  await input.api.create('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', NODE_RBAC);
+  const kubeconfig = join(nodeDir, 'kubelet.kubeconfig');
+  await writeUserKubeconfig({
+    path: kubeconfig,
+    server: input.server,
+    servingCaPem: input.pki.servingCa.certPem,
+    clientCa: input.pki.clientCa,
+    user: `system:node:${input.name}`,
+    groups: ['system:nodes'],
+  });
+  const configFile = join(nodeDir, 'kubelet.yaml');
+  await writeFile(
+    configFile,
+    kubeletConfigYaml({
+      nodeIp: network.gateway,
+      port: await freeLoopbackPort(),
+      clientCaFile: input.pki.files.clientCa,
+      containerdSocket: folders.containerdSocket,
+      staticPodDir: join(nodeDir, 'static-pods'),
+      podLogsDir: join(nodeDir, 'pod-logs'),
+    }),
+  );
+  const kubelet = startProcess(
+    'kubelet',
+    input.binaries.kubelet,
+    kubeletArgs({
+      configFile,
+      kubeconfig,
+      rootDir: join(nodeDir, 'kubelet'),
+      certDir: join(nodeDir, 'kubelet-pki'),
+      nodeName: input.name,
+      nodeIp: network.gateway,
+      labels: { [NODE_KIND_LABEL]: 'real' },
+    }),
+    join(nodeDir, 'kubelet.log'),
+    withContainerdOnPath(input.host),
+  );
+  await node.spawned(kubelet);
+  input.progress(`node ${input.name}: kubelet starting`);
+  return kubelet;
+}
+
+/** The environment with containerd's folder first on PATH. */
+function withContainerdOnPath(host: HostPackagePaths): NodeJS.ProcessEnv {
+  return { ...process.env, PATH: `${host.containerdBinDir}:${process.env['PATH'] ?? ''}` };
 }
 
 /** What of a node whose owner died is still there, removed. */

@@ -4,12 +4,17 @@ import type { AdminApi } from '../api.ts';
 import { ensureControlPlaneBinaries, type NodeBinaries } from '../binaries.ts';
 import type { ManagedProcess } from '../process.ts';
 import type { ClusterPki } from '../pki.ts';
+import { StopStack } from '../stop-stack.ts';
 import { waitUntilReady } from '../wait.ts';
 import { NodeSetupError } from './errors.ts';
 import { ensureHostPackages, type HostPackagePaths } from './host-packages.ts';
 import { NO_LEFTOVERS, type Leftovers } from './leftovers.ts';
 import { realNodesUnavailable, type NodeKind } from './node-kind.ts';
-import { startPlacementWebhook, type PlacementWebhook } from './placement.ts';
+import {
+  PLACEMENT_WEBHOOK_NAME,
+  startPlacementWebhook,
+  type PlacementWebhook,
+} from './placement.ts';
 import { startRealNode, type RealNode } from './real-node.ts';
 import { startLocalRegistry } from './registry-server.ts';
 
@@ -39,8 +44,8 @@ export async function prepareRealNodes(options: {
   const binaries = await ensureControlPlaneBinaries({
     mode: 'workloads',
     realNodes: true,
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
+    onProgress: options.onProgress,
+    signal: options.signal,
   });
   return { binaries, host };
 }
@@ -78,22 +83,21 @@ interface NodeView {
   status?: { conditions?: Array<{ type: string; status: string; message?: string }> };
 }
 
+const WEBHOOK_CONFIGURATIONS =
+  '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+
+/**
+ * Starts the registry, the real node and, for mixed nodes, the placement webhook. On failure
+ * everything it started is stopped again before the error propagates.
+ */
 export async function startNodeRuntime(input: NodeRuntimeInput): Promise<NodeRuntime> {
   const { prepared } = input;
-  let registryProcess: ManagedProcess | undefined;
-  let node: RealNode | undefined;
-  let placement: PlacementWebhook | undefined;
+  // Each part pushes its stop as it starts: the webhook goes first, then the node, then the
+  // registry.
+  const stops = new StopStack();
+  let left: Leftovers = NO_LEFTOVERS;
   const stop = async (): Promise<Leftovers> => {
-    if (placement) {
-      await input.api
-        .delete(
-          '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/planwright-local-node-placement',
-        )
-        .catch(() => undefined);
-      await placement.close();
-    }
-    const left = node ? await node.stop() : NO_LEFTOVERS;
-    await registryProcess?.stop();
+    await stops.stopAll();
     return left;
   };
   try {
@@ -104,12 +108,12 @@ export async function startNodeRuntime(input: NodeRuntimeInput): Promise<NodeRun
       readyTimeoutMs: input.readyTimeoutMs,
       signal: input.signal,
       onSpawn: async (p) => {
-        registryProcess = p;
+        stops.defer(() => p.stop());
         await input.onSpawn(p);
       },
     });
     input.progress(`image registry on ${registry.address} (busybox, alpine, nginx, pause)`);
-    node = await startRealNode({
+    const node = await startRealNode({
       name: input.nodeName,
       workDir: input.workDir,
       server: input.server,
@@ -124,44 +128,60 @@ export async function startNodeRuntime(input: NodeRuntimeInput): Promise<NodeRun
       progress: input.progress,
       onSpawn: input.onSpawn,
     });
-    const started = node;
-    await waitUntilReady({
-      what: `real node ${input.nodeName} Ready and untainted`,
-      blame: started.kubelet,
-      running: [started.containerd, started.kubelet],
-      timeoutMs: input.readyTimeoutMs,
-      signal: input.signal,
-      check: async () => {
-        const view = await input.api.get<NodeView>(`/api/v1/nodes/${input.nodeName}`);
-        if (!view) return 'not registered yet';
-        const ready = view.status?.conditions?.find((c) => c.type === 'Ready');
-        if (ready?.status !== 'True')
-          return `Ready is ${ready?.status ?? 'not reported'}: ${ready?.message ?? ''}`;
-        const taint = view.spec?.taints?.find(
-          (t) => t.effect !== 'PreferNoSchedule' && !input.ignoredTaints.includes(t.key),
-        );
-        return taint ? `still tainted ${taint.key}:${taint.effect}` : true;
-      },
+    stops.defer(async () => {
+      left = await node.stop();
     });
-    if (input.kind === 'mixed') {
-      placement = await startPlacementWebhook({
-        servingCa: input.pki.servingCa,
-        registry: registry.address,
-      });
-      await input.api.create(
-        '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
-        placement.configuration,
-      );
-    }
+    await waitUntilNodeReady(input, node);
+    const placement =
+      input.kind === 'mixed' ? await startPlacement(input, registry.address, stops) : undefined;
     return {
       registry: registry.address,
-      node: started,
+      node,
       registryProcess: registry.process,
-      ...(placement ? { placement } : {}),
+      placement,
       stop,
     };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** Waits until the node is registered, Ready and free of taints but the ignored ones. */
+async function waitUntilNodeReady(input: NodeRuntimeInput, node: RealNode): Promise<void> {
+  await waitUntilReady({
+    what: `real node ${input.nodeName} Ready and untainted`,
+    blame: node.kubelet,
+    running: [node.containerd, node.kubelet],
+    timeoutMs: input.readyTimeoutMs,
+    signal: input.signal,
+    check: async () => {
+      const view = await input.api.get<NodeView>(`/api/v1/nodes/${input.nodeName}`);
+      if (!view) return 'not registered yet';
+      const ready = view.status?.conditions?.find((c) => c.type === 'Ready');
+      if (ready?.status !== 'True')
+        return `Ready is ${ready?.status ?? 'not reported'}: ${ready?.message ?? ''}`;
+      const taint = view.spec?.taints?.find(
+        (t) => t.effect !== 'PreferNoSchedule' && !input.ignoredTaints.includes(t.key),
+      );
+      return taint ? `still tainted ${taint.key}:${taint.effect}` : true;
+    },
+  });
+}
+
+/** Mixed nodes: the placement webhook, served and registered with the apiserver. */
+async function startPlacement(
+  input: NodeRuntimeInput,
+  registry: string,
+  stops: StopStack,
+): Promise<PlacementWebhook> {
+  const placement = await startPlacementWebhook({ servingCa: input.pki.servingCa, registry });
+  stops.defer(async () => {
+    await input.api
+      .delete(`${WEBHOOK_CONFIGURATIONS}/${PLACEMENT_WEBHOOK_NAME}`)
+      .catch(() => undefined);
+    await placement.close();
+  });
+  await input.api.create(WEBHOOK_CONFIGURATIONS, placement.configuration);
+  return placement;
 }
