@@ -12,7 +12,7 @@ import { startWorkloads, type WorkloadComponents } from './workloads.ts';
 import type { NodeTraces } from './nodes/leftovers.ts';
 import type { NodeKind } from './nodes/node-kind.ts';
 import { SIMULATED_NODE_TAINT } from './nodes/placement.ts';
-import { NODE_KIND_LABEL } from './nodes/real-node.ts';
+import { NODE_KIND_LABEL, nodeTraces } from './nodes/real-node.ts';
 import { startNodeRuntime, type NodeRuntime, type PreparedNodes } from './nodes/runtime.ts';
 
 const WORKLOAD_COMPONENTS = new Set<string>(['kube-controller-manager', 'kube-scheduler', 'kwok']);
@@ -140,11 +140,13 @@ async function startRealNode(
   kind: Exclude<NodeKind, 'kwok'>,
   prepared: PreparedNodes,
 ): Promise<RealNodeRun> {
-  const traces: NodeTraces = {
-    nodeDir: join(ctx.workDir, `node-${REAL_NODE_NAME}`),
-    runcRoot: join(ctx.workDir, `node-${REAL_NODE_NAME}`, 'runc'),
-    bridge: input.bridge,
-  };
+  // The same traces the node writes for itself, nft included: a later start's reaper removes
+  // a killed owner's route table only when the record names the nft that installed it.
+  const traces = nodeTraces(
+    join(ctx.workDir, `node-${REAL_NODE_NAME}`),
+    input.bridge,
+    prepared.host,
+  );
   await ctx.processes.addRealNode(traces);
   const runtime = await startNodeRuntime({
     kind,
