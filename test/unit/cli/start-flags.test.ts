@@ -3,27 +3,14 @@
 // undefined), values are read as the App takes them, and the flags that exclude each other
 // are refused naming both.
 import { describe, expect, it } from '@jest/globals';
-import { Command, Option } from 'commander';
-import { startFlagOptions, startOptions } from '../../../src/cli/commands/start.ts';
+import { Option } from 'commander';
+import { startOptions } from '../../../src/cli/commands/start.ts';
 import type { GlobalOptions } from '../../../src/cli/context.ts';
-import { CliError } from '../../../src/cli/errors.ts';
-import { START_FLAGS, type StartFlags } from '../../../src/cli/start-flags.ts';
-
-function parse(args: readonly string[]): StartFlags {
-  const command = new Command('start').exitOverride();
-  for (const option of startFlagOptions()) command.addOption(option);
-  command.parse(['node', 'start', ...args]);
-  return command.opts<StartFlags>();
-}
+import { START_FLAGS } from '../../../src/cli/start-flags.ts';
+import { cliFailure, parseStartFlags as parse } from './start-parse.ts';
 
 function refusal(args: readonly string[], global: GlobalOptions = {}): string {
-  try {
-    startOptions(parse(args), global);
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    return (err as Error).message;
-  }
-  throw new Error('not refused');
+  return cliFailure(() => startOptions(parse(args), global));
 }
 
 describe('the flag table', () => {

@@ -2,18 +2,10 @@
 // repeatable allowances with their syntax errors, the policy they make (KUDO's for the
 // default posture without allowances), and --watch-namespaces' list.
 import { describe, expect, it } from '@jest/globals';
-import { Command } from 'commander';
-import { startFlagOptions, tenancyPolicy } from '../../../src/cli/commands/start.ts';
+import { tenancyPolicy } from '../../../src/cli/commands/start.ts';
 import { namespaceList } from '../../../src/cli/flag-values.ts';
-import type { StartFlags } from '../../../src/cli/start-flags.ts';
 import { KUDO_TENANCY } from '../../../src/kudo/tasks/index.ts';
-
-function parse(args: readonly string[]): StartFlags {
-  const command = new Command('start').exitOverride();
-  for (const option of startFlagOptions()) command.addOption(option);
-  command.parse(['node', 'start', ...args]);
-  return command.opts<StartFlags>();
-}
+import { parseStartFlags as parse } from './start-parse.ts';
 
 describe('tenancy flags', () => {
   it('default posture without allowances: KUDO behaviour, no ServiceAccount to act as', () => {

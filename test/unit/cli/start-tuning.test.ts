@@ -3,27 +3,9 @@
 // malformed value refused naming the flag, and the relations between the Lease timings
 // (controller-runtime's rules) checked with the flags named.
 import { describe, expect, it } from '@jest/globals';
-import { Command } from 'commander';
-import { leaseTimings, startFlagOptions } from '../../../src/cli/commands/start.ts';
-import { CliError } from '../../../src/cli/errors.ts';
-import { LEASE_DEFAULTS, type StartFlags } from '../../../src/cli/start-flags.ts';
-
-function parse(args: readonly string[]): StartFlags {
-  const command = new Command('start').exitOverride();
-  for (const option of startFlagOptions()) command.addOption(option);
-  command.parse(['node', 'start', ...args]);
-  return command.opts<StartFlags>();
-}
-
-function failure(run: () => unknown): string {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    return (err as Error).message;
-  }
-  throw new Error('no error');
-}
+import { leaseTimings } from '../../../src/cli/commands/start.ts';
+import { LEASE_DEFAULTS } from '../../../src/cli/start-flags.ts';
+import { cliFailure as failure, parseStartFlags as parse } from './start-parse.ts';
 
 describe('leader election timings', () => {
   it('none given: client-go’s defaults', () => {
