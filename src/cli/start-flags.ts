@@ -16,7 +16,7 @@ import {
 } from '../kudo/tasks/index.ts';
 import { isNodeKind, NODE_KINDS, type NodeKind } from '../localcluster/index.ts';
 import { CliError } from './errors.ts';
-import * as value from './flag-values.ts';
+import * as read from './flag-values.ts';
 import { parseWatchNamespaces } from './watch-namespaces.ts';
 
 /**
@@ -31,7 +31,7 @@ export interface Flag {
   readonly default?: unknown;
 }
 
-const duration = (flag: string) => (text: string) => value.durationMs(flag, text);
+const duration = (flag: string) => (text: string) => read.durationMs(flag, text);
 
 /** The flags in the order `--help` lists them; each key is commander's name of its value. */
 export const START_FLAGS = {
@@ -50,21 +50,21 @@ export const START_FLAGS = {
     help:
       'Instances of namespace FROM (* for all) may write namespaced objects into namespace TO ' +
       '(repeatable)',
-    parse: value.repeated('--allow-namespace', parseGrant),
+    parse: read.repeated('--allow-namespace', parseGrant),
   },
   allowClusterScoped: {
     spec: '--allow-cluster-scoped <namespace>',
     help:
       'multi-tenant: Instances of this namespace (* for all) may apply cluster-scoped objects ' +
       '(repeatable)',
-    parse: value.repeated('--allow-cluster-scoped', parseNamespace),
+    parse: read.repeated('--allow-cluster-scoped', parseNamespace),
   },
   allowOperatorVersion: {
     spec: '--allow-operator-version <from=to>',
     help:
       'multi-tenant: Instances of namespace FROM (* for all) may use OperatorVersions of ' +
       'namespace TO (repeatable; the kudo posture allows every namespace, as KUDO did)',
-    parse: value.repeated('--allow-operator-version', parseGrant),
+    parse: read.repeated('--allow-operator-version', parseGrant),
   },
   allowTargetServer: {
     spec: '--allow-target-server <address>',
@@ -72,21 +72,21 @@ export const START_FLAGS = {
       'target-cluster kubeconfigs may name a server at this IP address or CIDR range although ' +
       'it is loopback, link-local or private-use (pod and Service networks), which are ' +
       'refused by default (repeatable; docs/security.md)',
-    parse: value.targetServer,
+    parse: read.targetServer,
   },
   defaultServiceAccount: {
     spec: '--default-service-account <name>',
     help:
       "plans write with the rights of this ServiceAccount of each Instance's namespace " +
       "(impersonated) instead of the manager's own (docs/security.md)",
-    parse: (text: string) => value.parseServiceAccount('--default-service-account', text),
+    parse: (text: string) => read.parseServiceAccount('--default-service-account', text),
   },
   allowServiceAccount: {
     spec: '--allow-service-account <from=name>',
     help:
       'Instances of namespace FROM (* for all) may choose ServiceAccount NAME of their namespace ' +
       'with the planwright.dev/service-account annotation (repeatable)',
-    parse: value.repeated('--allow-service-account', parseGrant),
+    parse: read.repeated('--allow-service-account', parseGrant),
   },
   // Tuning (docs/replicas.md, docs/limits.md): the Lease timings with controller-runtime's
   // names and client-go's defaults, the limits of the render workers.
@@ -116,7 +116,7 @@ export const START_FLAGS = {
     help:
       'template renders in parallel, each in a worker process (default: one per CPU, 1 to 4, ' +
       "as many as fit under the container's memory limit)",
-    parse: (text: string) => value.wholeNumber('--render-workers', text, 1, '2'),
+    parse: (text: string) => read.wholeNumber('--render-workers', text, 1, '2'),
   },
   renderTimeout: {
     spec: '--render-timeout <duration>',
@@ -129,7 +129,7 @@ export const START_FLAGS = {
     spec: '--render-worker-heap <MiB>',
     help: `heap of each render worker; a render that needs more ends FATAL_ERROR (default ${RENDER_WORKER_HEAP_MB})`,
     // Below 64 MiB a worker cannot even load the template engine.
-    parse: (text: string) => value.wholeNumber('--render-worker-heap', text, 64, '512'),
+    parse: (text: string) => read.wholeNumber('--render-worker-heap', text, 64, '512'),
   },
   watchNamespaces: {
     spec: '--watch-namespaces <a,b>',
@@ -174,7 +174,7 @@ export const START_FLAGS = {
   webhookPort: {
     spec: '--webhook-port <n>',
     help: 'HTTPS port of the webhook server (0 picks a free one)',
-    parse: value.port,
+    parse: read.port,
     default: 9443,
   },
   leaderElection: {
@@ -188,7 +188,7 @@ export const START_FLAGS = {
       'installation (each replica watches and reconciles only the Instances of the shards it ' +
       'runs); every replica of an installation needs the same value (default 1: one replica ' +
       'at a time reconciles all; the Deployment runs 12; docs/replicas.md)',
-    parse: value.shardCount,
+    parse: read.shardCount,
   },
   certDir: {
     spec: '--cert-dir <dir>',
@@ -209,7 +209,7 @@ export const START_FLAGS = {
   stepTimeout: {
     spec: '--step-timeout <seconds>',
     help: 'a plan step not COMPLETE this long after it started becomes FATAL_ERROR (default: none)',
-    parse: (text: string) => value.seconds(text) * 1000,
+    parse: (text: string) => read.seconds(text) * 1000,
   },
   allowUnsafeKubeconfig: {
     spec: '--allow-unsafe-kubeconfig',

@@ -37,7 +37,8 @@ export function runStart(
       if (connection.install) await refuseAnsweringInstallation(client, namespace, signal);
       const logger = managerLogger();
       const run: Run = { options, connection, namespace, client, io, logger };
-      const { tls, caPem } = webhookTls({ ...run, certDir: options.certDir }, logger);
+      const { certDir } = options;
+      const { tls, caPem } = webhookTls({ certDir, connection, namespace }, logger);
       // Whom the registration calls, asked when the manager first wants to run controllers:
       // the App, made with the gate in its settings, exists then.
       let listening = (): Promise<number> => Promise.reject(new Error('the App is not built yet'));
