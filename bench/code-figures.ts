@@ -12,6 +12,8 @@ const list = process.argv.includes('--list');
 
 /** The files on the path from `planwright start`'s flags to a running App. */
 const START_PATH = ['cli/commands/start.ts', 'cli/start.ts', 'app.ts'];
+/** The flags' table those files read: declarative data (spelling, help, parser, default). */
+const START_FLAG_TABLE = 'cli/start-flags.ts';
 /** Files that hold generated tables (their long "functions" are data). */
 const GENERATED = /^(gotemplate\/re2\/.*tables|kube\/removed-apis\/)/;
 
@@ -148,7 +150,13 @@ show(
   startLines.length,
   startLines.map(([p, n]) => `${p} ${n}`),
 );
-console.log(`start-path lines: ${startLines.reduce((s, [, n]) => s + n, 0)}`);
+const startTotal = startLines.reduce((s, [, n]) => s + n, 0);
+console.log(`start-path lines: ${startTotal}`);
+const tableLines = readFileSync(join(SRC, START_FLAG_TABLE), 'utf8').split('\n').length - 1;
+console.log(
+  `start-path flag table (declarative, not in the lines above): ${START_FLAG_TABLE} ${tableLines}; ` +
+    `with it ${startTotal + tableLines}`,
+);
 show('imports across src/kudo sub-folders', crossKudo.length, []);
 show(
   'of which deep (not to the sub-folder index.ts)',

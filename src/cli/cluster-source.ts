@@ -1,7 +1,7 @@
 /**
  * Which cluster a command talks to (`planwright start`): the source chosen before anything is
  * loaded, then the connection checked, with a message for a person at the terminal when it
- * fails.
+ * fails — or the embedded local control plane, for as long as the run lasts.
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -13,6 +13,9 @@ import {
   serviceAccountDir,
   type KubeConfig,
 } from '../kube/index.ts';
+import type { NodeKind } from '../localcluster/index.ts';
+import type { LineWriter } from './io.ts';
+import { onLocalCluster } from './local-start.ts';
 
 /** Where the cluster connection comes from, decided before anything is loaded. */
 export type ClusterSource =
@@ -43,6 +46,50 @@ export function chooseClusterSource(
   if (env['KUBERNETES_SERVICE_HOST'] && existsSync(join(serviceAccountDir(env), 'token')))
     return { kind: 'in-cluster' };
   return { kind: 'local' };
+}
+
+/** The cluster start runs against, and whether it registers the webhooks there itself. */
+export interface Connection {
+  readonly kubeConfig: KubeConfig;
+  readonly inCluster: boolean;
+  /** The CRDs and the webhook registration at https://127.0.0.1 are this process's (--install, local). */
+  readonly install: boolean;
+}
+
+/** In a cluster behind the planwright-webhook Service: not registered here by this process. */
+export function behindService(connection: Connection): boolean {
+  return connection.inCluster && !connection.install;
+}
+
+/**
+ * Runs `run` against the cluster the options choose ({@link chooseClusterSource}): a
+ * kubeconfig's or in-cluster, checked and reported, or the embedded local control plane,
+ * started for the run and removed after it.
+ */
+export async function withCluster(
+  options: {
+    readonly kubeconfig?: string;
+    readonly local: boolean;
+    readonly bare: boolean;
+    readonly nodes?: NodeKind;
+    readonly install: boolean;
+  },
+  io: LineWriter,
+  signal: AbortSignal,
+  run: (connection: Connection) => Promise<number>,
+): Promise<number> {
+  const source = chooseClusterSource(options);
+  if (source.kind === 'local') {
+    return onLocalCluster(options, io, signal, (kubeConfig) =>
+      run({ kubeConfig, inCluster: false, install: true }),
+    );
+  }
+  const kubeConfig = loadKubeConfig(source);
+  const version = await serverVersion(kubeConfig, describeSource(source, kubeConfig));
+  const server = kubeConfig.getCurrentCluster()?.server ?? '?';
+  io.out(`Connected to ${server} (${describeSource(source, kubeConfig)}).`);
+  io.out(`Server version: ${version}`);
+  return run({ kubeConfig, inCluster: source.kind === 'in-cluster', install: options.install });
 }
 
 export class ClusterConnectionError extends Error {

@@ -71,7 +71,7 @@ export class CliContext {
     let kubeConfig: KubeConfig;
     try {
       kubeConfig = loadKubeConfig({
-        ...(options.kubeconfig ? { kubeconfig: resolve(this.cwd, options.kubeconfig) } : {}),
+        kubeconfig: options.kubeconfig ? resolve(this.cwd, options.kubeconfig) : undefined,
         env: this.env,
       }).kubeConfig;
     } catch (err) {

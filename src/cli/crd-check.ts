@@ -22,7 +22,7 @@ export async function kudoCrdProblems(client: KubeClient, timeoutMs?: number): P
     try {
       crd = await client.request<Crd>({
         path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        timeoutMs,
       });
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 403) return [];

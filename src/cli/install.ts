@@ -1,7 +1,8 @@
 /**
  * Local-mode installation: the CRDs from manifests/crds (server-side applied, waited until
  * Established) and the webhook registrations from manifests/webhook (mutating and
- * validating), pointed at URLs on 127.0.0.1 with the CA of a development certificate.
+ * validating), pointed at URLs on 127.0.0.1 with the CA of a development certificate — and,
+ * for `planwright start`, the wait until the API server calls them.
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +10,9 @@ import { parseAllDocuments } from 'yaml';
 import type { ApplyObject } from '../kube/index.ts';
 import { ResourceManager, ResourceMapper, type KubeClient } from '../kube/index.ts';
 import { watchCondition, type WatchNamespaces } from './watch-namespaces.ts';
+import type { LineWriter } from './io.ts';
 import { INSTALLATION_ANNOTATION } from './registration.ts';
+import { waitForWebhooks } from './webhook-probe.ts';
 
 export const MANIFESTS_DIR = new URL('../../manifests/', import.meta.url).pathname;
 
@@ -157,12 +160,7 @@ export async function registerLocalWebhooks(
   const resources = resourcesOver(client);
   const registered: Array<{ kind: string; name: string }> = [];
   for (const manifest of await webhookConfigurations()) {
-    const config = atUrl(
-      manifest,
-      options.baseUrl,
-      options.caPem,
-      options.watch ? { watch: options.watch } : {},
-    );
+    const config = atUrl(manifest, options.baseUrl, options.caPem, { watch: options.watch });
     const annotations = config.metadata?.annotations;
     if (
       options.installation !== undefined &&
@@ -177,6 +175,48 @@ export async function registerLocalWebhooks(
     registered.push({ kind: config.kind ?? '', name: config.metadata?.name ?? '' });
   }
   return registered;
+}
+
+/** How long `start --install` waits for the API server to call the webhooks it registered. */
+const REGISTRATION_TIMEOUT_MS = 30_000;
+
+/**
+ * `planwright start`'s registration here: both webhook configurations at
+ * https://127.0.0.1:<port>, then the wait until the API server calls them — "running" means a
+ * kubectl apply now reaches this process (the API server reloads a changed registration a
+ * moment after the write, and until then calls the previous URL, a former run's port). A
+ * cluster that never answers is reported, not fatal.
+ */
+export async function registerHere(
+  client: KubeClient,
+  at: {
+    readonly port: number;
+    readonly caPem: string;
+    readonly namespace: string;
+    readonly watch: WatchNamespaces | undefined;
+  },
+  io: LineWriter,
+  signal: AbortSignal,
+): Promise<void> {
+  const baseUrl = `https://127.0.0.1:${at.port}`;
+  const registered = await registerLocalWebhooks(client, {
+    baseUrl,
+    caPem: at.caPem,
+    installation: at.namespace,
+    watch: at.watch,
+  });
+  for (const { kind, name } of registered) io.err(`Registered ${kind} ${name} → ${baseUrl}.`);
+  const { namespace } = at;
+  const probe = await waitForWebhooks(
+    client,
+    { namespace, timeoutMs: REGISTRATION_TIMEOUT_MS },
+    signal,
+  );
+  if (!probe.answered) {
+    io.err(
+      `Warning: the API server does not call this process's webhooks yet after ${REGISTRATION_TIMEOUT_MS / 1000} s (last: ${probe.last}); creating KUDO objects fails until it does.`,
+    );
+  }
 }
 
 export async function unregisterWebhook(

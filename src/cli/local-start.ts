@@ -71,7 +71,7 @@ function localWelcome(cluster: LocalCluster, seconds: string, io: LineWriter): v
  * until that ends; the control plane and its files are removed after.
  */
 export async function onLocalCluster(
-  options: { readonly bare: boolean; readonly nodeKind?: NodeKind },
+  options: { readonly bare: boolean; readonly nodes?: NodeKind },
   io: LineWriter,
   signal: AbortSignal,
   run: (kubeConfig: KubeConfig) => Promise<number>,
@@ -81,7 +81,7 @@ export async function onLocalCluster(
   const started = Date.now();
   const cluster = await startLocalCluster({
     mode,
-    nodeKind: options.nodeKind ?? 'mixed',
+    nodeKind: options.nodes ?? 'mixed',
     onProgress: (line) => io.err(`  ${line}`),
     signal,
   });

@@ -55,8 +55,8 @@ export function packageSource(
   flags: PackageSourceFlags,
 ): Pick<ResolveRequest, 'appVersion' | 'operatorVersion' | 'cwd' | 'repository' | 'signal'> {
   return {
-    ...(flags.appVersion ? { appVersion: flags.appVersion } : {}),
-    ...(flags.operatorVersion ? { operatorVersion: flags.operatorVersion } : {}),
+    appVersion: flags.appVersion,
+    operatorVersion: flags.operatorVersion,
     cwd: ctx.cwd,
     repository: () => repositoryFor(ctx, global, flags.repo),
     signal: ctx.signal,

@@ -29,6 +29,7 @@ import {
   type Installation,
   type Registration,
 } from './registration.ts';
+import type { LeaseTimings } from './start-flags.ts';
 
 /** A followed registration with no byte for this long is watched anew (bookmarks: every minute). */
 const WATCH_INACTIVITY_MS = 3 * 60_000;
@@ -40,11 +41,11 @@ export interface RegistrationGateOptions {
   readonly self: () => Promise<Installation | undefined>;
   /** A line for the person who started the process (stderr). */
   readonly report: (line: string) => void;
-  /** The wait after being admitted: the lease duration. */
-  readonly settleMs: number;
-  readonly retryPeriodMs: number;
-  /** Admission ends when the registration could not be read this long. */
-  readonly renewDeadlineMs: number;
+  /**
+   * The Lease's timings: admitted, the replica waits a lease duration; it reads again every
+   * retry period; admission ends when the registration could not be read a renew deadline.
+   */
+  readonly lease: LeaseTimings;
   /** This process wrote the registration (`start --install`): nobody else winds down. */
   readonly registeredHere: boolean;
 }
@@ -75,7 +76,9 @@ export class RegistrationGate implements ParticipationGate {
         this.settled = false;
       } else if (verdict.kind === 'mine') {
         openSince ??= Date.now();
-        const wait = this.settled ? 0 : this.options.settleMs - (Date.now() - openSince);
+        const wait = this.settled
+          ? 0
+          : this.options.lease.leaseDurationMs - (Date.now() - openSince);
         if (wait <= 0) {
           this.settled = true;
           if (this.reportedOther) {
@@ -90,10 +93,10 @@ export class RegistrationGate implements ParticipationGate {
           { waitMs: wait },
           'webhook registration names this installation; waiting a lease duration before running controllers',
         );
-        await sleep(Math.min(wait, this.options.retryPeriodMs), signal);
+        await sleep(Math.min(wait, this.options.lease.retryPeriodMs), signal);
         continue;
       }
-      await sleep(this.options.retryPeriodMs, signal);
+      await sleep(this.options.lease.retryPeriodMs, signal);
     }
     return undefined;
   }
@@ -117,7 +120,7 @@ export class RegistrationGate implements ParticipationGate {
           await followRegistration({
             client: this.options.client,
             signal: following,
-            timeoutMs: this.options.renewDeadlineMs,
+            timeoutMs: this.options.lease.renewDeadlineMs,
             inactivityMs: WATCH_INACTIVITY_MS,
             onChange: (found) => {
               failingSince = undefined;
@@ -135,15 +138,15 @@ export class RegistrationGate implements ParticipationGate {
             return;
           }
           failingSince ??= Date.now();
-          if (Date.now() - failingSince >= this.options.renewDeadlineMs) {
+          if (Date.now() - failingSince >= this.options.lease.renewDeadlineMs) {
             this.options.logger.error(
               { err },
-              `could not follow the webhook registration for ${this.options.renewDeadlineMs} ms; controllers stop until it can be read`,
+              `could not follow the webhook registration for ${this.options.lease.renewDeadlineMs} ms; controllers stop until it can be read`,
             );
             end();
             return;
           }
-          await sleep(this.options.retryPeriodMs, following);
+          await sleep(this.options.lease.retryPeriodMs, following);
         }
       }
     })();
@@ -154,7 +157,7 @@ export class RegistrationGate implements ParticipationGate {
   private async poll(self: Installation, signal: AbortSignal, end: () => void): Promise<void> {
     let confirmed = Date.now();
     while (!signal.aborted) {
-      await sleep(this.options.retryPeriodMs, signal);
+      await sleep(this.options.lease.retryPeriodMs, signal);
       if (signal.aborted) return;
       const verdict = await this.check(self, signal);
       if (verdict.kind === 'mine') {
@@ -163,12 +166,12 @@ export class RegistrationGate implements ParticipationGate {
       }
       if (verdict.kind === 'other') {
         this.reportOther(verdict.found);
-      } else if (Date.now() - confirmed < this.options.renewDeadlineMs) {
+      } else if (Date.now() - confirmed < this.options.lease.renewDeadlineMs) {
         continue;
       } else {
         this.options.logger.error(
           { err: verdict.error },
-          `could not read the webhook registration for ${this.options.renewDeadlineMs} ms; controllers stop until it can be read`,
+          `could not read the webhook registration for ${this.options.lease.renewDeadlineMs} ms; controllers stop until it can be read`,
         );
       }
       end();
@@ -181,7 +184,7 @@ export class RegistrationGate implements ParticipationGate {
       const found = await readRegistration(
         this.options.client,
         signal,
-        this.options.renewDeadlineMs,
+        this.options.lease.renewDeadlineMs,
       );
       return this.verdictOf(found, self);
     } catch (error) {

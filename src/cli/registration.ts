@@ -137,6 +137,22 @@ export interface Installation {
   readonly target: WebhookTarget;
 }
 
+/**
+ * This installation: in a cluster, behind the planwright-webhook Service of its namespace;
+ * else the process at https://127.0.0.1:<port>, once it listens.
+ */
+export async function thisInstallation(
+  namespace: string,
+  behindService: boolean,
+  port: () => Promise<number>,
+): Promise<Installation> {
+  if (behindService) {
+    return { namespace, target: { kind: 'service', namespace, name: 'planwright-webhook' } };
+  }
+  const url = `https://127.0.0.1:${await port()}/mutate/instances`;
+  return { namespace, target: { kind: 'url', url } };
+}
+
 /** Whether a registration found belongs to `installation`. */
 export function registeredTo(
   found: Extract<Registration, { state: 'present' }>,

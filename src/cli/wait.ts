@@ -122,8 +122,9 @@ export function waitForScheduledPlan(
     {
       namespace: written.metadata.namespace ?? '',
       name: written.metadata.name ?? '',
-      ...(planName ? { planName } : {}),
-      ...(pe?.uid ? { uid: pe.uid } : {}),
+      // An empty planName is none (the progress view then says "plan").
+      planName: planName || undefined,
+      uid: pe?.uid,
     },
     {
       api,
@@ -132,7 +133,7 @@ export function waitForScheduledPlan(
       timeoutMs: (options.waitTime ?? 300) * 1000,
       progress: true,
       commandName: ctx.commandName,
-      ...(options.success ? { success: options.success } : {}),
+      success: options.success,
     },
   );
 }

@@ -114,7 +114,7 @@ export function diagnosticsCommand(ctx: CliContext): Command {
         namespace: cluster.namespace,
         instance: flags.instance,
         dir: resolve(ctx.cwd, flags.outputDirectory),
-        ...(flags.logSince !== undefined ? { logSinceSeconds: flags.logSince } : {}),
+        logSinceSeconds: flags.logSince,
         signal: ctx.signal,
       });
       ctx.term.out(
@@ -139,7 +139,7 @@ async function get<T>(
   query?: Record<string, string>,
 ): Promise<T | undefined> {
   try {
-    return await c.client.request<T>({ path, ...(query ? { query } : {}), signal: c.signal });
+    return await c.client.request<T>({ path, query, signal: c.signal });
   } catch (err) {
     if (err instanceof ApiError && (err.statusCode === 404 || err.statusCode === 403))
       return undefined;

@@ -104,7 +104,7 @@ export function installCommand(ctx: CliContext): Command {
     if (!flags.wait) return;
     await waitForScheduledPlan(ctx, api, created, {
       planName: 'deploy',
-      ...(flags.waitTime !== undefined ? { waitTime: flags.waitTime } : {}),
+      waitTime: flags.waitTime,
     });
     ctx.term.out(`instance ${namespace}/${instanceName} ready`);
   });

@@ -301,8 +301,8 @@ function addTaskCommand(ctx: CliContext): Command {
         if (problem) throw new CliError(problem);
         task = taskOf(flags.name, flags.kind ?? 'Apply', {
           resources: flags.resource ?? [],
-          ...(flags.parameter ? { parameter: flags.parameter } : {}),
-          ...(flags.pod ? { pod: flags.pod } : {}),
+          parameter: flags.parameter,
+          pod: flags.pod,
         });
       }
       const spec = (task['spec'] ?? {}) as { resources?: string[]; pod?: string };

@@ -60,9 +60,10 @@ function statusCommand(ctx: CliContext): Command {
         return {
           text: renderPlanStatus(instance, ov, namespace),
           running: unreported || RUNNING_STATUSES.has(active?.status ?? ''),
-          ...(active && FAILED_STATUSES.has(active.status ?? '')
-            ? { failed: `plan "${active.name ?? ''}" ended ${active.status ?? ''}` }
-            : {}),
+          failed:
+            active && FAILED_STATUSES.has(active.status ?? '')
+              ? `plan "${active.name ?? ''}" ended ${active.status ?? ''}`
+              : undefined,
         };
       };
       let view = await read();
@@ -138,7 +139,7 @@ function triggerCommand(ctx: CliContext): Command {
     if (flags.wait) {
       await waitForScheduledPlan(ctx, api, patched, {
         planName: flags.name,
-        ...(flags.waitTime !== undefined ? { waitTime: flags.waitTime } : {}),
+        waitTime: flags.waitTime,
       });
       ctx.term.out(`plan ${flags.name} of instance ${namespace}/${flags.instance} is COMPLETE`);
     }
@@ -190,7 +191,7 @@ function abortCommand(ctx: CliContext): Command {
     if (!flags.wait) return;
     const run = await waitForScheduledPlan(ctx, api, patched, {
       success: new Set(['ABORTED', 'COMPLETE', 'FATAL_ERROR']),
-      ...(flags.waitTime !== undefined ? { waitTime: flags.waitTime } : {}),
+      waitTime: flags.waitTime,
     });
     if (run.status !== 'ABORTED') {
       throw new PlanFailedError(

@@ -50,9 +50,7 @@ export function updateCommand(ctx: CliContext): Command {
     }
     ctx.term.out(`Instance ${name} was updated.`);
     if (!flags.wait) return;
-    const run = await waitForScheduledPlan(ctx, api, patched, {
-      ...(flags.waitTime !== undefined ? { waitTime: flags.waitTime } : {}),
-    });
+    const run = await waitForScheduledPlan(ctx, api, patched, { waitTime: flags.waitTime });
     ctx.term.out(`plan ${run.name ?? ''} of instance ${namespace}/${name} is COMPLETE`);
   });
 }

@@ -96,9 +96,7 @@ export function upgradeCommand(ctx: CliContext): Command {
     }
     ctx.term.out(`instance ${namespace}/${name} updated`);
     if (!flags.wait) return;
-    const run = await waitForScheduledPlan(ctx, api, patched, {
-      ...(flags.waitTime !== undefined ? { waitTime: flags.waitTime } : {}),
-    });
+    const run = await waitForScheduledPlan(ctx, api, patched, { waitTime: flags.waitTime });
     ctx.term.out(`plan ${run.name ?? ''} of instance ${namespace}/${name} is COMPLETE`);
   });
 }

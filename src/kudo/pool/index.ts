@@ -7,3 +7,4 @@ export {
   type RenderLimit,
 } from './errors.ts';
 export { RoutingRenderer, type RoutingRendererOptions } from './routing.ts';
+export { defaultRenderWorkers, poolRunnable, renderPools, type RenderSettings } from './pools.ts';

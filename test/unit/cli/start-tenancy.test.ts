@@ -1,21 +1,18 @@
 // `planwright start`'s tenancy flags as commander parses them: the posture's choices, the
-// repeatable allowances with their syntax errors, the policy they make (none for the default
-// posture without allowances), and --watch-namespaces' list.
+// repeatable allowances with their syntax errors, the policy they make (KUDO's for the
+// default posture without allowances), and --watch-namespaces' list.
 import { describe, expect, it } from '@jest/globals';
-import { Command } from 'commander';
-import { tenancyOptions, tenancyPolicy, type StartFlags } from '../../../src/cli/commands/start.ts';
+import { tenancyPolicy } from '../../../src/cli/commands/start.ts';
 import { namespaceList } from '../../../src/cli/flag-values.ts';
-
-function parse(args: readonly string[]): StartFlags {
-  const command = new Command('start').exitOverride();
-  for (const option of tenancyOptions()) command.addOption(option);
-  command.parse(['node', 'start', ...args]);
-  return command.opts<StartFlags>();
-}
+import { KUDO_TENANCY } from '../../../src/kudo/tasks/index.ts';
+import { parseStartFlags as parse } from './start-parse.ts';
 
 describe('tenancy flags', () => {
-  it('default posture without allowances: no policy (KUDO behaviour)', () => {
-    expect(tenancyPolicy(parse([]))).toBeUndefined();
+  it('default posture without allowances: KUDO behaviour, no ServiceAccount to act as', () => {
+    const policy = tenancyPolicy(parse([]));
+    expect(policy).toEqual(KUDO_TENANCY);
+    // The controller impersonates only where a ServiceAccount policy is present.
+    expect(policy.serviceAccounts).toBeUndefined();
   });
 
   it('multi-tenant with repeated allowances', () => {

@@ -3,37 +3,13 @@
 // malformed value refused naming the flag, and the relations between the Lease timings
 // (controller-runtime's rules) checked with the flags named.
 import { describe, expect, it } from '@jest/globals';
-import { Command } from 'commander';
-import {
-  LEASE_DEFAULTS,
-  leaseTimings,
-  renderLimits,
-  tuningOptions,
-  type TuningFlags,
-} from '../../../src/cli/commands/start.ts';
-import { CliError } from '../../../src/cli/errors.ts';
-
-function parse(args: readonly string[]): TuningFlags {
-  const command = new Command('start').exitOverride();
-  for (const option of tuningOptions()) command.addOption(option);
-  command.option('--no-leader-election');
-  command.parse(['node', 'start', ...args]);
-  return command.opts<TuningFlags>();
-}
-
-function failure(run: () => unknown): string {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    return (err as Error).message;
-  }
-  throw new Error('no error');
-}
+import { leaseTimings } from '../../../src/cli/commands/start.ts';
+import { LEASE_DEFAULTS } from '../../../src/cli/start-flags.ts';
+import { cliFailure as failure, parseStartFlags as parse } from './start-parse.ts';
 
 describe('leader election timings', () => {
-  it('none given: the defaults stay the manager’s (nothing passed)', () => {
-    expect(leaseTimings(parse([]))).toBeUndefined();
+  it('none given: client-go’s defaults', () => {
+    expect(leaseTimings(parse([]))).toEqual(LEASE_DEFAULTS);
   });
 
   it('Go durations, the others at client-go’s defaults', () => {
@@ -101,16 +77,27 @@ describe('leader election timings', () => {
 
 describe('render limits', () => {
   it('none given: undefined (the App’s defaults)', () => {
-    expect(renderLimits(parse([]))).toBeUndefined();
+    const flags = parse([]);
+    expect([flags.renderWorkers, flags.renderTimeout, flags.renderWorkerHeap]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
-  it('each flag to its setting', () => {
-    expect(
-      renderLimits(
-        parse(['--render-workers', '2', '--render-timeout', '5s', '--render-worker-heap', '128']),
-      ),
-    ).toEqual({ workers: 2, deadlineMs: 5_000, maxHeapMb: 128 });
-    expect(renderLimits(parse(['--render-timeout', '1m']))).toEqual({ deadlineMs: 60_000 });
+  it('each flag read as the App takes it (durations in ms)', () => {
+    const flags = parse([
+      '--render-workers',
+      '2',
+      '--render-timeout',
+      '5s',
+      '--render-worker-heap',
+      '128',
+    ]);
+    expect([flags.renderWorkers, flags.renderTimeout, flags.renderWorkerHeap]).toEqual([
+      2, 5_000, 128,
+    ]);
+    expect(parse(['--render-timeout', '1m']).renderTimeout).toBe(60_000);
   });
 
   it.each([

@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { defaultRenderWorkers } from '../../../src/app.ts';
+import { defaultRenderWorkers } from '../../../src/kudo/pool/index.ts';
 import { MANIFESTS_DIR } from '../../../src/cli/install.ts';
 import {
   MAIN_PROCESS_REQUEST_MB,
