@@ -41,3 +41,11 @@ export {
 } from './register.ts';
 export { verifyVerdict, type PackagePolicy } from './verify-verdict.ts';
 export { shardLabelPatch, type AdmissionSharding } from './shard-label.ts';
+export {
+  INSTANCE_CACHE_CHECK,
+  OPERATOR_VERSION_CACHE_CHECK,
+  serveAdmission,
+  type AdmissionCaches,
+  type AdmissionSettings,
+  type ServeAdmission,
+} from './serve.ts';
