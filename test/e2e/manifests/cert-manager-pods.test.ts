@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
 import { DEFAULT_IMAGE } from '../../../src/cli/image.ts';
 import { pushTestImage } from '../../support/planwright-image.ts';
-import type { KubeClient } from '../../../src/kube/index.ts';
+import { ResourceManager, ResourceMapper, type KubeClient } from '../../../src/kube/index.ts';
 import type { ApiError } from '../../../src/kube/index.ts';
 import type { Instance } from '../../../src/kudo/api/index.ts';
 import type { LocalCluster } from '../../../src/localcluster/index.ts';
@@ -93,15 +93,22 @@ describe('cert-manager variant on real nodes: init --cert-manager, the pods serv
       const res = await dedicated.kubectl(['apply', '--server-side', '-f', file]);
       if (res.code !== 0) throw new Error(`applying ${file}: ${res.stderr}`);
     }
-    const established = await dedicated.kubectl([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      'crd/certificates.cert-manager.io',
-      'crd/certificaterequests.cert-manager.io',
-      'crd/issuers.cert-manager.io',
-    ]);
-    if (established.code !== 0) throw new Error(established.stderr);
+    // Planwright's own CRD wait: `kubectl wait --for=condition=Established` fails at once on a
+    // CRD whose status has no conditions yet (".status.conditions accessor error"), which a
+    // loaded apiserver shows for a moment after the apply.
+    const resources = new ResourceManager({
+      client: admin,
+      mapper: new ResourceMapper(admin),
+      fieldManager: 'cert-manager-pods-test',
+    });
+    await resources.waitEstablished(
+      [
+        'certificates.cert-manager.io',
+        'certificaterequests.cert-manager.io',
+        'issuers.cert-manager.io',
+      ],
+      { served: true, timeoutMs: 120_000 },
+    );
     certManager = startCertManager(binary, cluster.kubeconfigPath);
   }, 3_600_000);
 
