@@ -15,6 +15,8 @@ import { ApiError, type KubeClient } from '../kube/index.ts';
 import { CliError } from './errors.ts';
 
 export const REGISTRATION_NAME = 'planwright-instances';
+/** The Service in front of the webhook server of an in-cluster installation (manifests/deployment). */
+export const WEBHOOK_SERVICE = 'planwright-webhook';
 /** The namespace of the installation a registration belongs to. */
 export const INSTALLATION_ANNOTATION = 'planwright.dev/installation';
 const REGISTRATIONS_PATH = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
@@ -147,7 +149,7 @@ export async function thisInstallation(
   port: () => Promise<number>,
 ): Promise<Installation> {
   if (behindService) {
-    return { namespace, target: { kind: 'service', namespace, name: 'planwright-webhook' } };
+    return { namespace, target: { kind: 'service', namespace, name: WEBHOOK_SERVICE } };
   }
   const url = `https://127.0.0.1:${await port()}/mutate/instances`;
   return { namespace, target: { kind: 'url', url } };

@@ -14,7 +14,7 @@ import {
   type CertificateSource,
 } from '../server/index.ts';
 import { behindService, type Connection } from './cluster-source.ts';
-import { REGISTRATION_NAME } from './registration.ts';
+import { REGISTRATION_NAME, WEBHOOK_SERVICE } from './registration.ts';
 
 /** The validating configuration of manifests/webhook/ (the mutating one is the registration). */
 const VALIDATING_CONFIGURATION = 'planwright-validation';
@@ -43,7 +43,7 @@ export function webhookTls(
       logger: tlsLogger,
       namespace: where.namespace,
       secretName: 'planwright-webhook-tls',
-      serviceName: 'planwright-webhook',
+      serviceName: WEBHOOK_SERVICE,
       webhookConfigurations: [
         { kind: 'mutating', name: REGISTRATION_NAME },
         { kind: 'validating', name: VALIDATING_CONFIGURATION },

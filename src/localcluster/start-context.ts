@@ -42,7 +42,10 @@ export class ClusterProcesses {
 
   /** Forgets a stopped process (the record is rewritten with the next `add`). */
   remove(proc: ManagedProcess): void {
-    this.running.splice(this.running.indexOf(proc), 1);
+    // A process already forgotten (a second restart after a failed one) stays forgotten:
+    // splice(-1) would drop the newest process instead.
+    const at = this.running.indexOf(proc);
+    if (at >= 0) this.running.splice(at, 1);
   }
 
   /** Records where a real node leaves traces, before it starts leaving them. */
