@@ -7,6 +7,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, type KubeClient } from '../../../src/kube/index.ts';
 
+/**
+ * How much of a failure's message is kept: enough for the API server's whole "failed calling
+ * webhook" message, whose end says which address and why (a cut at 300 characters lost both).
+ */
+const MESSAGE_CHARS = 1_000;
+
 export interface AdmissionStreamResult {
   /** Requests the webhook answered. */
   readonly answered: number;
@@ -52,7 +58,7 @@ export function startAdmissionStream(input: {
         message.includes('denied the request') &&
         !message.includes('failed calling webhook');
       if (byWebhook) answered++;
-      else failed.push(`${Date.now() - started} ms: ${message.slice(0, 300)}`);
+      else failed.push(`${Date.now() - started} ms: ${message.slice(0, MESSAGE_CHARS)}`);
     }
   };
   let counter = 0;
