@@ -1,6 +1,6 @@
 // `npm test`: the whole suite, as fast as two cores allow, and where its time went.
 //
-//   checks     typecheck, eslint and prettier, beside everything else
+//   checks     typecheck, eslint and prettier, once the first cluster lane has ended
 //   builds     `npm run build` (the CLI the tests start), the Go tools each jest group needs
 //              (test/support/tools.ts; found at once in a warm cache), Planwright's image
 //   jest       lanes, each a jest process as wide as plan.ts says, started as soon as

@@ -51,7 +51,7 @@ const node = (
 const background = { niceness: FILLER_NICENESS };
 
 /**
- * Typecheck, lint and format check, beside the rest. tsc and prettier keep what they learnt in
+ * Typecheck, lint and format check, beside the tests' last part (see runTests). tsc and prettier keep what they learnt in
  * the cache folder, per checkout: tsc's incremental state follows every file's dependencies, and
  * prettier's cache is keyed by each file's content and prettier's own options, so neither can
  * pass a file it did not check as it is now. ESLint keeps none: its type-aware rules read other
@@ -205,7 +205,6 @@ export async function runTests(argv: readonly string[]): Promise<never> {
   const runDir = await mkdtemp(join(tmpdir(), 'planwright-test-run-'));
   const env: NodeJS.ProcessEnv = { ...process.env, [TEST_IMAGE_DIR_ENV]: join(runDir, 'image') };
 
-  const checked = argv.includes('--no-checks') ? Promise.resolve() : checks();
   const history = await loadHistory();
   const projects = (['integration', 'e2e'] as const).filter(
     (p) => selected.includes(p) || selected.includes('serial'),
@@ -259,6 +258,13 @@ export async function runTests(argv: readonly string[]): Promise<never> {
         jest(l, runDir, env),
       ),
     );
+  // The checks only need CPU and nothing waits for them, so they fill what the tests leave
+  // idle: they start once the first lane of cluster tests has ended (until then both cores are
+  // busy: started at once, they lengthened those lanes by about their own CPU time), and run
+  // beside the rest of the lanes and the serial files at the lowest priority.
+  const checked = argv.includes('--no-checks')
+    ? Promise.resolve()
+    : Promise.race(parallel.length > 0 ? parallel : [unitDone]).then(checks);
   await Promise.all([unitDone, ...parallel]);
   for (const lane of lanes.filter((l) => l.after === 'parallel')) {
     await ready(lane).then(() => jest(lane, runDir, env));
