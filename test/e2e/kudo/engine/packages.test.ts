@@ -50,9 +50,32 @@ describe('real KUDO packages on a workloads cluster', () => {
     ).catch(async (err: unknown) => {
       const i = await getInstance(namespace, name);
       throw new Error(
-        `${(err as Error).message}; plan status: ${JSON.stringify(i?.status?.planStatus?.['deploy'])}`,
+        `${(err as Error).message}; plan status: ${JSON.stringify(i?.status?.planStatus?.['deploy'])}; ` +
+          (await podsAndEvents(namespace)),
       );
     });
+
+  /** What a plan that did not end was waiting on: its namespace's pods, claims and events. */
+  const podsAndEvents = async (namespace: string): Promise<string> => {
+    const pods = (await core.listNamespacedPod({ namespace })).items.map((p) => ({
+      pod: p.metadata?.name,
+      node: p.spec?.nodeName,
+      phase: p.status?.phase,
+      notTrue: (p.status?.conditions ?? [])
+        .filter((c) => c.status !== 'True')
+        .map((c) => `${c.type}: ${c.reason ?? ''} ${c.message ?? ''}`),
+    }));
+    const claims = (await core.listNamespacedPersistentVolumeClaim({ namespace })).items.map(
+      (c) => `${c.metadata?.name ?? ''} ${c.status?.phase ?? ''}`,
+    );
+    const events = (await core.listNamespacedEvent({ namespace })).items
+      .filter((e) => e.type !== 'Normal')
+      .map(
+        (e) =>
+          `${e.involvedObject.kind ?? ''}/${e.involvedObject.name ?? ''} ${e.reason ?? ''} ×${e.count ?? 1}: ${e.message ?? ''}`,
+      );
+    return `pods: ${JSON.stringify(pods)}; claims: ${JSON.stringify(claims)}; warnings: ${JSON.stringify(events.slice(-20))}`;
+  };
 
   beforeAll(async () => {
     await installKudoCrds();
