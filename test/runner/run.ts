@@ -1,9 +1,10 @@
 // The runner's work (main.ts checks the shared data first, then hands over here).
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { cacheRoot, repositoryRoot } from '../../src/localcluster/paths.ts';
 import { ensureBuiltCli } from '../integration/cli/built-cli.ts';
@@ -51,9 +52,38 @@ const node = (
 const background = { niceness: FILLER_NICENESS };
 
 /**
- * Typecheck, lint and format check, beside the tests' last part (see runTests). tsc and prettier keep what they learnt in
- * the cache folder, per checkout: tsc's incremental state follows every file's dependencies, and
- * prettier's cache is keyed by each file's content and prettier's own options, so neither can
+ * tsc's incremental state, inside the checkout: tsc names the files in it relative to where it
+ * lies, so the same state serves every clone (a fresh clone at another path included), and each
+ * file's entry carries a hash of its text, so a changed file, and every file that depends on it,
+ * is checked again.
+ */
+const TYPECHECK_STATE = join(root, 'node_modules', '.cache', 'planwright', 'typecheck.tsbuildinfo');
+
+/**
+ * Runs `work` with `local` seeded from `shared` (the last state any checkout left) when it has
+ * none, then leaves its state there for the next checkout (written whole, then renamed).
+ */
+async function withSharedFile(
+  shared: string,
+  local: string,
+  work: () => Promise<boolean>,
+): Promise<boolean> {
+  await mkdir(dirname(local), { recursive: true });
+  if (!existsSync(local)) await copyFile(shared, local).catch(() => undefined);
+  const ok = await work();
+  const partial = `${shared}.${process.pid}.partial`;
+  await mkdir(dirname(shared), { recursive: true });
+  await copyFile(local, partial)
+    .then(() => rename(partial, shared))
+    .catch(() => undefined);
+  return ok;
+}
+
+/**
+ * Typecheck, lint and format check, beside the tests' last part (see runTests). tsc and prettier
+ * keep what they learnt: tsc's incremental state follows every file's dependencies (shared by
+ * all checkouts, see TYPECHECK_STATE), and prettier's cache (per checkout: it names files by
+ * absolute path) is keyed by each file's content and prettier's own options, so neither can
  * pass a file it did not check as it is now. ESLint keeps none: its type-aware rules read other
  * files' types, which its cache does not follow.
  */
@@ -65,18 +95,20 @@ function checks(): Promise<unknown> {
   );
   return Promise.all([
     step('typecheck', () =>
-      node(
-        'typecheck',
-        [
-          'node_modules/typescript/bin/tsc',
-          '-p',
-          'tsconfig.json',
-          '--noEmit',
-          '--incremental',
-          '--tsBuildInfoFile',
-          join(cache, 'typecheck.tsbuildinfo'),
-        ],
-        background,
+      withSharedFile(join(cacheRoot(), 'checks', 'typecheck.tsbuildinfo'), TYPECHECK_STATE, () =>
+        node(
+          'typecheck',
+          [
+            'node_modules/typescript/bin/tsc',
+            '-p',
+            'tsconfig.json',
+            '--noEmit',
+            '--incremental',
+            '--tsBuildInfoFile',
+            TYPECHECK_STATE,
+          ],
+          background,
+        ),
       ),
     ),
     step('eslint', () => node('eslint', ['node_modules/eslint/bin/eslint.js', '.'], background)),
