@@ -177,8 +177,18 @@ export function schedulerArgs(input: { readonly kubeconfig: string }): string[] 
     '--leader-elect=false',
     '--bind-address=127.0.0.1',
     '--secure-port=0',
+    // A pod the scheduler found unschedulable waits for an event that may make it schedulable,
+    // or at most this long. A StatefulSet pod whose new claim was bound while the scheduler was
+    // deciding can miss that event and wait the whole default, 5 minutes (kubernetes/kubernetes
+    // #122003; seen here once: a redis StatefulSet 5/6 ready for the 300 s a plan may take).
+    // A local cluster retries such a pod sooner. (The flag is deprecated, with no replacement
+    // in KubeSchedulerConfiguration; kube-scheduler 1.34 still honours it.)
+    `--pod-max-in-unschedulable-pods-duration=${UNSCHEDULABLE_RETRY_S}s`,
   ];
 }
+
+/** How long kube-scheduler leaves an unschedulable pod before trying it again (see above). */
+const UNSCHEDULABLE_RETRY_S = 30;
 
 /** The annotation that hands a Node to this cluster's kwok. */
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';

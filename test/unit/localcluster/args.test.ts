@@ -144,6 +144,8 @@ describe('control-plane command lines', () => {
     expect(f.get('kubeconfig')).toBe('/w/s.kubeconfig');
     expect(f.get('secure-port')).toBe('0');
     expect(f.get('leader-elect')).toBe('false');
+    // A pod that missed the event making it schedulable is tried again within half a minute.
+    expect(f.get('pod-max-in-unschedulable-pods-duration')).toBe('30s');
   });
 
   it('kwok gets its kubeconfig and stages explicitly, fake nodes only, and a pod CIDR apart from services', () => {
