@@ -178,7 +178,8 @@ describe('Pipe tasks on a real node, Planwright started as `planwright start`', 
         `^did not finish within ${STEP_TIMEOUT_S} s \\(step timeout\\): (task genwww: )?pipe pod Pod ${shipped}/${pod.replaceAll('.', '\\.')} is Pending and not Ready: init container init ` +
           // Caught between two runs it is terminated (that run is the failed one); waiting to
           // restart or running again, it names its last run.
-          '(terminated: Error, exit code 1|(is waiting: CrashLoopBackOff: [^(]*|is running) ' +
+          // (kubelet's back-off message names the pod with its uid in parentheses.)
+          '(terminated: Error, exit code 1|(is waiting: CrashLoopBackOff: .*|is running) ' +
           '\\(last run: Error, exit code 1\\)), [1-9]\\d* restarts',
       ),
     );
