@@ -103,12 +103,24 @@ describe('OpenAPI schemas of a real kube-apiserver', () => {
       return (list?.resources.length ?? 0) >= 2 ? true : undefined;
     });
     // The OpenAPI index lists a new group some time after discovery serves it (longer on a
-    // busy machine): until then the schemas are "not to be had", which is not what is tested.
-    await waitFor('the CRDs in the OpenAPI index', async () => {
+    // busy machine), and its document gains each CRD's kind in turn: until both kinds are in
+    // it the schemas are "not to be had", which is not what is tested. (Waiting for the index
+    // alone, a full run once read the document with Gadget and no Widget yet.)
+    await waitFor('both CRDs in the OpenAPI document of their group/version', async () => {
       const index = await admin
-        .request<{ paths: Record<string, unknown> }>({ path: '/openapi/v3' })
+        .request<{ paths: Record<string, { serverRelativeURL?: string } | undefined> }>({
+          path: '/openapi/v3',
+        })
         .catch(() => undefined);
-      return index?.paths[`apis/${GROUP}/v1`] !== undefined;
+      const url = index?.paths[`apis/${GROUP}/v1`]?.serverRelativeURL;
+      if (url === undefined) return undefined;
+      const doc = await admin
+        .request<{ components?: { schemas?: Record<string, unknown> } }>({ path: url })
+        .catch(() => undefined);
+      const names = Object.keys(doc?.components?.schemas ?? {});
+      return ['Widget', 'Gadget'].every((k) => names.some((n) => n.endsWith(`.${k}`)))
+        ? true
+        : undefined;
     });
   });
 
