@@ -75,7 +75,7 @@ async function withSharedFile(
   await mkdir(dirname(shared), { recursive: true });
   await copyFile(local, partial)
     .then(() => rename(partial, shared))
-    .catch(() => undefined);
+    .catch(() => rm(partial, { force: true }).catch(() => undefined));
   return ok;
 }
 
