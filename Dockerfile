@@ -1,10 +1,11 @@
-# Planwright: build with tsc, run as a non-root user on a slim Node image
+# Planwright: type-checked by tsc and bundled by esbuild (scripts/build.mjs), run as a non-root user on a slim Node image
 # (checked without a daemon by test/unit/dockerfile.test.ts).
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
@@ -19,5 +20,5 @@ USER 65532:65532
 EXPOSE 9443
 # Node flags chosen for a small, steady footprint (figures: bench/README.md, "Garbage, live
 # set and node flags"): --optimize-for-size keeps the heap small, --no-memory-reducer skips
-# the full GC after each burst. Source maps are enabled by dist/main.js for our own modules.
+# the full GC after each burst. Source maps are enabled by dist/main.js.
 ENTRYPOINT ["node", "--optimize-for-size", "--no-memory-reducer", "dist/main.js", "start"]

@@ -11,12 +11,14 @@ const TABLE = JSON.parse(readFileSync(new URL('./docs/layers.json', import.meta.
 const FORBIDDEN = TABLE.layers;
 const LAYERS = Object.keys(FORBIDDEN);
 const KUDO = TABLE.kudoStack.flat();
-const escaped = (layer) => (layer === 'app' ? 'app\\.ts' : layer);
-const shown = (layer) => (layer === 'app' ? 'app.ts' : layer);
+/** app.ts and installation.ts are layers of one file. */
+const ONE_FILE = new Set(['app', 'installation']);
+const escaped = (layer) => (ONE_FILE.has(layer) ? `${layer}\\.ts` : layer);
+const shown = (layer) => (ONE_FILE.has(layer) ? `${layer}.ts` : layer);
 
 /** The import patterns a file of `layer` (and of `kudoFolder` inside src/kudo) may not use. */
 function patterns(layer, kudoFolder) {
-  const others = LAYERS.filter((l) => l !== layer && !['kudo', 'cli', 'app'].includes(l));
+  const others = LAYERS.filter((l) => l !== layer && !['kudo', 'cli', ...ONE_FILE].includes(l));
   const found = [
     {
       regex: `^(\\.{1,2}/)+(${others.join('|')})/(?!index\\.ts$)`,
@@ -53,7 +55,7 @@ function patterns(layer, kudoFolder) {
 const rule = (found) => ({ 'no-restricted-imports': ['error', { patterns: found }] });
 const layerRules = [
   ...LAYERS.map((layer) => ({
-    files: layer === 'app' ? ['src/app.ts'] : [`src/${layer}/**/*.ts`],
+    files: ONE_FILE.has(layer) ? [`src/${layer}.ts`] : [`src/${layer}/**/*.ts`],
     rules: rule(patterns(layer)),
   })),
   // Later entries replace the rule's options for the files they match: each kudo sub-folder's

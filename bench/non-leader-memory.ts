@@ -83,7 +83,7 @@ function metric(text: string, name: string): number {
 async function measure(root: string, kubeconfig: string, kc: KubeConfig): Promise<number[]> {
   const readsBefore = await deploymentReads(kc);
   // A replica of `root`'s checkout; its port is read from its log (`--webhook-port 0`).
-  const manager = startManagerProcess(kubeconfig, ['--namespace', 'default'], {
+  const manager = await startManagerProcess(kubeconfig, ['--namespace', 'default'], {
     leaderElection: true,
     cwd: root,
   });

@@ -7,6 +7,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { installationRoot } from '../installation.ts';
 import type { ApplyObject } from '../kube/index.ts';
 import { ResourceManager, ResourceMapper, type KubeClient } from '../kube/index.ts';
 import { watchCondition, type WatchNamespaces } from './watch-namespaces.ts';
@@ -14,7 +15,8 @@ import type { LineWriter } from './io.ts';
 import { INSTALLATION_ANNOTATION } from './registration.ts';
 import { waitForWebhooks } from './webhook-probe.ts';
 
-export const MANIFESTS_DIR = new URL('../../manifests/', import.meta.url).pathname;
+/** The installation's manifests/ (named from its root: a bundled chunk's place is esbuild's). */
+export const MANIFESTS_DIR = join(installationRoot(), 'manifests');
 
 export async function readManifestDir(dir: string): Promise<ApplyObject[]> {
   const files = (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();

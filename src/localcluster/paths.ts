@@ -1,20 +1,10 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { installationRoot } from '../installation.ts';
 
-/**
- * Root of the Planwright checkout: the nearest folder above this file holding package.json.
- * Works from src/ (tests, ts) and from dist/ (compiled).
- */
+/** Root of the Planwright checkout (the installation's root: src/installation.ts). */
 export function repositoryRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find package.json above ' + import.meta.url);
-    dir = parent;
-  }
+  return installationRoot();
 }
 
 /** Cache folder outside the clone, shared by every checkout on the machine. */

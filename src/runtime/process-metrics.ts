@@ -14,37 +14,43 @@
  *   previous scrape (`performance.eventLoopUtilization`: a loop saturated by work shows
  *   as 1, whatever its individual delays).
  *
- * The collectors are loaded from prom-client's `lib/metrics/` (the package has no `exports`
- * map; the version is pinned by the lockfile); a name missing there fails at startup, loudly.
+ * The collectors are imported from prom-client's `lib/metrics/` one by one (the package has
+ * no `exports` map; the version is pinned by the lockfile), by name, so that the bundler
+ * (scripts/build.mjs) includes them and a name missing there fails the build.
  */
-import { createRequire } from 'node:module';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
-
-type Collector = (registry: Registry, config: Record<string, unknown>) => void;
+import gc from 'prom-client/lib/metrics/gc.js';
+import heapSizeAndUsed from 'prom-client/lib/metrics/heapSizeAndUsed.js';
+import heapSpacesSizeAndUsed from 'prom-client/lib/metrics/heapSpacesSizeAndUsed.js';
+import osMemoryHeap from 'prom-client/lib/metrics/osMemoryHeap.js';
+import processCpuTotal from 'prom-client/lib/metrics/processCpuTotal.js';
+import processHandles from 'prom-client/lib/metrics/processHandles.js';
+import processMaxFileDescriptors from 'prom-client/lib/metrics/processMaxFileDescriptors.js';
+import processOpenFileDescriptors from 'prom-client/lib/metrics/processOpenFileDescriptors.js';
+import processRequests from 'prom-client/lib/metrics/processRequests.js';
+import processResources from 'prom-client/lib/metrics/processResources.js';
+import processStartTime from 'prom-client/lib/metrics/processStartTime.js';
+import version from 'prom-client/lib/metrics/version.js';
 
 /** prom-client's default collectors, `eventLoopLag` left out (see above). */
 const COLLECTORS = [
-  'processCpuTotal',
-  'processStartTime',
-  'osMemoryHeap',
-  'processOpenFileDescriptors',
-  'processMaxFileDescriptors',
-  'processResources',
-  'processHandles',
-  'processRequests',
-  'heapSizeAndUsed',
-  'heapSpacesSizeAndUsed',
-  'version',
-  'gc',
+  processCpuTotal,
+  processStartTime,
+  osMemoryHeap,
+  processOpenFileDescriptors,
+  processMaxFileDescriptors,
+  processResources,
+  processHandles,
+  processRequests,
+  heapSizeAndUsed,
+  heapSpacesSizeAndUsed,
+  version,
+  gc,
 ] as const;
 
 export function collectProcessMetrics(registry: Registry): void {
-  const require = createRequire(import.meta.url);
-  for (const name of COLLECTORS) {
-    const collector = require(`prom-client/lib/metrics/${name}.js`) as Collector;
-    collector(registry, {});
-  }
+  for (const collector of COLLECTORS) collector(registry, {});
   const registers = [registry];
   new Gauge({
     name: 'nodejs_eventloop_lag_seconds',

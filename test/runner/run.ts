@@ -252,7 +252,7 @@ export async function runTests(argv: readonly string[]): Promise<never> {
   }
   const uses = (p: TestGroup): boolean => lanes.some((l) => l.projects.includes(p));
   // The tests' own build of dist/ (see ensureBuiltCli): they find it fresh.
-  const built = step('build (tsc --noCheck)', async () => {
+  const built = step('build (esbuild)', async () => {
     await ensureBuiltCli();
     return true;
   });

@@ -8,9 +8,21 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-/** A layer is a top-level folder of src/ (app.ts and main.ts are layers of one file). */
+/**
+ * A layer is a top-level folder of src/ (app.ts, installation.ts and main.ts are layers of
+ * one file).
+ */
 export type Layer =
-  'kube' | 'runtime' | 'server' | 'pki' | 'gotemplate' | 'kudo' | 'localcluster' | 'cli' | 'app';
+  | 'kube'
+  | 'runtime'
+  | 'server'
+  | 'pki'
+  | 'gotemplate'
+  | 'installation'
+  | 'kudo'
+  | 'localcluster'
+  | 'cli'
+  | 'app';
 
 interface LayerTable {
   /** What each layer must not import. */
@@ -55,6 +67,7 @@ export function folderOf(path: string): string {
 export function layerOf(path: string): Layer {
   const first = path.split('/')[0] ?? '';
   if (path === 'app.ts') return 'app';
+  if (path === 'installation.ts') return 'installation';
   if (path === 'main.ts') return 'cli';
   return first as Layer;
 }
@@ -62,7 +75,7 @@ export function layerOf(path: string): Layer {
 /** The index.ts an import from another folder must go through to reach `target`. */
 function entryOf(target: string): string | undefined {
   const parts = target.split('/');
-  if (parts.length === 1) return undefined; // app.ts, main.ts: a layer of one file
+  if (parts.length === 1) return undefined; // app.ts, installation.ts, main.ts: one file each
   const sub = kudoFolderOf(target);
   return sub === undefined ? `${parts[0]}/index.ts` : `kudo/${sub}/index.ts`;
 }

@@ -1,8 +1,9 @@
-// Planwright's manager as a child process (the real entry point, `src/main.ts start`), for the
+// Planwright's manager as a child process (as shipped: the bundle's `dist/main.js start`), for the
 // tests that kill it with SIGKILL and start it again, and what they read from outside: the
 // manager's own metrics, and the apiserver's count of writes.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
+import { ensureBuiltCli, PLANWRIGHT } from '../integration/cli/built-cli.ts';
 import { testCluster } from './cluster.ts';
 import { waitFor } from './wait.ts';
 
@@ -15,9 +16,11 @@ export interface ManagerProcess {
 
 /**
  * `planwright start --kubeconfig <kubeconfig> --webhook-port 0 --no-leader-election …args`
- * (`leaderElection: true` leaves the flag out; `webhookPort` replaces the 0).
+ * (`leaderElection: true` leaves the flag out; `webhookPort` replaces the 0), from this
+ * checkout's dist/ (built first when a source is newer), or from `cwd`'s dist/ (another
+ * checkout, built there beforehand) when given.
  */
-export function startManagerProcess(
+export async function startManagerProcess(
   kubeconfig: string,
   args: readonly string[] = [],
   options: {
@@ -25,13 +28,15 @@ export function startManagerProcess(
     readonly cwd?: string;
     readonly webhookPort?: number;
   } = {},
-): ManagerProcess {
+): Promise<ManagerProcess> {
+  if (options.cwd === undefined) await ensureBuiltCli();
   const proc = spawn(
     process.execPath,
     [
-      '--import',
-      './scripts/register-ts.mjs',
-      'src/main.ts',
+      // The node flags of `npm start` and the image's ENTRYPOINT.
+      '--optimize-for-size',
+      '--no-memory-reducer',
+      options.cwd === undefined ? PLANWRIGHT : 'dist/main.js',
       'start',
       '--kubeconfig',
       kubeconfig,

@@ -1,13 +1,15 @@
 /** `version`: the CLI's version (package.json of this checkout or installation). */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
+import { installationRoot } from '../../installation.ts';
 import type { CliContext } from '../context.ts';
 
-/** package.json is three levels up from both src/cli/commands/ and dist/cli/commands/. */
+/** The version in the package.json of the checkout or installation running this. */
 export function cliVersion(): string {
-  const pkg = JSON.parse(
-    readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
-  ) as { version?: string };
+  const pkg = JSON.parse(readFileSync(join(installationRoot(), 'package.json'), 'utf8')) as {
+    version?: string;
+  };
   return pkg.version ?? 'unknown';
 }
 

@@ -7,13 +7,16 @@
  * ("Reached heap limit", nodejs/node#47224), and a template can make exactly that
  * (`append` in a long `range`). A child process that runs out of memory dies alone.
  *
- * Built, this module is `worker.js`'s sibling and the child runs it directly. Run from
- * sources, this module is a `.ts` file: the child gets `--import scripts/register-ts.mjs`,
- * the loader the repository's scripts and test children use, and runs `worker.ts`.
+ * Built, this module is part of a chunk of the bundle (scripts/build.mjs) and the child runs
+ * the bundle's worker entry, `dist/kudo/pool/worker.js`. Run from sources, this module is a
+ * `.ts` file: the child gets `--import scripts/register-ts.mjs`, the loader the repository's
+ * scripts and test children use, and runs `worker.ts`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installationRoot } from '../../installation.ts';
 
 /**
  * Render workers run at a lower CPU priority than the process that serves the webhooks and
@@ -61,7 +64,11 @@ export function spawnRenderWorker(limits: WorkerLimits, name: string): ChildProc
 }
 
 function forkWorker(limits: WorkerLimits, name: string): ChildProcess {
-  const entry = fileURLToPath(new URL(fromSources ? './worker.ts' : './worker.js', here));
+  // A chunk's place in dist/ is the bundler's choice, so the built entry is named from the
+  // installation's root rather than relative to this module.
+  const entry = fromSources
+    ? fileURLToPath(new URL('./worker.ts', here))
+    : join(installationRoot(), 'dist', 'kudo', 'pool', 'worker.js');
   const loader = fromSources
     ? ['--import', new URL('../../../scripts/register-ts.mjs', here).href]
     : [];

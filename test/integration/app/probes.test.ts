@@ -92,7 +92,7 @@ describe('readiness', () => {
     // Instances may be listed from the start; OperatorVersions only once granted below. The
     // user cannot write Leases either: this replica never leads, so it touches nothing else.
     await grant(userName, ['instances']);
-    const child = startManagerProcess(user.kubeconfigPath, ['--namespace', namespace], {
+    const child = await startManagerProcess(user.kubeconfigPath, ['--namespace', namespace], {
       leaderElection: true,
     });
     cleanups.push(async () => {

@@ -49,7 +49,7 @@ describe('start --install waits for its webhooks', () => {
         ],
       },
     });
-    const manager = startManagerProcess(cluster.kubeconfigPath, ['--install']);
+    const manager = await startManagerProcess(cluster.kubeconfigPath, ['--install']);
     try {
       await waitFor(
         'both webhook configurations registered',

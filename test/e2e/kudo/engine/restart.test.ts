@@ -156,7 +156,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
    * refused because the API server has not yet reloaded a registration naming a new port.
    */
   async function startManager(): Promise<ManagerProcess> {
-    const manager = startManagerProcess(
+    const manager = await startManagerProcess(
       cluster.kubeconfigPath,
       ['--install', '--pipe-waiter-image', waiterImage],
       { webhookPort },

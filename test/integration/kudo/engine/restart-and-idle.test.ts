@@ -118,7 +118,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     });
     for (let i = 0; i < INSTANCES; i++) await createInstance(`r${i}`, 'multi');
     for (let round = 0; round < 4; round++) {
-      const child = startManagerProcess(cluster.kubeconfigPath);
+      const child = await startManagerProcess(cluster.kubeconfigPath);
       children.push(child);
       await waitForControllerStarted(child);
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
@@ -134,7 +134,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
         });
       }
     }
-    const final = startManagerProcess(cluster.kubeconfigPath);
+    const final = await startManagerProcess(cluster.kubeconfigPath);
     children.push(final);
     // Wait for it to be up even if the plans are already COMPLETE: the SIGTERM below tests a
     // graceful stop, not a signal landing before the process has installed its handlers.
@@ -177,7 +177,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
       body: operatorVersion('idle', 1),
     });
     for (let i = 0; i < IDLE_INSTANCES; i++) await createInstance(`idle${i}`, 'idle');
-    const first = startManagerProcess(cluster.kubeconfigPath);
+    const first = await startManagerProcess(cluster.kubeconfigPath);
     children.push(first);
     await waitFor('100 Instances COMPLETE', () => allComplete('idle', IDLE_INSTANCES), {
       timeoutMs: 120_000,
@@ -187,7 +187,7 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
     expect(await first.exited).toBe(0);
 
     const before = await apiserverWriteCounts(cluster.kubeconfigPath, WRITTEN);
-    const second = startManagerProcess(cluster.kubeconfigPath);
+    const second = await startManagerProcess(cluster.kubeconfigPath);
     children.push(second);
     // Wait until the restarted manager has reconciled every Instance (its own metrics say so).
     await waitForManagerCaughtUp(second, IDLE_INSTANCES + INSTANCES, 120_000);
