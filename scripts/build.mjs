@@ -4,15 +4,17 @@
 // `kubectl kudo` command, each render worker, the manager's start), and Node's module loader
 // spent most of their start-up resolving, reading and linking ~850 files one by one. Bundled,
 // `kubectl kudo version` takes 0.1 CPU-s instead of 0.25 and `planwright start` reaches its
-// controllers with a third less CPU (docs/building.md has the figures). Type checking stays
+// controllers with a third less CPU (bench/startup.ts; bench/README.md, "Start-up"). Type checking stays
 // tsc's (`npm run typecheck`; `npm run build` runs it on src first).
 //
 // Code split: what a command imports lazily (`await import(...)`, e.g. client-node's generated
 // API for Pipe tasks) stays a chunk of its own that only that command loads, so a bundle loads
 // no more than the modules did. Packages whose files are read at run time by path (none today)
 // would have to be external.
+import { decode, encode } from '@jridgewell/sourcemap-codec';
 import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,8 +29,9 @@ export const ENTRY_POINTS = [
 ];
 
 export async function buildDist({ outdir = 'dist', metafile = false } = {}) {
-  await rm(new URL(outdir + '/', new URL('..', import.meta.url)), { recursive: true, force: true });
-  return build({
+  const out = join(ROOT, outdir);
+  await rm(out, { recursive: true, force: true });
+  const result = await build({
     absWorkingDir: ROOT,
     entryPoints: ENTRY_POINTS,
     outdir,
@@ -51,6 +54,27 @@ export async function buildDist({ outdir = 'dist', metafile = false } = {}) {
     logLevel: 'warning',
     metafile,
   });
+  await ownSourcesOnly(out);
+  return result;
+}
+
+/**
+ * Drops the mappings that lead into node_modules from every source map under `dir`. Node keeps
+ * each loaded chunk's map parsed for as long as the process lives: with the packages' mappings
+ * the manager held ~4 MiB more than tsc's output did (bench/startup.ts), for stack frames in
+ * code that is not ours. Frames there keep the bundle's own file and line.
+ */
+async function ownSourcesOnly(dir) {
+  for (const entry of await readdir(dir, { recursive: true })) {
+    if (!entry.endsWith('.js.map')) continue;
+    const file = join(dir, entry);
+    const map = JSON.parse(await readFile(file, 'utf8'));
+    const theirs = map.sources.map((source) => source.includes('node_modules/'));
+    const lines = decode(map.mappings).map((segments) =>
+      segments.filter((segment) => segment.length === 1 || !theirs[segment[1]]),
+    );
+    await writeFile(file, JSON.stringify({ ...map, mappings: encode(lines) }));
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

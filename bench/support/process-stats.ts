@@ -38,6 +38,14 @@ export function cpuSecondsOf(pid: number): number {
   return readStat(pid)?.cpu ?? 0;
 }
 
+/**
+ * CPU seconds of this process's children that exited and were waited for (a `spawnSync`'s
+ * child is, once it returns): the difference around one gives that child's CPU.
+ */
+export function reapedChildrenCpuSeconds(): number {
+  return readStat(process.pid)?.childrenCpu ?? 0;
+}
+
 /** Resident set size in bytes (VmRSS), 0 when the process is gone. */
 export function rssOf(pid: number): number {
   try {

@@ -20,9 +20,17 @@ export interface JestLane {
   readonly niceness: number;
   /**
    * What it starts after (its builds aside): `unit` waits for the unit lane to finish (its
-   * cores are free then), `parallel` for every other lane.
+   * cores are free then), `parallel` for every other lane. A `parallel` lane's jest process
+   * starts earlier, when the first cluster lane ends, and sets up its shared clusters while
+   * the others finish; its global setup then waits at a gate (test/support/lane-gate.ts) that
+   * opens when every other lane has ended.
    */
   readonly after: 'builds' | 'unit' | 'parallel';
+  /**
+   * The projects whose shared clusters its workers use (all of `projects` when absent): a
+   * project whose files in this lane all start clusters of their own gets none started.
+   */
+  readonly sharedClusters?: readonly TestGroup[];
 }
 
 /**
@@ -47,7 +55,12 @@ export const FILLER_NICENESS = 19;
  * loaded machine; it runs alone because what it does to its process tree would disturb others'
  * measurements, not because it needs a quiet machine.
  */
-export const SERIAL_FILES: readonly { readonly file: string; readonly why: string }[] = [
+export const SERIAL_FILES: readonly {
+  readonly file: string;
+  readonly why: string;
+  /** It starts a cluster of its own and uses no shared one (testCluster() would fail). */
+  readonly ownCluster?: true;
+}[] = [
   {
     file: 'test/integration/kudo/engine/hostile.test.ts',
     why:
@@ -62,6 +75,7 @@ export const SERIAL_FILES: readonly { readonly file: string; readonly why: strin
       'three Planwright pods on its own real node take 600 Instance creates and streams of ' +
       'admissions through pod webhooks with 5 s timeouts; beside the other groups the API ' +
       "server's calls to those pods timed out",
+    ownCluster: true,
   },
 ];
 
@@ -194,9 +208,17 @@ export function planLanes(
     lanes.push({ ...t, projects, files: list });
   }
   if (selected.includes('serial') && SERIAL_FILES.length > 0) {
+    const projectOfSerial = (file: string): TestGroup =>
+      file.startsWith('test/e2e/') ? 'e2e' : 'integration';
+    const projects = (['integration', 'e2e'] as const).filter((p) =>
+      SERIAL_FILES.some((s) => projectOfSerial(s.file) === p),
+    );
     lanes.push({
       name: 'serial',
-      projects: ['integration', 'e2e'],
+      projects,
+      sharedClusters: projects.filter((p) =>
+        SERIAL_FILES.some((s) => projectOfSerial(s.file) === p && s.ownCluster !== true),
+      ),
       workers: 1,
       niceness: 0,
       files: SERIAL_FILES.map((s) => s.file),

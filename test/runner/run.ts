@@ -8,6 +8,7 @@ import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { cacheRoot, repositoryRoot } from '../../src/localcluster/paths.ts';
 import { ensureBuiltCli } from '../integration/cli/built-cli.ts';
+import { LANE_GATE_ENV, SHARED_CLUSTERS_ENV } from '../support/lane-gate.ts';
 import { TEST_IMAGE_DIR_ENV, writeTestImage } from '../support/planwright-image.ts';
 import { TEST_TOOLS, type TestGroup } from '../support/tools.ts';
 import { loadHistory, updatedHistory, writeHistory, type History } from './history.ts';
@@ -294,13 +295,33 @@ export async function runTests(argv: readonly string[]): Promise<never> {
   // idle: they start once the first lane of cluster tests has ended (until then both cores are
   // busy: started at once, they lengthened those lanes by about their own CPU time), and run
   // beside the rest of the lanes and the serial files at the lowest priority.
-  const checked = argv.includes('--no-checks')
-    ? Promise.resolve()
-    : Promise.race(parallel.length > 0 ? parallel : [unitDone]).then(checks);
-  await Promise.all([unitDone, ...parallel]);
-  for (const lane of lanes.filter((l) => l.after === 'parallel')) {
-    await ready(lane).then(() => jest(lane, runDir, env));
+  const firstLaneEnded = Promise.race(parallel.length > 0 ? parallel : [unitDone]);
+  const checked = argv.includes('--no-checks') ? Promise.resolve() : firstLaneEnded.then(checks);
+  // The serial files need the machine to themselves, but their jest process and shared
+  // clusters do not: it starts with the checks and sets up while the other lanes end, then
+  // waits at the gate (test/support/lane-gate.ts) that opens once they all have.
+  const gate = join(runDir, 'serial-gate');
+  const serial = lanes
+    .filter((l) => l.after === 'parallel')
+    .reduce<Promise<unknown>>(
+      (previous, lane) =>
+        Promise.all([previous, ready(lane), firstLaneEnded]).then(() =>
+          jest(lane, runDir, {
+            ...env,
+            [LANE_GATE_ENV]: gate,
+            ...(lane.sharedClusters
+              ? { [SHARED_CLUSTERS_ENV]: lane.sharedClusters.join(',') }
+              : {}),
+          }),
+        ),
+      Promise.resolve(),
+    );
+  try {
+    await Promise.all([unitDone, ...parallel]);
+  } finally {
+    await writeFile(gate, `${new Date().toISOString()}\n`);
   }
+  await serial;
   await checked;
   await rm(runDir, { recursive: true, force: true });
 

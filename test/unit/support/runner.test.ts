@@ -85,6 +85,21 @@ describe('planLanes', () => {
       expect(existsSync(join(repositoryRoot(), file))).toBe(true);
   });
 
+  it('starts the serial lane shared clusters only for the projects of files that use them', () => {
+    const serial = planLanes(ALL, files, widths, emptyHistory()).find((l) => l.name === 'serial');
+    const projectOf = (file: string): string => file.split('/')[1]!;
+    expect(serial?.projects).toEqual(
+      ['integration', 'e2e'].filter((p) => SERIAL_FILES.some((s) => projectOf(s.file) === p)),
+    );
+    expect(serial?.sharedClusters).toEqual(
+      ['integration', 'e2e'].filter((p) =>
+        SERIAL_FILES.some((s) => projectOf(s.file) === p && s.ownCluster !== true),
+      ),
+    );
+    // Today: hostile.test.ts uses its worker's bare cluster, sharding.test.ts starts its own.
+    expect(serial?.sharedClusters).toEqual(['integration']);
+  });
+
   it('shares files out longest first to the worker free first, counting when each lane starts', () => {
     const history = historyOf(
       {
