@@ -11,7 +11,7 @@ import {
   type LocalCluster,
   type NodeKind,
 } from '../../../src/localcluster/index.ts';
-import { testCluster, tokenKubeConfig } from '../../support/cluster.ts';
+import { tokenKubeConfig } from '../../support/cluster.ts';
 import { httpsRequest } from '../../support/https.ts';
 
 /** Metric samples `name{labels} value` of a replica's /metrics. */
@@ -113,7 +113,8 @@ export interface KubectlOutcome {
 /**
  * A workloads cluster of its own (an installation registers webhooks for every namespace and
  * reconciles every Instance, so it cannot share the e2e cluster), with an admin client and
- * kubectl on its kubeconfig.
+ * kubectl on its kubeconfig. It needs no shared cluster (the serial lane starts none for such
+ * files: test/runner/plan.ts), only the control plane's cached binaries.
  */
 export interface DedicatedCluster {
   readonly cluster: LocalCluster;
@@ -128,7 +129,6 @@ export async function startDedicatedCluster(
   const cluster = await startLocalCluster({
     mode: 'workloads',
     ...(options.nodeKind ? { nodeKind: options.nodeKind } : {}),
-    binaries: testCluster().binaries,
     nodes: 1,
   });
   const kc = new k8s.KubeConfig();
