@@ -2,9 +2,9 @@
 //
 // Why a bundle and not tsc's one file per module: Planwright runs as many short processes (each
 // `kubectl kudo` command, each render worker, the manager's start), and Node's module loader
-// spent most of their start-up resolving, reading and linking ~850 files one by one. Bundled,
-// `kubectl kudo version` takes 0.1 CPU-s instead of 0.25 and `planwright start` reaches its
-// controllers with a third less CPU (bench/startup.ts; bench/README.md, "Start-up"). Type checking stays
+// spent much of their start-up resolving, reading and linking ~850 files one by one. Bundled,
+// a `kubectl kudo` command takes 0.5–0.75× the CPU and `planwright start` reaches its
+// controllers with 0.72× (bench/startup.ts; bench/README.md, "Start-up"). Type checking stays
 // tsc's (`npm run typecheck`; `npm run build` runs it on src first).
 //
 // Code split: what a command imports lazily (`await import(...)`, e.g. client-node's generated
