@@ -6,12 +6,11 @@
 // and says so. Jest runs a project's global setup only when the run selects tests of that
 // project.
 import type { GlobalConfig } from 'jest';
-import { usesSharedClusters, waitForLaneGate } from '../support/lane-gate.ts';
+import { usesSharedClusters } from '../support/lane-gate.ts';
 import { startSharedClusters } from '../support/shared-cluster.ts';
 
 export default async function globalSetup(globalConfig: GlobalConfig): Promise<void> {
   // A lane whose e2e files all start clusters of their own (test/runner/plan.ts) gets none.
   if (usesSharedClusters('e2e'))
     await startSharedClusters('workloads', { nodeKind: 'mixed', count: globalConfig.maxWorkers });
-  await waitForLaneGate((line) => console.log(`[e2e setup] ${line}`));
 }

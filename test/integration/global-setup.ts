@@ -1,11 +1,10 @@
 // The integration project shares bare control planes (etcd + kube-apiserver: nothing runs
 // pods, as KUDO's integration suite assumes), one per jest worker.
 import type { GlobalConfig } from 'jest';
-import { usesSharedClusters, waitForLaneGate } from '../support/lane-gate.ts';
+import { usesSharedClusters } from '../support/lane-gate.ts';
 import { startSharedClusters } from '../support/shared-cluster.ts';
 
 export default async function globalSetup(globalConfig: GlobalConfig): Promise<void> {
   if (usesSharedClusters('integration'))
     await startSharedClusters('bare', { count: globalConfig.maxWorkers });
-  await waitForLaneGate((line) => console.log(`[integration setup] ${line}`));
 }

@@ -50,10 +50,13 @@ export const BACKGROUND_NICENESS = 5;
 export const FILLER_NICENESS = 19;
 
 /**
- * Files that run after every other lane has finished, one at a time, and why. Each asserts
- * on what the product reports with margins from its configured durations, so it holds on a
- * loaded machine; it runs alone because what it does to its process tree would disturb others'
- * measurements, not because it needs a quiet machine.
+ * Files that run after every other lane has finished, one at a time, in this order, and why.
+ * Each asserts on what the product reports with margins from its configured durations, so it
+ * holds on a loaded machine; it runs alone because what it does to its process tree would
+ * disturb others' measurements, not because it needs a quiet machine. Each waits at the lane's
+ * gate (`waitForLaneGate`, test/support/lane-gate.ts) from the point where it needs the machine
+ * to itself: the first one's set-up before that point (sharding's cluster, image and three
+ * replicas) runs while the other lanes end.
  */
 export const SERIAL_FILES: readonly {
   readonly file: string;
@@ -62,20 +65,20 @@ export const SERIAL_FILES: readonly {
   readonly ownCluster?: true;
 }[] = [
   {
-    file: 'test/integration/kudo/engine/hostile.test.ts',
-    why:
-      'it measures and prints webhook latency and peak memory of the whole process tree while ' +
-      'hostile renders burn their CPU deadlines in workers at niceness 10 (as shipped): beside ' +
-      'the other files those workers got under 5 % of a core, so every render met the ' +
-      'wall-clock limit and admissions the webhook deadline — a load no user runs beside it',
-  },
-  {
     file: 'test/e2e/manifests/sharding.test.ts',
     why:
       'three Planwright pods on its own real node take 600 Instance creates and streams of ' +
       'admissions through pod webhooks with 5 s timeouts; beside the other groups the API ' +
       "server's calls to those pods timed out",
     ownCluster: true,
+  },
+  {
+    file: 'test/integration/kudo/engine/hostile.test.ts',
+    why:
+      'it measures and prints webhook latency and peak memory of the whole process tree while ' +
+      'hostile renders burn their CPU deadlines in workers at niceness 10 (as shipped): beside ' +
+      'the other files those workers got under 5 % of a core, so every render met the ' +
+      'wall-clock limit and admissions the webhook deadline — a load no user runs beside it',
   },
 ];
 

@@ -1,7 +1,8 @@
 // How the runner (test/runner/run.ts) starts a jest process before its turn: the serial lane
-// sets up its shared clusters while the other lanes finish, then its global setup waits here
-// until the runner opens the gate (creates the file PLANWRIGHT_LANE_GATE names) because every
-// other lane has ended. Without the variable (jest run by hand) there is no gate.
+// starts its shared clusters, and its first file does its set-up, while the other lanes finish;
+// each serial file waits here, at the point from which it needs the machine to itself, until
+// the runner opens the gate (creates the file PLANWRIGHT_LANE_GATE names) because every other
+// lane has ended. Without the variable (jest run by hand, other lanes) there is no gate.
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestGroup } from './tools.ts';

@@ -37,6 +37,7 @@ import {
 } from './replicas.ts';
 import { evenlyShared, podOfMember, scraper, shardHolders, shardsByPod, SHARDS } from './shards.ts';
 import { stoppedAfterEach } from './stopped-after-each.ts';
+import { waitForLaneGate } from '../../support/lane-gate.ts';
 
 const NS = 'planwright-system';
 const N = 600;
@@ -149,6 +150,9 @@ describe('three replicas share the Instances (sharded reconciling on a real node
       '12',
     ]);
     await shared(3, 'three replicas running four shards each');
+    // From here on the API server's calls to the pods must not starve (SERIAL_FILES): in a
+    // full run the set-up above ran while the other lanes ended, the tests wait for them.
+    await waitForLaneGate((line) => console.log(`[sharding e2e] ${line}`));
   }, 900_000);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@
 // which files run alone, what it remembers between runs, and what it reads back from jest.
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +83,13 @@ describe('planLanes', () => {
     }
     for (const { file } of SERIAL_FILES)
       expect(existsSync(join(repositoryRoot(), file))).toBe(true);
+  });
+
+  it('has every serial file wait at the lane gate (the runner starts the lane early)', () => {
+    for (const { file } of SERIAL_FILES) {
+      const text = readFileSync(join(repositoryRoot(), file), 'utf8');
+      expect({ file, waits: /\bwaitForLaneGate\(/.test(text) }).toEqual({ file, waits: true });
+    }
   });
 
   it('starts the serial lane shared clusters only for the projects of files that use them', () => {

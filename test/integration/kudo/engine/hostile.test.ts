@@ -22,6 +22,7 @@ import {
 } from '../../../support/cluster.ts';
 import { billionLaughs, deepSequence } from '../../../support/hostile-yaml.ts';
 import { installKudoCrds } from '../../../support/kudo.ts';
+import { waitForLaneGate } from '../../../support/lane-gate.ts';
 import { waitFor } from '../../../support/wait.ts';
 import { renderWorkers, treeRss, WebhookProbe } from '../../../support/planwright-probe.ts';
 import { startPlanwrightCli, type StartedPlanwright } from '../../../support/planwright-start.ts';
@@ -184,6 +185,10 @@ describe('hostile Instances and OperatorVersions, with bystanders (child process
     await completes(name);
     bystanderMs.push(Date.now() - started);
   };
+
+  // It measures latency and memory of the whole tree: in a full run, only once the other lanes
+  // have ended (SERIAL_FILES, test/runner/plan.ts).
+  beforeAll(() => waitForLaneGate((line) => console.log(`[hostile] ${line}`)), 30 * 60_000);
 
   beforeAll(async () => {
     await installKudoCrds();
