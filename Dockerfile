@@ -7,12 +7,13 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
 
 FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
-COPY --from=build /src/node_modules ./node_modules
+# dist/ is a bundle that holds every package it runs (scripts/build.mjs): no node_modules here
+# (test/integration/cli/bundle.test.ts runs it from a folder with none).
 COPY --from=build /src/dist ./dist
 COPY package.json ./
 COPY manifests ./manifests

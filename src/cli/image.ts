@@ -1,12 +1,8 @@
 // Planwright's image, built on this machine without a docker daemon: the Dockerfile's final
 // stage, declared here as data (test/unit/cli/image.test.ts fails when the two drift apart),
 // on a base layer holding this machine's Node runtime (no outside registry is reachable).
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join, posix } from 'node:path';
-import { promisify } from 'node:util';
+import { basename, join, posix } from 'node:path';
 import {
   folderEntries,
   hostNodeEntries,
@@ -42,7 +38,6 @@ export const PLANWRIGHT_IMAGE: ImageStage = {
   workdir: '/app',
   env: { NODE_ENV: 'production' },
   copies: [
-    { from: 'build', sources: ['/src/node_modules'], target: './node_modules' },
     { from: 'build', sources: ['/src/dist'], target: './dist' },
     { sources: ['package.json'], target: './' },
     { sources: ['manifests'], target: './manifests' },
@@ -60,34 +55,6 @@ export class ImageBuildError extends Error {
   override readonly name = 'ImageBuildError';
 }
 
-/**
- * node_modules as the build stage leaves it (`npm ci` then `npm prune --omit=dev`), in `dest`:
- * the checkout's, copied (not hard-linked: npm rewrites files such as
- * node_modules/.package-lock.json in place) and pruned next to a copy of package.json and the
- * lockfile, offline.
- */
-export async function prunedNodeModules(dest: string, root = repositoryRoot()): Promise<void> {
-  const build = await mkdtemp(join(tmpdir(), 'pw-image-build-'));
-  try {
-    for (const file of ['package.json', 'package-lock.json']) {
-      await cp(join(root, file), join(build, file));
-    }
-    await cp(join(root, 'node_modules'), join(build, 'node_modules'), {
-      recursive: true,
-      verbatimSymlinks: true,
-    });
-    await promisify(execFile)(
-      'npm',
-      ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund'],
-      { cwd: build, maxBuffer: 16 * 1024 * 1024 },
-    );
-    await mkdir(dirname(dest), { recursive: true });
-    await rename(join(build, 'node_modules'), dest);
-  } finally {
-    await rm(build, { recursive: true, force: true });
-  }
-}
-
 /** Where a COPY puts a source, Docker's rule: a target ending in / is a folder to go into. */
 export function copyDestination(stage: ImageStage, copy: ImageCopy, source: string): string {
   const target = posix.resolve(stage.workdir, copy.target);
@@ -96,7 +63,7 @@ export function copyDestination(stage: ImageStage, copy: ImageCopy, source: stri
 
 /**
  * The files of the final stage above the base: the WORKDIR and each COPY, its build-stage
- * sources taken from this checkout's `npm run build` output and pruned node_modules.
+ * sources taken from this checkout's `npm run build` output.
  */
 export async function applicationEntries(input: {
   readonly stage?: ImageStage;
@@ -105,32 +72,24 @@ export async function applicationEntries(input: {
   const stage = input.stage ?? PLANWRIGHT_IMAGE;
   const root = input.root ?? repositoryRoot();
   const entries: LayerEntry[] = [{ kind: 'dir', path: stage.workdir, mode: 0o755 }];
-  const scratch = await mkdtemp(join(tmpdir(), 'pw-image-'));
-  try {
-    for (const copy of stage.copies) {
-      for (const source of copy.sources) {
-        const dest = copyDestination(stage, copy, source);
-        let host: string;
-        if (copy.from === undefined) host = join(root, source);
-        else if (copy.from === 'build' && source === '/src/dist') host = join(root, 'dist');
-        else if (copy.from === 'build' && source === '/src/node_modules') {
-          host = join(scratch, 'node_modules');
-          await prunedNodeModules(host, root);
-        } else {
-          throw new ImageBuildError(
-            `COPY --from=${copy.from} ${source}: src/cli/image.ts does not know what the build stage puts there`,
-          );
-        }
-        if (!existsSync(host)) {
-          throw new ImageBuildError(
-            `COPY ${source}: ${host} does not exist; run \`npm run build\` first`,
-          );
-        }
-        entries.push(...(await folderEntries(host, dest)));
+  for (const copy of stage.copies) {
+    for (const source of copy.sources) {
+      const dest = copyDestination(stage, copy, source);
+      let host: string;
+      if (copy.from === undefined) host = join(root, source);
+      else if (copy.from === 'build' && source === '/src/dist') host = join(root, 'dist');
+      else {
+        throw new ImageBuildError(
+          `COPY --from=${copy.from} ${source}: src/cli/image.ts does not know what the build stage puts there`,
+        );
       }
+      if (!existsSync(host)) {
+        throw new ImageBuildError(
+          `COPY ${source}: ${host} does not exist; run \`npm run build\` first`,
+        );
+      }
+      entries.push(...(await folderEntries(host, dest)));
     }
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
   }
   return entries;
 }

@@ -20,7 +20,7 @@ const ROOT = repositoryRoot();
 export const DOCKERFILE = join(ROOT, 'Dockerfile');
 
 /** The build stage's RUN lines the daemonless build (src/cli/image.ts) reproduces; anything else must be taught to it. */
-const BUILD_RUNS = ['npm ci --no-audit --no-fund', 'npm run build && npm prune --omit=dev'];
+const BUILD_RUNS = ['npm ci --no-audit --no-fund', 'npm run build'];
 
 export type FinalStage = ImageStage;
 

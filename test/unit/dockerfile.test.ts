@@ -64,14 +64,13 @@ describe('Dockerfile', () => {
     ]);
     expect(stage.env['NODE_ENV']).toBe('production');
     expect(stage.user).toBe('65532:65532');
-    // Only build output and what start reads: no sources, no tests, no dev tooling.
+    // Only build output and what start reads: no sources, no tests, no dev tooling, and no
+    // node_modules (dist/ is a bundle of everything it runs: test/integration/cli/bundle.test.ts).
     expect(stage.copies.filter((c) => c.from === 'build').flatMap((c) => c.sources)).toEqual([
-      '/src/node_modules',
       '/src/dist',
     ]);
     expect(stage.copies.flatMap((c) => c.sources).sort()).toEqual([
       '/src/dist',
-      '/src/node_modules',
       'manifests',
       'package.json',
     ]);
@@ -132,7 +131,7 @@ describe('Dockerfile', () => {
     ],
     [
       'a changed build',
-      ['RUN npm run build && npm prune --omit=dev', 'RUN npm run build'],
+      ['RUN npm run build', 'RUN npm run build && npm prune --omit=dev'],
       'change both together',
     ],
   ])('refuses %s', (_what, [from, to], problem) => {

@@ -8,12 +8,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { extract } from 'tar-stream';
-import {
-  applicationEntries,
-  PLANWRIGHT_IMAGE,
-  runConfigOf,
-  type ImageStage,
-} from '../../../src/cli/image.ts';
+import { applicationEntries, PLANWRIGHT_IMAGE, runConfigOf } from '../../../src/cli/image.ts';
 import { ociImageOf, tarLayer } from '../../../src/localcluster/index.ts';
 import { sharedLibraries } from '../../../src/localcluster/nodes/host-node-layer.ts';
 import { DOCKERFILE, finalStage, imageDrift } from '../../support/dockerfile.ts';
@@ -111,12 +106,9 @@ describe('the daemonless image and the Dockerfile', () => {
       await writeFile(join(root, 'package.json'), '{}');
       await mkdir(join(root, 'manifests', 'crds'), { recursive: true });
       await writeFile(join(root, 'manifests', 'crds', 'a.yaml'), 'a: 1');
-      // node_modules is pruned with npm (the e2e build covers it); the rest is copied as is.
-      const stage: ImageStage = {
-        ...PLANWRIGHT_IMAGE,
-        copies: PLANWRIGHT_IMAGE.copies.filter((c) => !c.sources.includes('/src/node_modules')),
-      };
-      const entries = await tarEntries(await tarLayer(await applicationEntries({ stage, root })));
+      const entries = await tarEntries(
+        await tarLayer(await applicationEntries({ stage: PLANWRIGHT_IMAGE, root })),
+      );
       expect(entries.map((e) => e.name)).toEqual([
         'app/',
         'app/dist/',
