@@ -85,6 +85,23 @@ describe('charts/planwright with helm onto a cluster with a real node', () => {
     ]);
     admin = dedicated.admin;
     await pushPlanwrightImage({ registry: dedicated.cluster.imageRegistry ?? '' });
+    // The cluster's own objects settled first: a kubelet (or kwok) creates its node's Lease
+    // after the node is Ready, and on a busy machine that came after the snapshot once, so
+    // the Lease counted as left behind by the release.
+    await waitFor(
+      "every node's Lease",
+      async () => {
+        const nodes = await admin.request<{ items: Array<{ metadata: { name: string } }> }>({
+          path: '/api/v1/nodes',
+        });
+        const leases = await admin.request<{ items: Array<{ metadata: { name: string } }> }>({
+          path: '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases',
+        });
+        const held = new Set(leases.items.map((l) => l.metadata.name));
+        return nodes.items.every((n) => held.has(n.metadata.name));
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
     before = await everything(admin);
   }, 3_600_000);
 
