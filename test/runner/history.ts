@@ -72,7 +72,10 @@ export function updatedHistory(
   starts: History['starts'],
 ): History {
   const next = emptyHistory();
-  for (const f of files) next.files[f.file] = Math.round(f.ms);
+  // A failed file's time says how long it took to fail (a wait that ran to its timeout, or a
+  // stop half-way), not how long it takes: planned from it, the next run's lanes came out of
+  // balance (its lane ended 274 s before the others). Its previous figure stays.
+  for (const f of files) if (f.ok) next.files[f.file] = Math.round(f.ms);
   let kept = Object.keys(next.files).length;
   for (const [path, ms] of Object.entries(previous.files)) {
     if (kept >= MAX_FILES) break;

@@ -147,6 +147,19 @@ describe('planLanes', () => {
 });
 
 describe('the history', () => {
+  it("keeps a file's last figure when it failed this time (how long it took to fail is no plan)", () => {
+    const next = updatedHistory(
+      historyOf({ b: 5_000, c: 9_000 }),
+      [
+        { file: 'b', group: 'e2e', ms: 256_000, ok: false },
+        { file: 'c', group: 'e2e', ms: 8_000, ok: true },
+        { file: 'd', group: 'e2e', ms: 1_000, ok: false },
+      ],
+      {},
+    );
+    expect({ ...next.files }).toEqual({ b: 5_000, c: 8_000 });
+  });
+
   it('keeps what this run measured over what the last one did, and survives a bad file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'runner-history-'));
     try {
