@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Every file Node runs directly: the two CLIs, the render worker, the repository's tools. */
-export const ENTRY_POINTS = [
+const ENTRY_POINTS = [
   'src/main.ts',
   'src/cli/kubectl-kudo.ts',
   'src/kudo/pool/worker.ts',
@@ -28,13 +28,13 @@ export const ENTRY_POINTS = [
   'src/cli/build-image.ts',
 ];
 
-export async function buildDist({ outdir = 'dist', metafile = false } = {}) {
-  const out = join(ROOT, outdir);
+async function buildDist() {
+  const out = join(ROOT, 'dist');
   await rm(out, { recursive: true, force: true });
-  const result = await build({
+  await build({
     absWorkingDir: ROOT,
     entryPoints: ENTRY_POINTS,
-    outdir,
+    outdir: out,
     outbase: 'src',
     bundle: true,
     splitting: true,
@@ -52,10 +52,8 @@ export async function buildDist({ outdir = 'dist', metafile = false } = {}) {
       js: "import { createRequire as __planwrightCreateRequire } from 'node:module'; const require = __planwrightCreateRequire(import.meta.url);",
     },
     logLevel: 'warning',
-    metafile,
   });
   await ownSourcesOnly(out);
-  return result;
 }
 
 /**
@@ -77,8 +75,6 @@ async function ownSourcesOnly(dir) {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const started = Date.now();
-  await buildDist();
-  process.stdout.write(`dist/ built in ${Date.now() - started} ms\n`);
-}
+const started = Date.now();
+await buildDist();
+process.stdout.write(`dist/ built in ${Date.now() - started} ms\n`);

@@ -1,11 +1,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { installationRoot } from '../installation.ts';
 
-/** Root of the Planwright checkout (the installation's root: src/installation.ts). */
-export function repositoryRoot(): string {
-  return installationRoot();
-}
+/** Root of the Planwright checkout: the installation's root (src/installation.ts). */
+export { installationRoot as repositoryRoot } from '../installation.ts';
 
 /** Cache folder outside the clone, shared by every checkout on the machine. */
 export function cacheRoot(): string {

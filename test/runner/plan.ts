@@ -22,8 +22,8 @@ export interface JestLane {
    * What it starts after (its builds aside): `unit` waits for the unit lane to finish (its
    * cores are free then), `parallel` for every other lane. A `parallel` lane's jest process
    * starts earlier, when the first cluster lane ends, and sets up its shared clusters while
-   * the others finish; its global setup then waits at a gate (test/support/lane-gate.ts) that
-   * opens when every other lane has ended.
+   * the others finish; its files wait at a gate (test/support/lane-gate.ts) that opens when
+   * every other lane has ended.
    */
   readonly after: 'builds' | 'unit' | 'parallel';
   /**
@@ -211,16 +211,15 @@ export function planLanes(
     lanes.push({ ...t, projects, files: list });
   }
   if (selected.includes('serial') && SERIAL_FILES.length > 0) {
-    const projectOfSerial = (file: string): TestGroup =>
-      file.startsWith('test/e2e/') ? 'e2e' : 'integration';
+    const project = new Map(files.map((f) => [f.file, f.project]));
     const projects = (['integration', 'e2e'] as const).filter((p) =>
-      SERIAL_FILES.some((s) => projectOfSerial(s.file) === p),
+      SERIAL_FILES.some((s) => project.get(s.file) === p),
     );
     lanes.push({
       name: 'serial',
       projects,
       sharedClusters: projects.filter((p) =>
-        SERIAL_FILES.some((s) => projectOfSerial(s.file) === p && s.ownCluster !== true),
+        SERIAL_FILES.some((s) => project.get(s.file) === p && s.ownCluster !== true),
       ),
       workers: 1,
       niceness: 0,

@@ -301,21 +301,18 @@ export async function runTests(argv: readonly string[]): Promise<never> {
   // clusters do not: it starts with the checks and sets up while the other lanes end, then
   // waits at the gate (test/support/lane-gate.ts) that opens once they all have.
   const gate = join(runDir, 'serial-gate');
-  const serial = lanes
-    .filter((l) => l.after === 'parallel')
-    .reduce<Promise<unknown>>(
-      (previous, lane) =>
-        Promise.all([previous, ready(lane), firstLaneEnded]).then(() =>
-          jest(lane, runDir, {
-            ...env,
-            [LANE_GATE_ENV]: gate,
-            ...(lane.sharedClusters
-              ? { [SHARED_CLUSTERS_ENV]: lane.sharedClusters.join(',') }
-              : {}),
-          }),
-        ),
-      Promise.resolve(),
-    );
+  const serial = (async () => {
+    await firstLaneEnded;
+    for (const lane of lanes.filter((l) => l.after === 'parallel')) {
+      await ready(lane);
+      const shared = lane.sharedClusters?.join(',');
+      await jest(lane, runDir, {
+        ...env,
+        [LANE_GATE_ENV]: gate,
+        ...(shared === undefined ? {} : { [SHARED_CLUSTERS_ENV]: shared }),
+      });
+    }
+  })();
   try {
     await Promise.all([unitDone, ...parallel]);
   } finally {

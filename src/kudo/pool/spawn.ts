@@ -63,16 +63,19 @@ export function spawnRenderWorker(limits: WorkerLimits, name: string): ChildProc
   return child;
 }
 
+/**
+ * The worker's entry, found once. Built, a chunk's place in dist/ is the bundler's choice, so
+ * the entry is named from the installation's root rather than relative to this module.
+ */
+const WORKER_ENTRY = fromSources
+  ? fileURLToPath(new URL('./worker.ts', here))
+  : join(installationRoot(), 'dist', 'kudo', 'pool', 'worker.js');
+
 function forkWorker(limits: WorkerLimits, name: string): ChildProcess {
-  // A chunk's place in dist/ is the bundler's choice, so the built entry is named from the
-  // installation's root rather than relative to this module.
-  const entry = fromSources
-    ? fileURLToPath(new URL('./worker.ts', here))
-    : join(installationRoot(), 'dist', 'kudo', 'pool', 'worker.js');
   const loader = fromSources
     ? ['--import', new URL('../../../scripts/register-ts.mjs', here).href]
     : [];
-  return fork(entry, [name], {
+  return fork(WORKER_ENTRY, [name], {
     execArgv: [
       ...loader,
       `--max-old-space-size=${limits.maxHeapMb}`,
