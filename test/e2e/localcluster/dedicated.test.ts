@@ -111,7 +111,11 @@ describe('a dedicated workloads cluster', () => {
     await waitFor('all five components gone with their owner', () => !pids.some(isAlive), {
       timeoutMs: 15_000,
     });
-    expect(await reapOrphanedClusters()).toBeGreaterThanOrEqual(1);
-    expect(existsSync(started.workDir)).toBe(false);
+    // Any cluster start in a concurrent test file also reaps orphans, so this call may find the
+    // record already taken: what proves the reaping is that the owner's folder goes, either way.
+    await reapOrphanedClusters();
+    await waitFor('the orphaned cluster folder removed', () => !existsSync(started.workDir), {
+      timeoutMs: 15_000,
+    });
   });
 });
