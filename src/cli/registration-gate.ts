@@ -14,8 +14,10 @@
  *   an installation that lost the registration has stopped — unless this very process wrote
  *   the registration (`--install`, which refuses to replace one that answers).
  *
- * No registration at all (nothing calls any webhook) or one this replica may not read admits:
- * there is nothing to tell two installations apart by; the log says so once.
+ * No registration at all (nothing calls any webhook) or one this replica may not read admits
+ * at once: there is nothing to tell two installations apart by, so no other installation
+ * would wind down during a wait (it reads the same absence as its own); the log says so once.
+ * The registration is still followed, and one that names another installation ends admission.
  */
 import type { Logger } from 'pino';
 import { ApiError, type KubeClient } from '../kube/index.ts';
@@ -52,6 +54,8 @@ export interface RegistrationGateOptions {
 
 type Verdict =
   | { readonly kind: 'mine' }
+  /** No registration, or one this replica may not read: nothing to wait for. */
+  | { readonly kind: 'unguarded' }
   | { readonly kind: 'other'; readonly found: Extract<Registration, { state: 'present' }> }
   | { readonly kind: 'unknown'; readonly error: unknown };
 
@@ -74,11 +78,12 @@ export class RegistrationGate implements ParticipationGate {
         this.reportOther(verdict.found);
         openSince = undefined;
         this.settled = false;
-      } else if (verdict.kind === 'mine') {
+      } else if (verdict.kind === 'mine' || verdict.kind === 'unguarded') {
         openSince ??= Date.now();
-        const wait = this.settled
-          ? 0
-          : this.options.lease.leaseDurationMs - (Date.now() - openSince);
+        const wait =
+          this.settled || verdict.kind === 'unguarded'
+            ? 0
+            : this.options.lease.leaseDurationMs - (Date.now() - openSince);
         if (wait <= 0) {
           this.settled = true;
           if (this.reportedOther) {
@@ -160,7 +165,7 @@ export class RegistrationGate implements ParticipationGate {
       await sleep(this.options.lease.retryPeriodMs, signal);
       if (signal.aborted) return;
       const verdict = await this.check(self, signal);
-      if (verdict.kind === 'mine') {
+      if (verdict.kind === 'mine' || verdict.kind === 'unguarded') {
         confirmed = Date.now();
         continue;
       }
@@ -206,7 +211,7 @@ export class RegistrationGate implements ParticipationGate {
           : 'cannot read the webhook registration (RBAC): running controllers without the check',
       );
     }
-    return { kind: 'mine' };
+    return { kind: 'unguarded' };
   }
 
   private reportOther(found: Extract<Registration, { state: 'present' }>): void {

@@ -121,6 +121,10 @@ describe('restart safety and quiet when idle (dedicated control plane, child pro
       const child = await startManagerProcess(cluster.kubeconfigPath);
       children.push(child);
       await waitForControllerStarted(child);
+      // No webhook registration on this cluster: nothing tells installations apart, so there
+      // is no lease duration to wait before the controllers run (src/cli/registration-gate.ts).
+      expect(child.log).toContain('no webhook registration');
+      expect(child.log).not.toContain('waiting a lease duration');
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
       child.proc.kill('SIGKILL');
       await child.exited;
