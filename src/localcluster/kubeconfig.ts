@@ -27,6 +27,8 @@ export async function writeUserKubeconfig(options: {
     commonName: options.user,
     organizations: groups,
     usage: 'client',
+    // As every key of a local cluster (localcluster/pki.ts): made in a tenth of a millisecond.
+    keyAlgorithm: 'ecdsa-p256',
   });
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
   const context = options.contextName ?? 'planwright-local';

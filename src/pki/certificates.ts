@@ -1,9 +1,11 @@
 import {
+  createHash,
   createPublicKey,
   generateKeyPairSync,
   randomBytes,
   sign,
   X509Certificate,
+  type KeyObject,
 } from 'node:crypto';
 import forge from 'node-forge';
 
@@ -20,13 +22,16 @@ export interface CertificateAuthority {
 }
 
 /**
- * A leaf's key: RSA-2048, or ECDSA on P-256 — the server signs at every handshake, an ECDSA
- * signature is an order of magnitude cheaper than an RSA one, and the apiserver opens new
- * connections to a webhook now and then (figures: bench/README.md, "Figures behind defaults").
- * CAs stay RSA: a client verifies the CA's signature on the leaf at every handshake, and
- * an RSA verify is cheaper than an ECDSA one.
+ * A key: RSA-2048, or ECDSA on P-256. A leaf's key signs at every handshake, and an ECDSA
+ * signature is an order of magnitude cheaper than an RSA one (figures: bench/README.md,
+ * "Figures behind defaults"). A P-256 key is also made in a tenth of a millisecond, where an
+ * RSA-2048 key takes about 200 ms of CPU: what a throwaway CA (a local cluster, a webhook on
+ * loopback) wants. A long-lived CA may stay RSA, whose verify is the cheaper one.
  */
-export type LeafKeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
+export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
+
+/** The key of a leaf certificate (see {@link KeyAlgorithm}). */
+export type LeafKeyAlgorithm = KeyAlgorithm;
 
 /** What a leaf certificate is for: TLS server, TLS client, or both. */
 export type CertificateUsage = 'server' | 'client' | 'server-and-client';
@@ -77,10 +82,12 @@ export function createCertificateAuthority(options: {
   readonly backdateMs?: number;
   /** The instant validity counts from (default: now); see {@link CertificateRequest.issuedAt}. */
   readonly issuedAt?: Date;
+  /** Default `rsa-2048`. */
+  readonly keyAlgorithm?: KeyAlgorithm;
 }): CertificateAuthority {
-  const keys = generateRsaKeyPair();
+  const keys = generateKeyPair(options.keyAlgorithm ?? 'rsa-2048');
+  const publicKey = createPublicKey(keys.publicKeyPem);
   const cert = newCertificate(
-    keys.publicKeyPem,
     options.validityMs ?? 10 * YEAR_MS,
     options.backdateMs ?? DEFAULT_BACKDATE_MS,
     options.issuedAt,
@@ -91,10 +98,13 @@ export function createCertificateAuthority(options: {
   cert.setExtensions([
     { name: 'basicConstraints', cA: true, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
+    keyIdentifierExtension('subjectKeyIdentifier', subjectKeyIdentifier(publicKey)),
   ]);
-  cert.sign(forge.pki.privateKeyFromPem(keys.privateKeyPem), forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
+  const certPem = signCertificate(cert, {
+    subjectKey: publicKey,
+    issuerKeyPem: keys.privateKeyPem,
+  });
+  return { certPem, keyPem: keys.privateKeyPem };
 }
 
 /** A leaf certificate signed by `ca`. */
@@ -103,12 +113,9 @@ export function issueCertificate(
   request: CertificateRequest,
 ): IssuedCertificate {
   const ecdsa = request.keyAlgorithm === 'ecdsa-p256';
-  const keys = ecdsa ? generateEcdsaKeyPair() : generateRsaKeyPair();
-  const caCert = forge.pki.certificateFromPem(ca.certPem);
+  const keys = generateKeyPair(request.keyAlgorithm ?? 'rsa-2048');
+  const caCert = new X509Certificate(ca.certPem);
   const cert = newCertificate(
-    // forge writes RSA public keys only: an ECDSA leaf gets the CA's as a stand-in, and its
-    // own is put in place when signing (signWithSubjectKey).
-    ecdsa ? forge.pki.publicKeyToPem(caCert.publicKey) : keys.publicKeyPem,
     request.validityMs ?? YEAR_MS,
     request.backdateMs ?? DEFAULT_BACKDATE_MS,
     request.issuedAt,
@@ -118,7 +125,8 @@ export function issueCertificate(
     subject.push(utf8Field('organizationName', org));
   }
   cert.setSubject(subject);
-  cert.setIssuer(caCert.subject.attributes);
+  // A stand-in: the CA's own encoded subject is put in place when signing.
+  cert.setIssuer(subject);
   const altNames = [
     ...(request.dnsNames ?? []).map((value) => ({ type: 2, value })),
     ...(request.ipAddresses ?? []).map((ip) => ({ type: 7, ip })),
@@ -132,18 +140,20 @@ export function issueCertificate(
       serverAuth: request.usage !== 'client',
       clientAuth: request.usage !== 'server',
     },
-    {
-      name: 'authorityKeyIdentifier',
-      keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes(),
-    },
+    authorityKeyIdentifierExtension(subjectKeyIdentifier(caCert.publicKey)),
   ];
   if (altNames.length > 0) extensions.push({ name: 'subjectAltName', altNames });
   cert.setExtensions(extensions);
-  const certPem = ecdsa
-    ? signWithSubjectKey(cert, keys.publicKeyPem, ca.keyPem)
-    : (cert.sign(forge.pki.privateKeyFromPem(ca.keyPem), forge.md.sha256.create()),
-      forge.pki.certificateToPem(cert));
+  const certPem = signCertificate(cert, {
+    subjectKey: createPublicKey(keys.publicKeyPem),
+    issuerKeyPem: ca.keyPem,
+    issuerName: subjectNameOf(caCert),
+  });
   return { certPem, keyPem: keys.privateKeyPem, notAfter: cert.validity.notAfter };
+}
+
+function generateKeyPair(algorithm: KeyAlgorithm): KeyPairPem {
+  return algorithm === 'ecdsa-p256' ? generateEcdsaKeyPair() : generateRsaKeyPair();
 }
 
 /** ECDSA P-256 key pair from node:crypto, PKCS#8 / SPKI PEM. */
@@ -161,34 +171,59 @@ interface ForgeTbs {
   getTBSCertificate(cert: forge.pki.Certificate): forge.asn1.Asn1;
 }
 
-/** Index of subjectPublicKeyInfo in TBSCertificate (after version, serial, signature, issuer, validity, subject). */
-const TBS_SPKI_INDEX = 6;
+/** Fields of TBSCertificate (RFC 5280), version [0] present. */
+const TBS = { signature: 2, issuer: 3, subject: 5, subjectPublicKeyInfo: 6 } as const;
+
+const SIGNATURE_OIDS = {
+  rsa: '1.2.840.113549.1.1.11', // sha256WithRSAEncryption
+  ec: '1.2.840.10045.4.3.2', // ecdsa-with-SHA256
+} as const;
 
 /**
- * `cert` signed by the RSA CA key `caKeyPem` (sha256WithRSAEncryption, as forge's own sign),
- * with `subjectPublicKeyPem` (any key node:crypto reads) as its subject key: forge encodes the
- * to-be-signed part, its stand-in RSA key is swapped for the real subjectPublicKeyInfo, and
- * node:crypto signs the DER.
+ * `cert` signed by `issuerKeyPem` (RSA or ECDSA) with node:crypto. forge assembles the
+ * to-be-signed part but knows RSA keys only, and signs in JavaScript (tens of milliseconds per
+ * RSA signature): its stand-in subject key is swapped for the real subjectPublicKeyInfo, the
+ * issuer's encoded name put in place (a CA with an EC key is one forge cannot read), and the
+ * signature algorithm set from the issuer's key type.
  */
-function signWithSubjectKey(
+function signCertificate(
   cert: forge.pki.Certificate,
-  subjectPublicKeyPem: string,
-  caKeyPem: string,
+  input: {
+    readonly subjectKey: KeyObject;
+    readonly issuerKeyPem: string;
+    /** The issuer's subject Name, DER; absent for a self-signed certificate. */
+    readonly issuerName?: forge.asn1.Asn1;
+  },
 ): string {
   const { asn1 } = forge;
-  cert.siginfo.algorithmOid = forge.pki.oids['sha256WithRSAEncryption'] ?? '';
-  cert.signatureOid = cert.siginfo.algorithmOid;
+  const issuerType = createPublicKey(input.issuerKeyPem).asymmetricKeyType;
+  if (issuerType !== 'rsa' && issuerType !== 'ec') {
+    throw new Error(`cannot sign a certificate with a ${issuerType ?? 'unknown'} key`);
+  }
   const tbs = (forge.pki as unknown as ForgeTbs).getTBSCertificate(cert);
-  const spkiDer = createPublicKey(subjectPublicKeyPem).export({ type: 'spki', format: 'der' });
   const fields = tbs.value as forge.asn1.Asn1[];
-  fields[TBS_SPKI_INDEX] = asn1.fromDer(spkiDer.toString('binary'));
+  const spkiDer = input.subjectKey.export({ type: 'spki', format: 'der' });
+  fields[TBS.subjectPublicKeyInfo] = asn1.fromDer(spkiDer.toString('binary'));
+  if (input.issuerName) fields[TBS.issuer] = input.issuerName;
+  const algorithm = (): forge.asn1.Asn1 =>
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+      asn1.create(
+        asn1.Class.UNIVERSAL,
+        asn1.Type.OID,
+        false,
+        asn1.oidToDer(SIGNATURE_OIDS[issuerType]).getBytes(),
+      ),
+      // RSA's AlgorithmIdentifier carries NULL parameters; ECDSA's has none (RFC 5758).
+      ...(issuerType === 'rsa'
+        ? [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, '')]
+        : []),
+    ]);
+  fields[TBS.signature] = algorithm();
   const tbsDer = Buffer.from(asn1.toDer(tbs).getBytes(), 'binary');
-  const signature = sign('sha256', tbsDer, caKeyPem);
-  const algorithm = fields[2];
-  if (!algorithm) throw new Error('forge produced a TBSCertificate without its signature field');
+  const signature = sign('sha256', tbsDer, input.issuerKeyPem);
   const certificate = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
     tbs,
-    asn1.fromDer(asn1.toDer(algorithm)),
+    algorithm(),
     asn1.create(
       asn1.Class.UNIVERSAL,
       asn1.Type.BITSTRING,
@@ -201,19 +236,67 @@ function signWithSubjectKey(
   return `-----BEGIN CERTIFICATE-----\n${(der.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
+/** A certificate's subject Name as encoded in it (the issuer of what it signs, byte for byte). */
+function subjectNameOf(cert: X509Certificate): forge.asn1.Asn1 {
+  const parsed = forge.asn1.fromDer(cert.raw.toString('binary'));
+  const tbs = (parsed.value as forge.asn1.Asn1[])[0];
+  const name = (tbs?.value as forge.asn1.Asn1[] | undefined)?.[TBS.subject];
+  if (!name) throw new Error('a CA certificate without a subject');
+  return name;
+}
+
+/**
+ * RFC 5280's key identifier, method 1: the SHA-1 of the subjectPublicKey bits — the PKCS#1
+ * RSAPublicKey of an RSA key, the uncompressed point of an EC key.
+ */
+function subjectKeyIdentifier(key: KeyObject): Buffer {
+  let bits: Buffer;
+  if (key.asymmetricKeyType === 'rsa') {
+    bits = key.export({ type: 'pkcs1', format: 'der' });
+  } else {
+    const jwk = key.export({ format: 'jwk' });
+    bits = Buffer.concat([
+      Buffer.from([4]),
+      Buffer.from(jwk.x ?? '', 'base64url'),
+      Buffer.from(jwk.y ?? '', 'base64url'),
+    ]);
+  }
+  return createHash('sha1').update(bits).digest();
+}
+
+function keyIdentifierExtension(name: 'subjectKeyIdentifier', id: Buffer): object {
+  const { asn1 } = forge;
+  return {
+    name,
+    id: forge.pki.oids[name],
+    value: asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, id.toString('binary')),
+  };
+}
+
+function authorityKeyIdentifierExtension(id: Buffer): object {
+  return { name: 'authorityKeyIdentifier', keyIdentifier: id.toString('binary') };
+}
+
 /** The expiry of the first certificate in a PEM string. */
 export function certificateNotAfter(certPem: string): Date {
   return new Date(new X509Certificate(certPem).validTo);
 }
 
+/** forge writes RSA public keys only: every certificate starts with this one, swapped when signed. */
+const STAND_IN_KEY = forge.pki.setRsaPublicKey(
+  new forge.jsbn.BigInteger('3'),
+  new forge.jsbn.BigInteger('3'),
+);
+
 function newCertificate(
-  publicKeyPem: string,
   validityMs: number,
   backdateMs: number,
   issuedAt: Date = new Date(),
 ): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(publicKeyPem);
+  cert.publicKey = STAND_IN_KEY;
+  // forge encodes this into the to-be-signed part; signCertificate replaces it.
+  cert.siginfo.algorithmOid = SIGNATURE_OIDS.rsa;
   // Positive serial: the high bit of the first byte must be clear for DER INTEGER.
   const serial = randomBytes(16);
   serial[0] = (serial[0] ?? 0) & 0x7f;

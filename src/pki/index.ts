@@ -1,7 +1,7 @@
 /**
  * Small X.509 toolkit: certificate authorities and leaf certificates for TLS servers and
- * client-certificate users. Keys come from `node:crypto` (fast, native); certificates are
- * assembled and signed with node-forge, which node:crypto cannot do.
+ * client-certificate users, with RSA-2048 or ECDSA P-256 keys. Keys and signatures come from
+ * `node:crypto` (native); node-forge encodes the certificates, which node:crypto cannot do.
  *
  * Knows nothing of Kubernetes; used by the local control plane (apiserver serving cert,
  * client CA, admin user) and by the webhook server's self-managed TLS.
@@ -19,5 +19,6 @@ export {
   type IssuedCertificate,
   type KeyPairPem,
   type CertificateUsage,
+  type KeyAlgorithm,
   type LeafKeyAlgorithm,
 } from './certificates.ts';

@@ -88,6 +88,7 @@ export async function startPlacementWebhook(input: {
     commonName: 'planwright-node-placement',
     ipAddresses: ['127.0.0.1'],
     usage: 'server',
+    keyAlgorithm: 'ecdsa-p256',
   });
   const server: Server = createServer(
     { cert: cert.certPem, key: cert.keyPem },

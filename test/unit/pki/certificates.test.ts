@@ -90,6 +90,37 @@ describe('pki', () => {
 });
 
 describe('subject encoding', () => {
+  it('creates an ECDSA P-256 CA whose RSA and ECDSA leaves OpenSSL verifies, key identifiers linked', () => {
+    const ca = createCertificateAuthority({ commonName: 'rsa-ca' });
+    const ecCa = createCertificateAuthority({ commonName: 'ec-ca', keyAlgorithm: 'ecdsa-p256' });
+    const caCert = new X509Certificate(ecCa.certPem);
+    expect(caCert.ca).toBe(true);
+    expect(caCert.publicKey.asymmetricKeyType).toBe('ec');
+    expect(caCert.verify(caCert.publicKey)).toBe(true);
+    expect(caCert.checkPrivateKey(createPrivateKey(ecCa.keyPem))).toBe(true);
+    for (const keyAlgorithm of ['ecdsa-p256', 'rsa-2048'] as const) {
+      const leaf = issueCertificate(ecCa, {
+        commonName: `leaf-${keyAlgorithm}`,
+        organizations: ['system:masters'],
+        usage: 'client',
+        keyAlgorithm,
+      });
+      const cert = new X509Certificate(leaf.certPem);
+      // checkIssued also compares the leaf's authority key identifier with the CA's own.
+      expect(cert.checkIssued(caCert)).toBe(true);
+      expect(cert.verify(caCert.publicKey)).toBe(true);
+      expect(cert.verify(new X509Certificate(ca.certPem).publicKey)).toBe(false);
+      expect(cert.issuer).toBe('CN=ec-ca');
+      expect(cert.checkPrivateKey(createPrivateKey(leaf.keyPem))).toBe(true);
+    }
+    // An RSA CA's leaf names it by its key identifier too.
+    const rsaLeaf = new X509Certificate(
+      issueCertificate(ca, { commonName: 'x', usage: 'client' }).certPem,
+    );
+    expect(rsaLeaf.checkIssued(new X509Certificate(ca.certPem))).toBe(true);
+    expect(rsaLeaf.checkIssued(caCert)).toBe(false);
+  });
+
   it('keeps characters PrintableString cannot hold (Go rejects those certificates otherwise)', () => {
     const ca = createCertificateAuthority({ commonName: 'planwright-ca@1700000000' });
     expect(new X509Certificate(ca.certPem).subject).toBe('CN=planwright-ca@1700000000');
