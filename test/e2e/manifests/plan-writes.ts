@@ -19,7 +19,15 @@ export interface PlanWrites {
   more(n: number): Promise<void>;
   /** Stops after the write in progress completes; rejects with the first failure. */
   stop(): Promise<readonly PlanWrite[]>;
+  /**
+   * Writes the API server refused because its call to a webhook was lost (the `lostCall`
+   * test), each written again: nothing was stored, as for any request an admission refuses.
+   */
+  readonly lost: readonly string[];
 }
+
+/** More lost calls than this is not a disruption's window any more: the stream fails. */
+const MAX_LOST = 5;
 
 export function startPlanWrites(input: {
   readonly client: KubeClient;
@@ -29,19 +37,38 @@ export function startPlanWrites(input: {
   readonly plan: string;
   /** How long one run may take, the disruption included. */
   readonly runTimeoutMs: number;
+  /**
+   * Whether a refused write's message is a webhook call lost to a disruption (a process
+   * killed with -9 takes the calls it was answering with it, and Kubernetes does not retry a
+   * webhook call): such a write is recorded in `lost` and written again. Any other refusal
+   * ends the stream.
+   */
+  readonly lostCall?: (message: string) => boolean;
 }): PlanWrites {
   const path = `/apis/kudo.dev/v1beta1/namespaces/${input.namespace}/instances/${input.instance}`;
   const stop = new AbortController();
   const written: PlanWrite[] = [];
+  const lost: string[] = [];
+  const patch = async (value: string): Promise<Instance> => {
+    for (;;) {
+      try {
+        return await input.client.request<Instance>({
+          method: 'PATCH',
+          path,
+          body: { spec: { parameters: { [input.parameter]: value } } },
+          contentType: 'application/merge-patch+json',
+        });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (!input.lostCall?.(message) || lost.length >= MAX_LOST) throw err;
+        lost.push(`${value}: ${message}`);
+      }
+    }
+  };
   const loop = (async (): Promise<void> => {
     for (let k = 1; !stop.signal.aborted; k++) {
       const value = `write-${k}`;
-      const patched = await input.client.request<Instance>({
-        method: 'PATCH',
-        path,
-        body: { spec: { parameters: { [input.parameter]: value } } },
-        contentType: 'application/merge-patch+json',
-      });
+      const patched = await patch(value);
       const uid = patched.spec?.planExecution?.uid ?? '';
       if (uid === '') throw new Error(`${value}: the webhook scheduled no plan`);
       await waitFor(
@@ -64,6 +91,7 @@ export function startPlanWrites(input: {
   // Kept until stop() reports it.
   loop.catch(() => undefined);
   return {
+    lost,
     more: async (n) => {
       const target = written.length + n;
       await Promise.race([
