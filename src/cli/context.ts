@@ -82,7 +82,9 @@ export class CliContext {
       }
       throw err;
     }
-    const client = new KubeClient(kubeConfig);
+    // One-shot commands wait out a 429 as KUDO's client-go does (right after `init`, the
+    // apiserver answers reads of the new CRDs 429 while their watch cache fills).
+    const client = new KubeClient(kubeConfig, 'local', { tooManyRequestsRetries: 10 });
     this.clients.push(client);
     const timeoutMs =
       options.requestTimeout === undefined

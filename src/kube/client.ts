@@ -9,6 +9,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createSecureContext } from 'node:tls';
 import { urlToHttpOptions } from 'node:url';
 import type { KubeConfig } from './kubeconfig.ts';
@@ -74,7 +75,17 @@ export interface KubeClientLimits {
   readonly maxWatchMs?: number;
   /** Resolves server host names (and refuses addresses): passed to every connection. */
   readonly lookup?: LookupFunction;
+  /**
+   * A request answered 429 with a Retry-After (an apiserver's watch cache still initializing
+   * after a CRD was created, priority-and-fairness shedding load) is sent again after that
+   * wait, at most this many times, as client-go does (10) — for one-shot callers such as the
+   * CLI. Default 0: a controller's work queue already retries, with its own backoff.
+   */
+  readonly tooManyRequestsRetries?: number;
 }
+
+/** The longest Retry-After a request waits out (the server names it; a hostile one could say an hour). */
+const MAX_RETRY_AFTER_S = 10;
 
 export class KubeClient {
   private agent: https.Agent | http.Agent | undefined;
@@ -107,8 +118,27 @@ export class KubeClient {
     this.pathPrefix = this.server.pathname.replace(/\/$/, '');
   }
 
-  /** One JSON request. Non-2xx answers throw {@link ApiError}. */
+  /**
+   * One JSON request. Non-2xx answers throw {@link ApiError}; a 429 with a Retry-After is
+   * first waited out and sent again, as `limits.tooManyRequestsRetries` allows.
+   */
   async request<T>(options: RequestOptions): Promise<T> {
+    const retries = this.limits.tooManyRequestsRetries ?? 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(options);
+      } catch (err) {
+        const wait =
+          err instanceof ApiError && err.statusCode === 429 ? err.retryAfterSeconds : undefined;
+        if (wait === undefined || attempt >= retries) throw err;
+        await delay(Math.min(wait, MAX_RETRY_AFTER_S) * 1000, undefined, {
+          signal: options.signal,
+        });
+      }
+    }
+  }
+
+  private async requestOnce<T>(options: RequestOptions): Promise<T> {
     const verb = options.method ?? 'GET';
     const res = await this.send(options, options.timeoutMs ?? 60_000);
     if (options.onWarnings) {

@@ -38,6 +38,9 @@ export const TARGET_CLIENT_LIMITS: Required<Omit<KubeClientLimits, 'lookup'>> = 
   maxErrorBytes: 16 * 1024,
   maxWatchLineBytes: 16 * 1024 * 1024,
   maxWatchMs: 15 * 60_000,
+  // The manager's work queue retries, with its own backoff: a target's Retry-After is not
+  // waited out inside a request.
+  tooManyRequestsRetries: 0,
 };
 
 /** Keys tried, in order, when `secretRef.key` is not set (Flux's convention). */

@@ -115,6 +115,65 @@ describe('KubeClient', () => {
     expect((err as ApiError).message).toContain('GET /api/v1/pods: 429 TooManyRequests: slow down');
   });
 
+  it('sends a request again after a 429 with Retry-After, as often as tooManyRequestsRetries allows', async () => {
+    const port = Number(new URL(client.kubeConfig.getCurrentCluster()?.server ?? '').port);
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    const patient = new KubeClient(kc, 'local', { tooManyRequestsRetries: 2 });
+    let seen = 0;
+    /** Answers 429 (with a Retry-After of 0 s unless `header` is false) `busy` times, then 200. */
+    const script = (busy: number, header = true): Handler => {
+      seen = 0;
+      return (_url, res) => {
+        seen++;
+        if (seen > busy) {
+          res.end(JSON.stringify({ ok: true }));
+          return;
+        }
+        res.writeHead(429, header ? { 'Retry-After': '0' } : {});
+        res.end(
+          JSON.stringify({
+            kind: 'Status',
+            reason: 'TooManyRequests',
+            message: 'storage is (re)initializing',
+            code: 429,
+          }),
+        );
+      };
+    };
+    try {
+      handler = script(2);
+      expect(await patient.request({ path: '/apis/kudo.dev/v1beta1/instances' })).toEqual({
+        ok: true,
+      });
+      expect(seen).toBe(3);
+      handler = script(3);
+      await expect(
+        patient.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
+      ).rejects.toMatchObject({ statusCode: 429 });
+      expect(seen).toBe(3);
+      // No Retry-After: the server did not say when, so it is not sent again.
+      handler = script(1, false);
+      await expect(
+        patient.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
+      ).rejects.toMatchObject({ statusCode: 429 });
+      expect(seen).toBe(1);
+      // The default client (a controller's: its queue retries) sends it once.
+      handler = script(1);
+      await expect(
+        client.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
+      ).rejects.toMatchObject({ statusCode: 429 });
+      expect(seen).toBe(1);
+    } finally {
+      patient.close();
+    }
+  });
+
   it('streams watch events and resolves when the server ends the stream', async () => {
     let watchParam: string | null = null;
     handler = (url, res) => {
