@@ -47,6 +47,8 @@ describe('KubeClient', () => {
   let handler: Handler = (_url, res) => res.end('{}');
   let client: KubeClient;
   let limited: KubeClient;
+  /** A one-shot caller's client (the CLI's): waits out a 429 with Retry-After, twice. */
+  let patient: KubeClient;
   const open = new Set<ServerResponse>();
 
   beforeAll(async () => {
@@ -65,6 +67,7 @@ describe('KubeClient', () => {
       currentContext: 'ctx',
     });
     client = new KubeClient(kc, 'local');
+    patient = new KubeClient(kc, 'local', { tooManyRequestsRetries: 2 });
     limited = new KubeClient(kc, 'target', {
       maxResponseBytes: LIMIT,
       maxErrorBytes: 1024,
@@ -75,6 +78,7 @@ describe('KubeClient', () => {
 
   afterAll(async () => {
     client.close();
+    patient.close();
     limited.close();
     for (const res of open) res.destroy();
     await new Promise((resolve) => server.close(resolve));
@@ -116,15 +120,6 @@ describe('KubeClient', () => {
   });
 
   it('sends a request again after a 429 with Retry-After, as often as tooManyRequestsRetries allows', async () => {
-    const port = Number(new URL(client.kubeConfig.getCurrentCluster()?.server ?? '').port);
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-      currentContext: 'ctx',
-    });
-    const patient = new KubeClient(kc, 'local', { tooManyRequestsRetries: 2 });
     let seen = 0;
     /** Answers 429 (with a Retry-After of 0 s unless `header` is false) `busy` times, then 200. */
     const script = (busy: number, header = true): Handler => {
@@ -146,32 +141,28 @@ describe('KubeClient', () => {
         );
       };
     };
-    try {
-      handler = script(2);
-      expect(await patient.request({ path: '/apis/kudo.dev/v1beta1/instances' })).toEqual({
-        ok: true,
-      });
-      expect(seen).toBe(3);
-      handler = script(3);
-      await expect(
-        patient.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
-      ).rejects.toMatchObject({ statusCode: 429 });
-      expect(seen).toBe(3);
-      // No Retry-After: the server did not say when, so it is not sent again.
-      handler = script(1, false);
-      await expect(
-        patient.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
-      ).rejects.toMatchObject({ statusCode: 429 });
-      expect(seen).toBe(1);
-      // The default client (a controller's: its queue retries) sends it once.
-      handler = script(1);
-      await expect(
-        client.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
-      ).rejects.toMatchObject({ statusCode: 429 });
-      expect(seen).toBe(1);
-    } finally {
-      patient.close();
-    }
+    handler = script(2);
+    expect(await patient.request({ path: '/apis/kudo.dev/v1beta1/instances' })).toEqual({
+      ok: true,
+    });
+    expect(seen).toBe(3);
+    handler = script(3);
+    await expect(
+      patient.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
+    ).rejects.toMatchObject({ statusCode: 429 });
+    expect(seen).toBe(3);
+    // No Retry-After: the server did not say when, so it is not sent again.
+    handler = script(1, false);
+    await expect(
+      patient.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
+    ).rejects.toMatchObject({ statusCode: 429 });
+    expect(seen).toBe(1);
+    // The default client (a controller's: its queue retries) sends it once.
+    handler = script(1);
+    await expect(
+      client.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
+    ).rejects.toMatchObject({ statusCode: 429 });
+    expect(seen).toBe(1);
   });
 
   it('streams watch events and resolves when the server ends the stream', async () => {
