@@ -98,7 +98,7 @@ export function createCertificateAuthority(options: {
   cert.setExtensions([
     { name: 'basicConstraints', cA: true, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    keyIdentifierExtension('subjectKeyIdentifier', subjectKeyIdentifier(publicKey)),
+    subjectKeyIdentifierExtension(subjectKeyIdentifier(publicKey)),
   ]);
   const certPem = signCertificate(cert, {
     subjectKey: publicKey,
@@ -140,7 +140,10 @@ export function issueCertificate(
       serverAuth: request.usage !== 'client',
       clientAuth: request.usage !== 'server',
     },
-    authorityKeyIdentifierExtension(subjectKeyIdentifier(caCert.publicKey)),
+    {
+      name: 'authorityKeyIdentifier',
+      keyIdentifier: subjectKeyIdentifier(caCert.publicKey).toString('binary'),
+    },
   ];
   if (altNames.length > 0) extensions.push({ name: 'subjectAltName', altNames });
   cert.setExtensions(extensions);
@@ -264,17 +267,14 @@ function subjectKeyIdentifier(key: KeyObject): Buffer {
   return createHash('sha1').update(bits).digest();
 }
 
-function keyIdentifierExtension(name: 'subjectKeyIdentifier', id: Buffer): object {
+/** The subjectKeyIdentifier extension, its value given: forge would hash its stand-in key. */
+function subjectKeyIdentifierExtension(id: Buffer): object {
   const { asn1 } = forge;
   return {
-    name,
-    id: forge.pki.oids[name],
+    name: 'subjectKeyIdentifier',
+    id: forge.pki.oids['subjectKeyIdentifier'],
     value: asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, id.toString('binary')),
   };
-}
-
-function authorityKeyIdentifierExtension(id: Buffer): object {
-  return { name: 'authorityKeyIdentifier', keyIdentifier: id.toString('binary') };
 }
 
 /** The expiry of the first certificate in a PEM string. */
