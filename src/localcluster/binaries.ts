@@ -53,7 +53,7 @@ interface BinarySpec {
   readonly name: BinaryName;
   readonly file: string;
   /** Folder of the wrapper module under test/controlplane/. */
-  readonly module: 'kubernetes' | 'etcd' | 'kwok' | 'registry';
+  readonly module: 'kubernetes' | 'etcd' | 'clients';
   readonly pkg: string;
   readonly ldflags: string;
   /** `nodes`: only for real nodes. */
@@ -120,12 +120,12 @@ const GROUPS: readonly BinaryGroup[] = [
   },
   {
     folderPrefix: `kwok${KWOK_VERSION}`,
-    modules: ['kwok'],
+    modules: ['clients'],
     specs: [
       {
         name: 'kwok',
         file: 'kwok',
-        module: 'kwok',
+        module: 'clients',
         pkg: 'sigs.k8s.io/kwok/cmd/kwok',
         // kwok's version constant already says 0.8.0 in the module; nothing to stamp.
         ldflags: '-s -w',
@@ -135,12 +135,12 @@ const GROUPS: readonly BinaryGroup[] = [
   },
   {
     folderPrefix: `registry${REGISTRY_VERSION}`,
-    modules: ['registry'],
+    modules: ['clients'],
     specs: [
       {
         name: 'registry',
         file: 'registry',
-        module: 'registry',
+        module: 'clients',
         pkg: 'github.com/google/go-containerregistry/cmd/registry',
         ldflags: '-s -w',
         mode: 'nodes',

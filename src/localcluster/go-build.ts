@@ -37,7 +37,8 @@ export function assertGoAvailable(purpose: string): void {
 }
 
 /**
- * Runs `go build` reproducibly (local toolchain, no cgo, trimmed paths, read-only go.mod),
+ * Runs `go build` reproducibly (local toolchain, no cgo, trimmed paths, read-only go.mod, no
+ * debug information),
  * prints progress (downloads, a heartbeat every 30 s: a silent ten-minute build looks like a
  * hang), and renames the result into place only when it is complete. The caller holds the
  * lock that keeps two builds of the same output apart.
@@ -48,7 +49,10 @@ export async function buildGoBinary(request: GoBuildRequest): Promise<void> {
   const started = Date.now();
   const seconds = (): number => Math.round((Date.now() - started) / 1000);
   progress(`building ${request.name} from ${request.pkg} (first run only; takes minutes)…`);
-  const args = ['build', '-trimpath', '-o', tmp, request.pkg];
+  // No DWARF from the compiler: nobody debugs these binaries (most link with -s -w, which
+  // drops it again), and skipping it saves ~7 % of a cold build's CPU (the conversion
+  // oracle, fresh cache: 195 → 181 CPU-s). Stack traces come from pclntab, not DWARF.
+  const args = ['build', '-trimpath', '-gcflags=all=-dwarf=false', '-o', tmp, request.pkg];
   if (request.ldflags) args.splice(2, 0, `-ldflags=${request.ldflags}`);
   const child = spawn('go', args, {
     cwd: request.moduleDir,

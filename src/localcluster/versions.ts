@@ -1,7 +1,7 @@
 /**
  * The control-plane versions the Go wrapper modules in test/controlplane/ pin. Keep in step
  * with test/controlplane/kubernetes/go.mod, test/controlplane/etcd/go.mod and
- * test/controlplane/kwok/go.mod and test/controlplane/registry/go.mod.
+ * test/controlplane/clients/go.mod (kwok and the registry).
  */
 export const KUBERNETES_VERSION = 'v1.34.4';
 export const ETCD_VERSION = 'v3.6.16';

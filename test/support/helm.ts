@@ -1,6 +1,6 @@
 /**
  * Helm (helm.sh/helm/v3 v3.22.0, `cmd/helm`), built from the Go wrapper module
- * test/controlplane/helm/ into the machine's cache once, under the same lock and progress
+ * test/controlplane/clients/ into the machine's cache once, under the same lock and progress
  * reporting as the control plane: nothing can be downloaded from release pages here. The chart
  * tests (test/unit/charts/, test/e2e/charts/) run it as users run it.
  */
@@ -19,7 +19,7 @@ export function ensureHelm(options: EnsureGoToolOptions = {}): Promise<string> {
       name: 'helm',
       cacheFolder: 'helm',
       version: HELM_VERSION,
-      moduleDir: join(repositoryRoot(), 'test', 'controlplane', 'helm'),
+      moduleDir: join(repositoryRoot(), 'test', 'controlplane', 'clients'),
       pkg: `${MODULE}/cmd/helm`,
       ldflags: `-s -w -X ${MODULE}/internal/version.version=${HELM_VERSION}`,
       purpose: `Helm ${HELM_VERSION} for the tests of charts/planwright`,

@@ -21,7 +21,9 @@ export interface TestTool {
   /**
    * Tools of one lane build one after the other, the two lanes side by side: a `go build`
    * keeps both cores busy only while it compiles, not while it downloads modules or links.
-   * The tools of Kubernetes' own module share one lane, so their common packages compile once.
+   * The tools of Kubernetes' own module share one lane, so their common packages compile once;
+   * so do those of test/controlplane/clients (helm first: it compiles the client libraries
+   * kuttl and cert-manager then reuse, and kwok later in the other lane).
    */
   readonly lane: 'kubernetes' | 'other';
   /** The first group that needs it: the tool is built before that group starts. */

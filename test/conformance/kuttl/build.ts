@@ -1,5 +1,5 @@
 /**
- * kuttl (kudobuilder/kuttl v0.25.0), built from the Go wrapper module test/controlplane/kuttl/
+ * kuttl (kudobuilder/kuttl v0.25.0), built from the Go wrapper module test/controlplane/clients/
  * into the machine's cache once, under the same lock and progress reporting as the control
  * plane: nothing can be downloaded from release pages here.
  */
@@ -19,7 +19,7 @@ export function ensureKuttl(options: EnsureKuttlOptions = {}): Promise<string> {
       name: 'kubectl-kuttl',
       cacheFolder: 'kuttl',
       version: KUTTL_VERSION,
-      moduleDir: join(repositoryRoot(), 'test', 'controlplane', 'kuttl'),
+      moduleDir: join(repositoryRoot(), 'test', 'controlplane', 'clients'),
       pkg: `${MODULE}/cmd/kubectl-kuttl`,
       ldflags: `-s -w -X ${MODULE}/internal/version.gitVersion=${KUTTL_VERSION}`,
       purpose: `kuttl ${KUTTL_VERSION} for KUDO's declarative test cases`,

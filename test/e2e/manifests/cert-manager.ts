@@ -1,7 +1,7 @@
 /**
  * cert-manager for the tests of the cert-manager variant: its controller (Issuers and
  * Certificates: selfSigned and CA) and cainjector, built from the Go wrapper module
- * test/controlplane/cert-manager/ into the machine's cache once (same lock and progress as
+ * test/controlplane/clients/ (cert-manager-local/) into the machine's cache once (same lock and progress as
  * the control plane), its CRDs read from the module cache (deploy/crds of the tagged root
  * module: nothing is copied into this repository), and both components run as processes
  * against a cluster's kubeconfig.
@@ -19,7 +19,11 @@ import { cacheRoot, repositoryRoot } from '../../../src/localcluster/paths.ts';
 export const CERT_MANAGER_VERSION = 'v1.21.2';
 const MODULE = 'github.com/cert-manager/cert-manager';
 const LDFLAGS = '-s -w';
-const MODULE_DIR = join(repositoryRoot(), 'test', 'controlplane', 'cert-manager');
+const MODULE_DIR = join(repositoryRoot(), 'test', 'controlplane', 'clients');
+/** The program's own sources, in the wrapper module's cert-manager-local/ package. */
+const SOURCES = ['main.go', 'controller.go', 'cainjector.go'].map((f) =>
+  join('cert-manager-local', f),
+);
 
 export interface EnsureOptions {
   readonly onProgress?: (line: string) => void;
@@ -29,7 +33,7 @@ export interface EnsureOptions {
 /** Path of the cert-manager-local executable (controller + cainjector), built on first use. */
 export async function ensureCertManager(options: EnsureOptions = {}): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum', 'main.go', 'controller.go', 'cainjector.go']) {
+  for (const file of ['go.mod', 'go.sum', ...SOURCES]) {
     hash.update(await readFile(join(MODULE_DIR, file)));
   }
   hash.update(LDFLAGS);
@@ -57,7 +61,7 @@ export async function ensureCertManager(options: EnsureOptions = {}): Promise<st
       await buildGoBinary({
         name: 'cert-manager-local',
         moduleDir: MODULE_DIR,
-        pkg: '.',
+        pkg: './cert-manager-local',
         out,
         ldflags: LDFLAGS,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
