@@ -146,23 +146,21 @@ describe('KubeClient', () => {
       ok: true,
     });
     expect(seen).toBe(3);
+    /** The request fails with the 429 after `sent` requests reached the server. */
+    const refusedAfter = async (from: KubeClient, sent: number): Promise<void> => {
+      await expect(
+        from.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
+      ).rejects.toMatchObject({ statusCode: 429 });
+      expect(seen).toBe(sent);
+    };
     handler = script(3);
-    await expect(
-      patient.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
-    ).rejects.toMatchObject({ statusCode: 429 });
-    expect(seen).toBe(3);
+    await refusedAfter(patient, 3);
     // No Retry-After: the server did not say when, so it is not sent again.
     handler = script(1, false);
-    await expect(
-      patient.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
-    ).rejects.toMatchObject({ statusCode: 429 });
-    expect(seen).toBe(1);
+    await refusedAfter(patient, 1);
     // The default client (a controller's: its queue retries) sends it once.
     handler = script(1);
-    await expect(
-      client.request({ path: '/apis/kudo.dev/v1beta1/instances' }),
-    ).rejects.toMatchObject({ statusCode: 429 });
-    expect(seen).toBe(1);
+    await refusedAfter(client, 1);
   });
 
   it('streams watch events and resolves when the server ends the stream', async () => {
