@@ -1,10 +1,10 @@
 /**
  * cert-manager for the tests of the cert-manager variant: its controller (Issuers and
  * Certificates: selfSigned and CA) and cainjector, built from the Go wrapper module
- * test/controlplane/clients/ (cert-manager-local/) into the machine's cache once (same lock and progress as
- * the control plane), its CRDs read from the module cache (deploy/crds of the tagged root
- * module: nothing is copied into this repository), and both components run as processes
- * against a cluster's kubeconfig.
+ * test/controlplane/clients/ (its cert-manager-local/ package) into the machine's cache once
+ * (same lock and progress as the control plane), its CRDs read from the module cache
+ * (deploy/crds of the tagged root module: nothing is copied into this repository), and both
+ * components run as processes against a cluster's kubeconfig.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
