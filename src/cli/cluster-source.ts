@@ -15,7 +15,6 @@ import {
 } from '../kube/index.ts';
 import type { NodeKind } from '../localcluster/index.ts';
 import type { LineWriter } from './io.ts';
-import { onLocalCluster } from './local-start.ts';
 
 /** Where the cluster connection comes from, decided before anything is loaded. */
 export type ClusterSource =
@@ -80,6 +79,8 @@ export async function withCluster(
 ): Promise<number> {
   const source = chooseClusterSource(options);
   if (source.kind === 'local') {
+    // Loaded only here: a replica given a cluster never holds the local cluster's code.
+    const { onLocalCluster } = await import('./local-start.ts');
     return onLocalCluster(options, io, signal, (kubeConfig) =>
       run({ kubeConfig, inCluster: false, install: true }),
     );
