@@ -6,6 +6,9 @@
 // child's RSS (/proc) and V8 heap (its /metrics) are sampled, and the LIST and WATCH requests
 // for Deployments it made (the apiserver's apiserver_request_total); also the RSS of its whole
 // process tree and how many child processes it runs (render workers).
+// BENCH_ROLE=leader: nobody else holds the Lease, so the replica runs every shard and holds the
+// workload caches; the Deployments are none of Planwright's (no `heritage=kudo`), which those
+// caches leave out since issue 41's follow-up (docs/replicas.md, "Caches").
 // Run: BENCH_BASELINE_ROOT=/tmp/base node --import ./scripts/register-ts.mjs bench/non-leader-memory.ts [deployments=1000] [rounds=2]
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -22,6 +25,7 @@ const total = Number(process.argv[2] ?? 1_000);
 const rounds = Number(process.argv[3] ?? 2);
 const settleMs = Number(process.env['BENCH_SETTLE_MS'] ?? 20_000);
 const baseline = process.env['BENCH_BASELINE_ROOT'];
+const leader = process.env['BENCH_ROLE'] === 'leader';
 const variants: { name: string; root: string }[] = [
   ...(baseline ? [{ name: `baseline (${baseline})`, root: baseline }] : []),
   { name: 'this checkout', root: process.cwd() },
@@ -133,7 +137,7 @@ try {
     body: { metadata: { name: 'bench' } },
   });
   // Someone else leads for the whole run: every replica started here is a non-leader.
-  await holdLeaderLease(client, 'default');
+  if (!leader) await holdLeaderLease(client, 'default');
   const t = performance.now();
   await pool(total, 32, (i) =>
     client.request({
@@ -173,7 +177,7 @@ try {
     }
   }
   console.log(
-    `non-leader replica, ${total} Deployments in the cluster, settle ${settleMs / 1000} s:`,
+    `${leader ? 'leading' : 'non-leader'} replica, ${total} Deployments in the cluster, settle ${settleMs / 1000} s:`,
   );
   for (const [name, samples] of results) {
     const rss = samples.map((s) => mib(s[0] ?? 0)).join(', ');

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { parseApiVersion, type GroupVersionKind } from '../kube/index.ts';
 import type { BucketRateLimiterOptions, ItemExponentialBackoff } from './backoff.ts';
-import type { CacheRegistry } from './cache-registry.ts';
+import type { CacheRegistry, CacheView } from './cache-registry.ts';
 import {
   Controller,
   type ControllerOptions,
@@ -120,9 +120,31 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     map: KeyMapper<O, T>,
     ...filters: EventFilter<O>[]
   ): this {
+    return this.source(gvk, undefined, map, filters);
+  }
+
+  /**
+   * Like {@link watches}, from the cache of the objects of `gvk` in `view` only (e.g. a label
+   * selector): what the controller keeps of the kind, shared with other users of that view.
+   */
+  watchesView<O extends KubeObject = KubeObject>(
+    gvk: GroupVersionKind,
+    view: CacheView,
+    map: KeyMapper<O, T>,
+    ...filters: EventFilter<O>[]
+  ): this {
+    return this.source(gvk, view, map, filters);
+  }
+
+  private source<O extends KubeObject>(
+    gvk: GroupVersionKind,
+    view: CacheView | undefined,
+    map: KeyMapper<O, T>,
+    filters: EventFilter<O>[],
+  ): this {
     // The cache of `gvk` holds the objects the caller declared as O, the primary's are T.
     const erased = map as unknown as KeyMapper;
-    this.state.sources.push({ gvk, map: erased, filters: erase(filters) });
+    this.state.sources.push({ gvk, ...(view && { view }), map: erased, filters: erase(filters) });
     return this;
   }
 

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { KubeClient } from '../kube/index.ts';
 import { ResourceMapper, gvkKey, type GroupVersionKind } from '../kube/index.ts';
 import { Cache } from './cache.ts';
-import type { RuntimeMetrics } from './metrics.ts';
+import type { CacheLabels, RuntimeMetrics } from './metrics.ts';
 import type { KubeObject } from './types.ts';
 import { exponentialDelayMs } from './backoff.ts';
 
@@ -52,8 +52,13 @@ export interface CacheView {
 /** The registry key of a cache: cluster, kind and view. */
 function cacheKey(cluster: string, gvk: GroupVersionKind, view: CacheView | undefined): string {
   const base = `${cluster}|${gvkKey(gvk)}`;
-  if (!view?.labelSelector && !view?.transform) return base;
-  return `${base}|${view.labelSelector ?? ''}|${view.transform?.name ?? ''}`;
+  const named = viewName(view);
+  return named ? `${base}|${named}` : base;
+}
+
+function viewName(view: CacheView | undefined): string {
+  if (!view?.labelSelector && !view?.transform) return '';
+  return `${view.labelSelector ?? ''}|${view.transform?.name ?? ''}`;
 }
 
 export interface CacheLease<T extends KubeObject> {
@@ -65,6 +70,10 @@ export interface CacheLease<T extends KubeObject> {
 interface Entry {
   readonly cache: Promise<Cache>;
   readonly users: Map<symbol, string>;
+  /** What the cache holds, as `planwright_cache_objects` labels it. */
+  readonly labels: CacheLabels;
+  /** The cache once created: what a scrape counts without waiting on a creation. */
+  created?: Cache;
   dropTimer?: NodeJS.Timeout;
 }
 
@@ -156,12 +165,19 @@ export class CacheRegistry {
     const key = cacheKey(cluster, gvk, view);
     let entry = this.entries.get(key);
     if (!entry) {
-      const created: Entry = { cache: this.create(gvk, cluster, view), users: new Map() };
+      const created: Entry = {
+        cache: this.create(gvk, cluster, view),
+        users: new Map(),
+        labels: { cluster, gvk: gvkKey(gvk), view: viewName(view) },
+      };
       this.entries.set(key, created);
-      // A failed creation (unknown kind) must not stay cached.
-      created.cache.catch(() => {
-        if (this.entries.get(key) === created) this.entries.delete(key);
-      });
+      created.cache.then(
+        (cache) => (created.created = cache),
+        // A failed creation (unknown kind) must not stay cached.
+        () => {
+          if (this.entries.get(key) === created) this.entries.delete(key);
+        },
+      );
       entry = created;
     }
     clearTimeout(entry.dropTimer);
@@ -190,6 +206,15 @@ export class CacheRegistry {
   ): Promise<Cache<T> | undefined> {
     const entry = this.entries.get(cacheKey(cluster, gvk, view));
     return entry ? ((await entry.cache) as unknown as Cache<T>) : undefined;
+  }
+
+  /** How many objects each synced cache holds (`planwright_cache_objects`). */
+  sizes(): Array<{ readonly labels: CacheLabels; readonly objects: number }> {
+    const out: Array<{ labels: CacheLabels; objects: number }> = [];
+    for (const entry of this.entries.values()) {
+      if (entry.created) out.push({ labels: entry.labels, objects: entry.created.size });
+    }
+    return out;
   }
 
   /** Keys (`cluster|gvk`) of the caches alive and who uses them. */

@@ -109,7 +109,8 @@ export class Manager {
     // when it ends): a dozen and more is the design, not a leak.
     setMaxListeners(256, this.root.signal, this.stopping.signal);
     this.client = new KubeClient(options.kubeConfig, LOCAL_CLUSTER);
-    this.metrics = new RuntimeMetrics(options.registry);
+    // The caches are made next, with these metrics; the gauge of their sizes reads them later.
+    this.metrics = new RuntimeMetrics(options.registry, () => this.caches.sizes());
     const inactivityMs = options.inactivityMs ?? DEFAULT_INACTIVITY_MS;
     this.caches = new CacheRegistry({
       clients: new Map([[LOCAL_CLUSTER, this.client]]),

@@ -6,6 +6,13 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
+/** A watch cache as metrics name it: its cluster, kind and view (`selector|transform`, or ""). */
+export interface CacheLabels {
+  readonly cluster: string;
+  readonly gvk: string;
+  readonly view: string;
+}
+
 const RECONCILE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
 const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10, 100];
 
@@ -79,6 +86,11 @@ const METRICS = {
     help: 'Errors of list/watch streams (each is retried)',
     labelNames: ['cluster', 'gvk'],
   },
+  cacheObjects: {
+    name: 'planwright_cache_objects',
+    help: 'Objects held by each watch cache, by cluster, kind (gvk) and view (label selector|transform, "" for all of the kind)',
+    labelNames: ['cluster', 'gvk', 'view'],
+  },
   shardOwned: {
     name: 'planwright_shard_owned',
     help: 'Shards this replica runs (1) or has run and handed over or lost (0), by ring and shard',
@@ -110,11 +122,19 @@ export class RuntimeMetrics {
   readonly queueRetries: Counter<'name' | 'controller'>;
   readonly leaderStatus: Gauge<'name'>;
   readonly watchErrors: Counter<'cluster' | 'gvk'>;
+  readonly cacheObjects: Gauge<'cluster' | 'gvk' | 'view'>;
   readonly shardOwned: Gauge<'ring' | 'shard'>;
   readonly shardMembers: Gauge<'ring'>;
   readonly shardTransitions: Counter<'ring' | 'reason'>;
 
-  constructor(registry: Registry) {
+  /**
+   * @param caches what the watch caches hold when scraped (the manager's cache registry); the
+   *   gauge stays empty without it.
+   */
+  constructor(
+    registry: Registry,
+    caches?: () => Iterable<{ readonly labels: CacheLabels; readonly objects: number }>,
+  ) {
     const registers = [registry];
     this.reconcileTotal = new Counter({ ...METRICS.reconcileTotal, registers });
     this.reconcileErrors = new Counter({ ...METRICS.reconcileErrors, registers });
@@ -141,6 +161,14 @@ export class RuntimeMetrics {
     this.queueRetries = new Counter({ ...METRICS.queueRetries, registers });
     this.leaderStatus = new Gauge({ ...METRICS.leaderStatus, registers });
     this.watchErrors = new Counter({ ...METRICS.watchErrors, registers });
+    this.cacheObjects = new Gauge({
+      ...METRICS.cacheObjects,
+      registers,
+      collect(): void {
+        this.reset();
+        for (const { labels, objects } of caches?.() ?? []) this.set({ ...labels }, objects);
+      },
+    });
     this.shardOwned = new Gauge({ ...METRICS.shardOwned, registers });
     this.shardMembers = new Gauge({ ...METRICS.shardMembers, registers });
     this.shardTransitions = new Counter({ ...METRICS.shardTransitions, registers });

@@ -43,6 +43,7 @@ import {
   INSTANCE_EVENTS_COMPONENT,
   InstanceReconciler,
   InstanceWatches,
+  OWNED_OBJECTS,
   TargetClusters,
   type EventSink,
   type InstanceReconcilerOptions,
@@ -164,7 +165,7 @@ class CachedWorkloadSource implements WorkloadSource {
   async list(namespace: string, instanceName: string): Promise<ApplyObject[]> {
     const out: ApplyObject[] = [];
     for (const gvk of READINESS_KINDS) {
-      const cache = await this.caches.peek(gvk);
+      const cache = await this.caches.peek(gvk, undefined, OWNED_OBJECTS);
       if (!cache) throw new Error(`no watch cache for ${gvkKey(gvk)} (controller not started?)`);
       for (const obj of cache.list(namespace)) {
         const o = obj as ApplyObject;
@@ -212,7 +213,7 @@ export function registerInstanceController(
   const watched = new Map(
     [...READINESS_KINDS, ...(ownedKinds ?? DEFAULT_OWNED_KINDS)].map((g) => [gvkKey(g), g]),
   );
-  for (const gvk of watched.values()) builder.watches(gvk, instanceKeysOf);
+  for (const gvk of watched.values()) builder.watchesView(gvk, OWNED_OBJECTS, instanceKeysOf);
   // Child Instances (operator in operator) wake their parent; a child is in its parent's
   // shard (api/shard.ts), so the shard's own cache sees it.
   builder.watches<Instance>(INSTANCE_GVK, (child) =>

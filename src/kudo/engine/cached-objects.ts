@@ -11,13 +11,16 @@
  */
 import type { ApplyObject } from '../../kube/index.ts';
 import { gvkKey, parseApiVersion, type GroupVersionKind } from '../../kube/index.ts';
-import { BoundedMap, objectKey, type KubeObject } from '../../runtime/index.ts';
+import { BoundedMap, objectKey, type CacheView, type KubeObject } from '../../runtime/index.ts';
 import type { ObjectReader } from '../tasks/index.ts';
+import { OWNED_OBJECTS } from './instance-watches.ts';
 
 /** The part of the CacheRegistry read here: the home cluster's caches that exist. */
 export interface CacheSource {
   peek(
     gvk: GroupVersionKind,
+    cluster: string | undefined,
+    view: CacheView,
   ): Promise<{ readonly isSynced: boolean; get(key: string): KubeObject | undefined } | undefined>;
 }
 
@@ -44,7 +47,7 @@ export class CachedObjects implements ObjectReader {
   async read(desired: ApplyObject): Promise<ApplyObject | undefined> {
     const gvk = this.kindOf(desired);
     if (!gvk) return undefined;
-    const cache = await this.options.caches.peek(gvk);
+    const cache = await this.options.caches.peek(gvk, undefined, OWNED_OBJECTS);
     if (!cache?.isSynced) return undefined;
     const cached = cache.get(objectKey(desired)) as ApplyObject | undefined;
     if (!cached) return undefined;

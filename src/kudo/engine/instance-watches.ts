@@ -13,10 +13,21 @@ import {
   type Cache,
   type CacheLease,
   type CacheRegistry,
+  type CacheView,
   type KubeObject,
 } from '../../runtime/index.ts';
 import type { InventoryEntry } from '../inventory/index.ts';
-import { ANNOTATION_OWNER } from '../render/index.ts';
+import { ANNOTATION_OWNER, HERITAGE_KUDO, LABEL_HERITAGE } from '../render/index.ts';
+
+/**
+ * What the caches of applied kinds hold: the objects Planwright (or KUDO before it) applied,
+ * which all carry `heritage=kudo` — and so do the ReplicaSets and Pods made from their pod
+ * templates. Without it a replica listed and kept every Secret, ConfigMap, Pod and Deployment
+ * of the cluster as soon as one Instance applied that kind. An applied object whose label was
+ * removed drops out of the cache: drift reports it as gone and the next apply puts the label
+ * back. Every reader of these caches passes this view, so they share one cache per kind.
+ */
+export const OWNED_OBJECTS: CacheView = { labelSelector: `${LABEL_HERITAGE}=${HERITAGE_KUDO}` };
 
 /** Index of a watched object → the Instance (`namespace/name`) that applied it. */
 export const BY_OWNER_INSTANCE = 'planwright.dev/instance';
@@ -84,6 +95,7 @@ export class InstanceWatches {
           gvk,
           `instance:${instance}`,
           clusterKey,
+          OWNED_OBJECTS,
         );
         if (this.held.get(instance) !== mine || mine.has(key)) {
           lease.release(); // released meanwhile, or a concurrent sync got it first

@@ -1,7 +1,9 @@
 // What drift keeps in memory, seen through `planwright_drift_baselines`: one baseline per
 // applied object of an Instance with drift on, none for Instances with drift off (the default),
 // and an Instance's baselines go when its drift is turned off. The compact baseline still
-// names the field an edit changed (home cluster, real apiserver normalisation).
+// names the field an edit changed (home cluster, real apiserver normalisation). And what the
+// caches of applied kinds hold, seen through `planwright_cache_objects`: the objects Planwright
+// applied (`heritage=kudo`), not every object of the kind in the namespaces it watches.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { createTestNamespace, kubeConfig, testCluster } from '../../../support/cluster.ts';
@@ -110,5 +112,39 @@ describe('drift baselines', () => {
       metadata: { annotations: { 'planwright.dev/drift': null } },
     });
     await waitFor('baselines dropped', async () => (await baselines()) === 0);
+  });
+
+  it("keeps only applied objects in the caches of applied kinds, not the namespace's others", async () => {
+    await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'bystander' }, data: { owner: 'someone else' } },
+    });
+    // Drift on: the Instance holds the cache of every kind it applied.
+    await kudoObjects(custom).create(
+      ns,
+      'instances',
+      instance('kept', { 'planwright.dev/drift': 'report' }),
+    );
+    await complete('kept');
+    const applied = (
+      await core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'heritage=kudo' })
+    ).items.length;
+    const all = (await core.listNamespacedConfigMap({ namespace: ns })).items.length;
+    expect(all).toBeGreaterThan(applied);
+    const held = async (view: string): Promise<number> =>
+      metricSum(await planwright.metrics(), 'planwright_cache_objects', {
+        gvk: 'v1/ConfigMap',
+        view,
+      });
+    await waitFor(
+      'the ConfigMap cache to hold every applied ConfigMap',
+      async () => (await held('heritage=kudo|')) === applied,
+    );
+    // No cache of every ConfigMap: the bystander is in none.
+    expect(
+      (await planwright.metrics()).match(
+        /planwright_cache_objects\{[^}]*gvk="v1\/ConfigMap"[^}]*view=""/,
+      ),
+    ).toBeNull();
   });
 });
