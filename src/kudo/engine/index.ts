@@ -27,12 +27,7 @@ export {
   type Target,
   type TargetClustersOptions,
 } from './targets.ts';
-export {
-  InstanceWatches,
-  BY_OWNER_INSTANCE,
-  OWNED_OBJECTS,
-  kindsOn,
-} from './instance-watches.ts';
+export { InstanceWatches, BY_OWNER_INSTANCE, OWNED_OBJECTS, kindsOn } from './instance-watches.ts';
 export {
   DriftKeeper,
   ANNOTATION_DRIFT,
