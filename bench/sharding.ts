@@ -8,8 +8,10 @@
 // Per configuration (`<replicas>x<shards>`): the replicas start and share the shards evenly;
 // N Instances of the 3-ConfigMap plan are created; measured until all are COMPLETE: wall time,
 // the replicas' requests per Instance (audit log), each replica's peak RSS (VmHWM of its main
-// process) and the sum, the Instances each replica holds (its `planwright_shard_instances`),
-// and its heap in use at the end (`nodejs_heap_size_used_bytes`). Then recovery: a replica that
+// process) and the sum, each replica's RSS once it runs its shards and before any Instance
+// (its fixed part) and what its peak added to that (the Instances' part, which sharding
+// divides), the Instances each replica holds (its `planwright_shard_instances`), and its heap
+// in use at the end (`nodejs_heap_size_used_bytes`). Then recovery: a replica that
 // does not serve the webhooks is killed with SIGKILL (one replica: the only one, and a new
 // process is started in its place, as a Deployment would) and the Instances of its shards (at
 // most N/3, the same number in every configuration) get a parameter change at once; measured:
@@ -39,7 +41,7 @@ import {
 } from './support/bench-operator.ts';
 import type { LoggedChild } from './support/child.ts';
 import { localMetrics, startPlanwrightProcess } from './support/planwright-process.ts';
-import { peakRssOf } from './support/process-stats.ts';
+import { peakRssOf, rssOf } from './support/process-stats.ts';
 import { formatTable, mib, ratio } from './support/table.ts';
 import { pool } from './pool.ts';
 
@@ -75,6 +77,8 @@ interface Result {
   readonly seconds: number;
   readonly perInstance: number;
   readonly peakRss: readonly number[];
+  /** Each replica's RSS once it runs its shards, before any Instance: its fixed part. */
+  readonly idleRss: readonly number[];
   readonly heapUsed: readonly number[];
   readonly instances: readonly number[];
   readonly takeoverMs: number;
@@ -176,6 +180,7 @@ async function run(config: Config): Promise<Result> {
     progress(`${name}: replicas running their shards (load ${loadavg()[0]?.toFixed(1)})`);
     await createBenchOperator(admin, NS, configMapTemplates());
     await sleep(2_000);
+    const idleRss = replicas.map((r) => rssOf(r.child.pid ?? 0));
     const tally = new AuditTally(audit.logPath);
     await tally.refresh();
     const before = tally.snapshot(USER);
@@ -189,6 +194,7 @@ async function run(config: Config): Promise<Result> {
     const texts = await Promise.all(replicas.map((r) => localMetrics(r.port)));
     const result = {
       peakRss: replicas.map((r) => peakRssOf(r.child.pid)),
+      idleRss,
       heapUsed: texts.map((t) => metric(t, 'nodejs_heap_size_used_bytes')),
       instances: texts.map((t) => metric(t, 'planwright_shard_instances')),
     };
@@ -316,6 +322,9 @@ const base = results[0];
 const each = (r: Result, f: (i: number) => string): string =>
   r.peakRss.map((_, i) => f(i)).join(' / ');
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+/** What a replica's peak added to what it held before the Instances. */
+const grown = (r: Result, i: number): number => (r.peakRss[i] ?? 0) - (r.idleRss[i] ?? 0);
+const maxGrown = (r: Result): number => Math.max(...r.peakRss.map((_, i) => grown(r, i)));
 process.stdout.write(
   `\nSharding, N=${N} Instances of a 3-ConfigMap plan, replicas × shards (load ${loadavg()
     .map((l) => l.toFixed(1))
@@ -345,6 +354,16 @@ process.stdout.write(
         ...results
           .slice(1)
           .map((r) => ratio(Math.max(...r.peakRss), Math.max(...(base?.peakRss ?? [0])))),
+      ],
+      [
+        'RSS per replica before the Instances (MiB)',
+        ...results.map((r) => each(r, (i) => mib(r.idleRss[i] ?? 0))),
+        ...results.slice(1).map(() => '–'),
+      ],
+      [
+        'peak RSS − RSS before, per replica (MiB)',
+        ...results.map((r) => each(r, (i) => mib(grown(r, i)))),
+        ...results.slice(1).map((r) => ratio(maxGrown(r), base ? maxGrown(base) : 0)),
       ],
       [
         'peak RSS summed (MiB)',
