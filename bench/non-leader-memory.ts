@@ -7,8 +7,8 @@
 // for Deployments it made (the apiserver's apiserver_request_total); also the RSS of its whole
 // process tree and how many child processes it runs (render workers).
 // BENCH_ROLE=leader: nobody else holds the Lease, so the replica runs every shard and holds the
-// workload caches; the Deployments are none of Planwright's (no `heritage=kudo`), which those
-// caches leave out since issue 41's follow-up (docs/replicas.md, "Caches").
+// workload caches; the Deployments are none of Planwright's (no `heritage=kudo`), and those
+// caches hold only Planwright's objects (docs/replicas.md, "Caches").
 // Run: BENCH_BASELINE_ROOT=/tmp/base node --import ./scripts/register-ts.mjs bench/non-leader-memory.ts [deployments=1000] [rounds=2]
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';

@@ -180,7 +180,7 @@ async function run(config: Config): Promise<Result> {
     progress(`${name}: replicas running their shards (load ${loadavg()[0]?.toFixed(1)})`);
     await createBenchOperator(admin, NS, configMapTemplates());
     await sleep(2_000);
-    const idleRss = replicas.map((r) => rssOf(r.child.pid ?? 0));
+    const idleRss = replicas.map((r) => rssOf(r.child.pid));
     const tally = new AuditTally(audit.logPath);
     await tally.refresh();
     const before = tally.snapshot(USER);
