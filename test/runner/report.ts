@@ -18,6 +18,14 @@ export interface FileTime {
   readonly ok: boolean;
 }
 
+/** One test that failed, or a file that failed to run (then `test` is undefined). */
+export interface Failure {
+  readonly file: string;
+  readonly test: string | undefined;
+  /** The first lines of jest's message, colours stripped. */
+  readonly message: string;
+}
+
 export interface Counts {
   passed: number;
   failed: number;
@@ -36,7 +44,32 @@ interface JestJson {
     readonly startTime: number;
     readonly endTime: number;
     readonly status: string;
+    /** Set when the file failed to run (an import threw, a hook timed out). */
+    readonly message?: string;
+    readonly assertionResults?: readonly {
+      readonly fullName: string;
+      readonly status: string;
+      readonly failureMessages?: readonly string[];
+    }[];
   }[];
+}
+
+// Enough of a message to tell one failure from another; the whole text is in the log above.
+const MESSAGE_LINES = 6;
+const MESSAGE_CHARS = 600;
+
+// eslint-disable-next-line no-control-regex -- jest's messages carry ANSI colour sequences
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+function excerpt(message: string): string {
+  const lines = message
+    .replace(ANSI, '')
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .slice(0, MESSAGE_LINES)
+    .join('\n');
+  return lines.length > MESSAGE_CHARS ? `${lines.slice(0, MESSAGE_CHARS)}…` : lines;
 }
 
 /** Counts and file times of one jest run, from its --outputFile; undefined when it wrote none. */
@@ -44,7 +77,7 @@ export async function readJestResult(
   file: string,
   group: string,
   root: string,
-): Promise<{ counts: Counts; files: FileTime[] } | undefined> {
+): Promise<{ counts: Counts; files: FileTime[]; failures: Failure[] } | undefined> {
   let json: JestJson;
   try {
     json = JSON.parse(await readFile(file, 'utf8')) as JestJson;
@@ -64,6 +97,16 @@ export async function readJestResult(
       ms: Math.max(0, r.endTime - r.startTime),
       ok: r.status === 'passed',
     })),
+    failures: json.testResults.flatMap((r): Failure[] => {
+      const file = relative(root, r.name);
+      const failed = (r.assertionResults ?? [])
+        .filter((a) => a.status === 'failed')
+        .map((a) => ({ file, test: a.fullName, message: excerpt(a.failureMessages?.[0] ?? '') }));
+      if (failed.length > 0) return failed;
+      return r.status === 'failed'
+        ? [{ file, test: undefined, message: excerpt(r.message ?? '') }]
+        : [];
+    }),
   };
 }
 
@@ -84,6 +127,20 @@ export function formatFiles(files: readonly FileTime[]): string {
   const lines = ['', `test files (${files.length}), slowest first (wall time):`];
   for (const f of [...files].sort((a, b) => b.ms - a.ms)) {
     lines.push(`${seconds(f.ms)} s  ${f.ok ? '  ' : '✗ '}${f.group.padEnd(11)} ${f.file}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The failures again, last, so that a log cut to its tail (CI keeps the end) still names
+ * what failed and why.
+ */
+export function formatFailures(failures: readonly Failure[]): string {
+  if (failures.length === 0) return '';
+  const lines = ['', `failed (${failures.length}):`];
+  for (const f of failures) {
+    lines.push(`✗ ${f.file}${f.test === undefined ? ' (the file failed to run)' : ` › ${f.test}`}`);
+    for (const l of f.message.split('\n')) if (l !== '') lines.push(`    ${l}`);
   }
   return lines.join('\n');
 }

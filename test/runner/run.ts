@@ -15,10 +15,12 @@ import { loadHistory, updatedHistory, writeHistory, type History } from './histo
 import { FILLER_NICENESS, planLanes, workersFrom, type JestLane, type TestFile } from './plan.ts';
 import { run, stopChildren } from './process.ts';
 import {
+  formatFailures,
   formatFiles,
   formatSteps,
   readJestResult,
   type Counts,
+  type Failure,
   type FileTime,
   type StepTime,
 } from './report.ts';
@@ -27,6 +29,7 @@ const root = repositoryRoot();
 const started = Date.now();
 const steps: StepTime[] = [];
 const files: FileTime[] = [];
+const failedTests: Failure[] = [];
 const counts: Counts = { passed: 0, failed: 0, skipped: 0 };
 let failures = 0;
 
@@ -208,6 +211,7 @@ async function jest(lane: JestLane, runDir: string, env: NodeJS.ProcessEnv): Pro
     counts.failed += result.counts.failed;
     counts.skipped += result.counts.skipped;
     files.push(...result.files);
+    failedTests.push(...result.failures);
     return ok;
   });
 }
@@ -336,7 +340,9 @@ export async function runTests(argv: readonly string[]): Promise<never> {
   await checked;
   await rm(runDir, { recursive: true, force: true });
 
-  process.stdout.write(`${formatSteps(steps)}\n${formatFiles(files)}\n`);
+  process.stdout.write(
+    `${formatSteps(steps)}\n${formatFiles(files)}\n${formatFailures(failedTests)}\n`,
+  );
   const total = ((Date.now() - started) / 1000).toFixed(0);
   process.stdout.write(
     `\nnpm test: ${total} s; ${failures === 0 ? 'every step passed' : `${failures} step(s) failed`}\n` +

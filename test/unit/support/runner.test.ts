@@ -22,7 +22,7 @@ import {
   workersFrom,
   type TestFile,
 } from '../../runner/plan.ts';
-import { formatFiles, formatSteps, readJestResult } from '../../runner/report.ts';
+import { formatFailures, formatFiles, formatSteps, readJestResult } from '../../runner/report.ts';
 
 describe('workersFrom', () => {
   it('takes the defaults, and PLANWRIGHT_TEST_WORKERS overrides some lanes', () => {
@@ -226,7 +226,30 @@ describe('the report', () => {
           numRuntimeErrorTestSuites: 1,
           testResults: [
             { name: '/repo/test/a.test.ts', startTime: 1_000, endTime: 3_500, status: 'passed' },
-            { name: '/repo/test/b.test.ts', startTime: 1_000, endTime: 9_000, status: 'failed' },
+            {
+              name: '/repo/test/b.test.ts',
+              startTime: 1_000,
+              endTime: 9_000,
+              status: 'failed',
+              assertionResults: [
+                { fullName: 'b works', status: 'passed' },
+                {
+                  fullName: 'b waits › for the plan',
+                  status: 'failed',
+                  failureMessages: [
+                    '\u001b[31mError: timed out\u001b[39m\n\n    at wait (b.ts:1)\n',
+                  ],
+                },
+              ],
+            },
+            {
+              name: '/repo/test/c.test.ts',
+              startTime: 1_000,
+              endTime: 1_100,
+              status: 'failed',
+              message: 'Cannot find module ./gone',
+              assertionResults: [],
+            },
           ],
         }),
       );
@@ -235,7 +258,19 @@ describe('the report', () => {
       expect(result?.files).toEqual([
         { file: 'test/a.test.ts', group: 'integration', ms: 2_500, ok: true },
         { file: 'test/b.test.ts', group: 'integration', ms: 8_000, ok: false },
+        { file: 'test/c.test.ts', group: 'integration', ms: 100, ok: false },
       ]);
+      // The failures close the report, colours stripped, so a log cut to its tail names them.
+      expect(formatFailures(result?.failures ?? []).split('\n')).toEqual([
+        '',
+        'failed (2):',
+        '✗ test/b.test.ts › b waits › for the plan',
+        '    Error: timed out',
+        '        at wait (b.ts:1)',
+        '✗ test/c.test.ts (the file failed to run)',
+        '    Cannot find module ./gone',
+      ]);
+      expect(formatFailures([])).toBe('');
       const table = formatFiles(result?.files ?? []).split('\n');
       // Slowest first, a failed file marked.
       expect(table[2]).toMatch(/^\s+8\.0 s {2}✗ integration test\/b\.test\.ts$/);
