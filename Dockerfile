@@ -20,6 +20,7 @@ COPY manifests ./manifests
 USER 65532:65532
 EXPOSE 9443
 # Node flags chosen for a small, steady footprint (figures: bench/README.md, "Garbage, live
-# set and node flags"): --optimize-for-size keeps the heap small, --no-memory-reducer skips
+# set and node flags"): a 2 MiB young generation and a 30 % old-generation growth factor keep
+# the heap as small as --optimize-for-size did at ~15 % less CPU, --no-memory-reducer skips
 # the full GC after each burst. Source maps are enabled by dist/main.js.
-ENTRYPOINT ["node", "--optimize-for-size", "--no-memory-reducer", "dist/main.js", "start"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "--heap-growing-percent=30", "--no-memory-reducer", "dist/main.js", "start"]

@@ -9,10 +9,11 @@
 // last busy second before three quiet ones, i.e. a bench burst without startup and idle).
 import { readFileSync } from 'node:fs';
 import { codePlace as where } from './support/code-place.ts';
+import { SourcePlaces } from './support/source-places.ts';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 interface Profile {
@@ -25,6 +26,12 @@ interface Profile {
 const [file, fromArg, toArg] = process.argv.slice(2);
 if (!file) throw new Error('usage: cpuprofile-top.ts <file.cpuprofile> [fromS|burst] [toS]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+// Frames of the bundle, put back to the source files they came from.
+const places = new SourcePlaces();
+for (const n of profile.nodes) {
+  const { url, lineNumber, columnNumber } = n.callFrame;
+  Object.assign(n.callFrame, places.place(url, lineNumber, columnNumber));
+}
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

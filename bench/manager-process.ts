@@ -23,6 +23,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { MANAGER_NODE_FLAGS } from '../src/cli/image.ts';
 import { KubeClient } from '../src/kube/index.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { repositoryRoot } from '../src/localcluster/paths.ts';
@@ -38,7 +39,7 @@ const rounds = Number(process.env['BENCH_ROUNDS'] ?? 1);
 const ns = 'default';
 const MiB = 1024 * 1024;
 const TICKS = 100; // USER_HZ on Linux
-const DOCKERFILE_FLAGS = '--optimize-for-size --no-memory-reducer';
+const DOCKERFILE_FLAGS = MANAGER_NODE_FLAGS.join(' ');
 const SAMPLER = resolve(repositoryRoot(), 'bench/support/heap-sampler.mjs');
 
 const roots = (process.env['BENCH_ROOTS'] ?? repositoryRoot()).split(',').filter((r) => r !== '');

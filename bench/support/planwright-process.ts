@@ -2,15 +2,16 @@
 // compiled by tsc, not through the TypeScript loader), as a child process the bench can
 // measure from outside.
 import https from 'node:https';
+import { MANAGER_NODE_FLAGS } from '../../src/cli/image.ts';
 import { ensureBuiltCli, PLANWRIGHT } from '../../test/integration/cli/built-cli.ts';
 import { sleep } from '../../src/runtime/time.ts';
 import { spawnLogged, type LoggedChild } from './child.ts';
 
 /**
- * Node flags of the manager: the Dockerfile's ENTRYPOINT by default (`--optimize-for-size
- * --no-memory-reducer`), BENCH_NODE_FLAGS to change them ("" for none).
+ * Node flags of the manager: the Dockerfile's ENTRYPOINT by default (MANAGER_NODE_FLAGS),
+ * BENCH_NODE_FLAGS to change them ("" for none).
  */
-const NODE_FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? '--optimize-for-size --no-memory-reducer')
+const NODE_FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? MANAGER_NODE_FLAGS.join(' '))
   .split(' ')
   .filter((f) => f !== '');
 

@@ -3,6 +3,7 @@
 // manager's own metrics, and the apiserver's count of writes.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
+import { MANAGER_NODE_FLAGS } from '../../src/cli/image.ts';
 import { ensureBuiltCli, PLANWRIGHT } from '../integration/cli/built-cli.ts';
 import { testCluster } from './cluster.ts';
 import { waitFor } from './wait.ts';
@@ -34,8 +35,7 @@ export async function startManagerProcess(
     process.execPath,
     [
       // The node flags of `npm start` and the image's ENTRYPOINT.
-      '--optimize-for-size',
-      '--no-memory-reducer',
+      ...MANAGER_NODE_FLAGS,
       options.cwd === undefined ? PLANWRIGHT : 'dist/main.js',
       'start',
       '--kubeconfig',

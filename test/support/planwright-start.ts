@@ -12,6 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import https from 'node:https';
 import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import { MANAGER_NODE_FLAGS } from '../../src/cli/image.ts';
 import { webhookConfigurations } from '../../src/cli/install.ts';
 import { KubeClient } from '../../src/kube/index.ts';
 import { withDirectoryLock } from '../../src/localcluster/lock.ts';
@@ -117,8 +118,7 @@ export function startArgv(options: {
   readonly args: readonly string[];
 }): string[] {
   return [
-    '--optimize-for-size',
-    '--no-memory-reducer',
+    ...MANAGER_NODE_FLAGS,
     PLANWRIGHT,
     'start',
     '--kubeconfig',

@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { MANAGER_NODE_FLAGS } from '../../src/cli/image.ts';
 import { repositoryRoot } from '../../src/localcluster/paths.ts';
 import {
   DOCKERFILE,
@@ -55,13 +56,12 @@ describe('Dockerfile', () => {
 
   it('runs `start` from dist/ with production settings, as a non-root user', () => {
     const stage = finalStage(text);
-    expect(stage.entrypoint).toEqual([
-      'node',
-      '--optimize-for-size',
-      '--no-memory-reducer',
-      'dist/main.js',
-      'start',
-    ]);
+    expect(stage.entrypoint).toEqual(['node', ...MANAGER_NODE_FLAGS, 'dist/main.js', 'start']);
+    // `npm start` runs the manager with the image's flags.
+    const pkg = JSON.parse(readFileSync(join(repositoryRoot(), 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts['start']).toBe(`node ${MANAGER_NODE_FLAGS.join(' ')} dist/main.js start`);
     expect(stage.env['NODE_ENV']).toBe('production');
     expect(stage.user).toBe('65532:65532');
     // Only build output and what start reads: no sources, no tests, no dev tooling, and no
@@ -106,7 +106,7 @@ describe('Dockerfile', () => {
     [
       'a shell-form ENTRYPOINT',
       [
-        'ENTRYPOINT ["node", "--optimize-for-size", "--no-memory-reducer", "dist/main.js", "start"]',
+        `ENTRYPOINT ${JSON.stringify(['node', ...MANAGER_NODE_FLAGS, 'dist/main.js', 'start']).replaceAll(',', ', ')}`,
         'ENTRYPOINT node dist/main.js start',
       ],
       'ENTRYPOINT in shell form',

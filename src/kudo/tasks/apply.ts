@@ -118,7 +118,9 @@ function withPolicy(task: string, decorated: ApplyObject, ctx: TaskContext): Pol
       cluster: ctx.cluster,
       digest: dependencyKeyOf(object) !== undefined ? objectDigest(object) : undefined,
       task,
-      contentDigest: digestOf(object),
+      // What drift compares a baseline with: only kept where drift is on (onApplied). A
+      // digest of each object costs ~0.2 ms of CPU per Instance in a 3-ConfigMap plan.
+      contentDigest: ctx.onApplied ? digestOf(object) : undefined,
       policy,
     }),
   };
