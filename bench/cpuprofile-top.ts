@@ -8,7 +8,7 @@
 // ("burst" as fromS: from the first busy second after the startup's first quiet one to the
 // last busy second before three quiet ones, i.e. a bench burst without startup and idle).
 import { readFileSync } from 'node:fs';
-import { codePlace as where } from './support/code-place.ts';
+import { codePlace as where, isOurCode } from './support/code-place.ts';
 import { SourcePlaces } from './support/source-places.ts';
 
 interface ProfileNode {
@@ -28,10 +28,7 @@ if (!file) throw new Error('usage: cpuprofile-top.ts <file.cpuprofile> [fromS|bu
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 // Frames of the bundle, put back to the source files they came from.
 const places = new SourcePlaces();
-for (const n of profile.nodes) {
-  const { url, lineNumber, columnNumber } = n.callFrame;
-  Object.assign(n.callFrame, places.place(url, lineNumber, columnNumber));
-}
+for (const n of profile.nodes) places.restore(n.callFrame);
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -122,7 +119,7 @@ const PARTS: [RegExp, string][] = [
   [/\/kudo\//, 'kudo (other)'],
   [/\/(log|logging)\b|pino/, 'logging'],
 ];
-const ours = (url: string): boolean => /\/(dist|src)\//.test(url) && !url.includes('node_modules');
+const ours = isOurCode;
 const parts = new Map<string, number>();
 const orphans = new Map<string, number>();
 const inclusive = new Map<string, number>();

@@ -7,10 +7,11 @@
 // Run: node --import ./scripts/register-ts.mjs bench/heapprofile-top.ts <file> [count=30] [perN]
 // perN: also print bytes per unit (e.g. 1000 for per Instance at N=1000).
 import { readFileSync } from 'node:fs';
-import { codePlace as where } from './support/code-place.ts';
+import { codePlace as where, isOurCode } from './support/code-place.ts';
+import { SourcePlaces } from './support/source-places.ts';
 
 interface HeapNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   selfSize: number;
   children: HeapNode[];
 }
@@ -24,7 +25,7 @@ const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode };
 const short = (url: string): string => url.replace(/^.*\/(node_modules|dist|src)\//, '$1/');
 const frame = (n: HeapNode): string =>
   `${n.callFrame.functionName || '(anonymous)'} ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
-const ours = (url: string): boolean => /\/(dist|src)\//.test(url) && !url.includes('node_modules');
+const ours = isOurCode;
 
 const byFn = new Map<string, number>();
 const byPlace = new Map<string, number>();
@@ -33,10 +34,13 @@ let total = 0;
 const add = (m: Map<string, number>, k: string, v: number): void => {
   m.set(k, (m.get(k) ?? 0) + v);
 };
+// Frames of the bundle, put back to the source files they came from.
+const places = new SourcePlaces();
 // Walk with the innermost frame of our own code seen on the way down.
 const stack: [HeapNode, string][] = [[head, '(not our code)']];
 while (stack.length > 0) {
   const [n, site] = stack.pop() as [HeapNode, string];
+  places.restore(n.callFrame);
   const here = ours(n.callFrame.url) ? frame(n) : site;
   if (n.selfSize > 0) {
     total += n.selfSize;

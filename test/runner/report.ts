@@ -1,6 +1,7 @@
 // What the runner prints at its end: the wall time of every build step and check, of every
 // test file (slowest first), and one closing line of counts CI logs can be read by.
 import { readFile } from 'node:fs/promises';
+import { stripVTControlCharacters } from 'node:util';
 import { relative } from 'node:path';
 
 export interface StepTime {
@@ -58,12 +59,9 @@ interface JestJson {
 const MESSAGE_LINES = 6;
 const MESSAGE_CHARS = 600;
 
-// eslint-disable-next-line no-control-regex -- jest's messages carry ANSI colour sequences
-const ANSI = /\u001b\[[0-9;]*m/g;
-
 function excerpt(message: string): string {
-  const lines = message
-    .replace(ANSI, '')
+  // jest's messages carry ANSI colour sequences.
+  const lines = stripVTControlCharacters(message)
     .split('\n')
     .map((l) => l.trimEnd())
     .filter((l) => l.trim() !== '')
