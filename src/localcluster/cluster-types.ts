@@ -82,11 +82,19 @@ export interface LocalClusterInfo {
 export interface LocalCluster extends LocalClusterInfo {
   /** A client-certificate user with the given groups and no other rights. */
   createUser(name: string, groups?: readonly string[]): Promise<UserCredentials>;
-  /** Stops kube-apiserver and starts it again on the same port, certificates and etcd. */
+  /**
+   * Stops kube-apiserver and starts it again on the same port, certificates and etcd. The
+   * workload components reconnect on their own, on client-go's backoff: up to a minute later.
+   */
   restartApiServer(): Promise<void>;
   /** Compacts etcd at its current revision, so older resourceVersions answer 410 Gone. */
   compactEtcd(): Promise<number>;
-  /** Workloads mode: one more fake node, resolved once it takes pods. */
+  /**
+   * Workloads mode: one more fake node, resolved once it takes pods. Add nodes before a
+   * `restartApiServer()`, or a minute after it: kwok 0.8 leaves a pod Pending for good when it is
+   * bound to a node whose Lease kwok's lease cache has not seen yet, and that cache lags while
+   * kwok reconnects.
+   */
   addNode(name: string, options?: Partial<FakeNodeOptions>): Promise<void>;
   /** Workloads mode: deletes a node (its pods are garbage-collected by kcm later). */
   removeNode(name: string): Promise<void>;
