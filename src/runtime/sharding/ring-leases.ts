@@ -34,6 +34,8 @@ export interface SeenLease {
   readonly object: LeaseObject;
   /** Local time (ms) the record (spec) was last seen to change. */
   readonly changedAt: number;
+  /** Local time (ms) this Lease was first seen: how long this replica has watched it. */
+  readonly firstSeenAt: number;
 }
 
 export interface RingLeasesOptions {
@@ -128,6 +130,16 @@ export class RingLeases {
       if (lease.changedAt + this.options.leaseDurationMs > now) out.push(holder);
     }
     return out;
+  }
+
+  /**
+   * Whether `identity` became a member less than a lease duration ago, as this replica saw it.
+   * Such a member cannot yet tell a silent member from a dead one: it has not watched any
+   * Lease for a lease duration (see {@link memberDead}).
+   */
+  joinedRecently(identity: string, now: number): boolean {
+    const seen = this.seen.get(this.memberLeaseName(identity));
+    return seen === undefined || seen.firstSeenAt + this.options.leaseDurationMs > now;
   }
 
   /** Member Leases not seen changing for `ms` (dead for that long): garbage to delete. */
@@ -265,7 +277,11 @@ export class RingLeases {
     const before = this.seen.get(name);
     if (before && newer(before.object, lease)) return;
     const changed = !before || record(before.object) !== record(lease);
-    this.seen.set(name, { object: lease, changedAt: changed ? now : before.changedAt });
+    this.seen.set(name, {
+      object: lease,
+      changedAt: changed ? now : before.changedAt,
+      firstSeenAt: before?.firstSeenAt ?? now,
+    });
   }
 }
 

@@ -243,9 +243,25 @@ export class ShardRing implements ShardSet {
       if (live.has(holder)) holders.set(shard, holder);
     }
     const desired = assignShards({ shards: this.shards, members: [...live], holders });
+    // A dead member's shards are taken over by the members that can judge it dead: one that
+    // joined less than a lease duration ago has not watched its Lease long enough, and if
+    // the shard waited for it, the takeover would wait a second lease duration. It gets the
+    // shard by a handoff afterwards, as the assignment above says.
+    const judges = [...live].filter((m) => m === me || !this.leases.joinedRecently(m, now));
+    const takeover =
+      judges.length === live.size
+        ? desired
+        : assignShards({ shards: this.shards, members: judges, holders });
     this.options.metrics?.shardMembers.set({ ring: this.options.name }, live.size);
     for (const shard of this.shards) {
-      await this.reconcileShard(shard, { me, live, want: desired.get(shard), now, term });
+      await this.reconcileShard(shard, {
+        me,
+        live,
+        want: desired.get(shard),
+        takeover: takeover.get(shard),
+        now,
+        term,
+      });
     }
     for (const stale of this.leases.staleMembers(now, 2 * this.timings.leaseDurationMs)) {
       if (stale.spec?.holderIdentity !== me) await this.leases.remove(stale, term);
@@ -258,6 +274,8 @@ export class ShardRing implements ShardSet {
       readonly me: string;
       readonly live: ReadonlySet<string>;
       readonly want: string | undefined;
+      /** Who takes the shard over when its holder is a dead member. */
+      readonly takeover: string | undefined;
       readonly now: number;
       readonly term: AbortSignal;
     },
@@ -288,8 +306,9 @@ export class ShardRing implements ShardSet {
       );
       return;
     }
-    if (at.want !== at.me || this.terms.has(shard)) return;
+    if (this.terms.has(shard)) return;
     if (holder !== '' && at.live.has(holder)) return; // its holder hands it over
+    if ((holder === '' ? at.want : at.takeover) !== at.me) return;
     if (holder !== '' && !(await this.leases.memberDead(holder, at.now, at.term))) return;
     const durationSeconds = Math.ceil(this.timings.leaseDurationMs / 1000);
     if (await this.leases.writeShard(shard, seen?.object, at.me, durationSeconds, at.term)) {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -20,6 +21,8 @@ import { createTestNamespace, kubeConfig, testCluster, uniqueName } from '../../
 import { takeLease } from '../../support/lease.ts';
 import { waitFor } from '../../support/wait.ts';
 import { LEASE_TIMINGS } from './fixtures/timings.ts';
+
+type LeaseTimings = { readonly [K in keyof typeof LEASE_TIMINGS]: number };
 
 const logger = pino({ level: 'silent' });
 
@@ -44,6 +47,7 @@ class Replica {
     ringName: string,
     shards: number,
     log: TermEvent[],
+    timings: LeaseTimings = LEASE_TIMINGS,
   ) {
     this.ring = new ShardRing({
       client: this.client,
@@ -53,7 +57,7 @@ class Replica {
       identity: name,
       logger,
       metrics: new RuntimeMetrics(new Registry()),
-      ...LEASE_TIMINGS,
+      ...timings,
     });
     const recorder: ShardRunnable = {
       name: 'recorder',
@@ -117,6 +121,36 @@ describe('shard ring', () => {
     (await leases.readNamespacedLease({ namespace, name: `${ring}-shard-${shard}` })).spec
       ?.holderIdentity ?? '';
 
+  /** A replica of `ring` (two shards) in a child process, so that it can be SIGKILLed. */
+  const startChild = (
+    ring: string,
+    timings: LeaseTimings,
+  ): { child: ChildProcess; childRuns: Set<string> } => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        './scripts/register-ts.mjs',
+        'test/integration/runtime/fixtures/shard-child.ts',
+        testCluster().kubeconfigPath,
+        namespace,
+        ring,
+        '2',
+        `${timings.leaseDurationMs},${timings.renewDeadlineMs},${timings.retryPeriodMs}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    children.push(child);
+    const childRuns = new Set<string>();
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      const [what, shard = ''] = line.split(' ');
+      if (what === 'RUN') childRuns.add(shard);
+      if (what === 'END') childRuns.delete(shard);
+    });
+    return { child, childRuns };
+  };
+
   it('three replicas run two of six shards each; one leaving hands its shards over after they drained; one joining takes its share', async () => {
     const ring = uniqueName('ring');
     const log: TermEvent[] = [];
@@ -175,27 +209,7 @@ describe('shard ring', () => {
 
   it('a replica killed with SIGKILL: its shards are taken over by the others, never before its lease ran out', async () => {
     const ring = uniqueName('ring');
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        './scripts/register-ts.mjs',
-        'test/integration/runtime/fixtures/shard-child.ts',
-        testCluster().kubeconfigPath,
-        namespace,
-        ring,
-        '2',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    children.push(child);
-    const childRuns = new Set<string>();
-    const lines = createInterface({ input: child.stdout });
-    lines.on('line', (line) => {
-      const [what, shard = ''] = line.split(' ');
-      if (what === 'RUN') childRuns.add(shard);
-      if (what === 'END') childRuns.delete(shard);
-    });
+    const { child, childRuns } = startChild(ring, LEASE_TIMINGS);
     await waitFor('the child runs both shards', () => childRuns.size === 2, { timeoutMs: 30_000 });
     const log: TermEvent[] = [];
     const p = new Replica('p', namespace, ring, 2, log).start();
@@ -221,6 +235,53 @@ describe('shard ring', () => {
       );
     } finally {
       await p.leave();
+    }
+  });
+
+  it('a replica killed as another joins: the member that watched it takes its shards over, and the newcomer gets its share by a handoff', async () => {
+    // Long enough that the newcomer is surely a member before the killed replica's Lease runs
+    // out, which the test checks: the case is about a member that joined in between.
+    const timings = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1_000 };
+    const ring = uniqueName('ring');
+    const { child, childRuns } = startChild(ring, timings);
+    await waitFor('the child runs both shards', () => childRuns.size === 2, { timeoutMs: 30_000 });
+    const log: TermEvent[] = [];
+    const p = new Replica('p', namespace, ring, 2, log, timings).start();
+    let q: Replica | undefined;
+    try {
+      await waitFor('one shard each', () => p.running.size === 1 && childRuns.size === 1, {
+        timeoutMs: 30_000,
+      });
+      const childShard = [...childRuns][0] ?? '';
+      child.kill('SIGKILL');
+      const killed = log.length;
+      // q joins half a lease duration after the child's last renewal (as a restarted container
+      // does): it never saw the child alive, so it cannot judge the child dead before a lease
+      // duration of its own has passed, half a lease duration after p can.
+      await sleep(timings.leaseDurationMs / 2);
+      q = new Replica('q', namespace, ring, 2, log, timings).start();
+      await waitFor('p sees q as a member', () => {
+        const identity = q?.ring.identity;
+        return identity !== undefined && p.ring.members().includes(identity);
+      });
+      expect(log.slice(killed)).toEqual([]);
+      // Two members, one shard each: the child's shard is q's share, yet p, which watched the
+      // child, takes it over (the first term after the kill), then hands one shard to q.
+      await waitFor(
+        'one shard each on p and q',
+        () => p.running.size === 1 && q?.running.size === 1,
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      const afterKill = log.slice(killed);
+      expect(afterKill[0]).toEqual({ replica: 'p', shard: childShard, event: 'start' });
+      expect(afterKill.filter((e) => e.event === 'end')).toEqual([
+        expect.objectContaining({ replica: 'p', reason: ShardHandoffError.name }),
+      ]);
+      expect(overlaps(log)).toEqual([]);
+    } finally {
+      await Promise.all([p.leave(), q?.leave()]);
     }
   });
 
