@@ -18,6 +18,10 @@ export interface AdmissionStreamResult {
   readonly answered: number;
   /** What the other requests got, with the time since the stream started. */
   readonly failed: readonly string[];
+  /** The same, each with the time (epoch ms) its answer came, to line up with a disruption. */
+  readonly failures: ReadonlyArray<{ readonly at: number; readonly text: string }>;
+  /** When the stream started (epoch ms): the origin of the times in `failed`. */
+  readonly startedAt: number;
 }
 
 export interface AdmissionStream {
@@ -35,7 +39,11 @@ export function startAdmissionStream(input: {
   const started = Date.now();
   const stop = new AbortController();
   let answered = 0;
-  const failed: string[] = [];
+  const failures: Array<{ at: number; text: string }> = [];
+  const fail = (text: string): void => {
+    const at = Date.now();
+    failures.push({ at, text: `${at - started} ms: ${text}` });
+  };
   const write = async (n: number): Promise<void> => {
     try {
       await input.client.request({
@@ -49,7 +57,7 @@ export function startAdmissionStream(input: {
           spec: { operatorVersion: { name: 'stream-does-not-exist' } },
         },
       });
-      failed.push(`${Date.now() - started} ms: admitted (the webhook should have refused it)`);
+      fail('admitted (the webhook should have refused it)');
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const byWebhook =
@@ -58,7 +66,7 @@ export function startAdmissionStream(input: {
         message.includes('denied the request') &&
         !message.includes('failed calling webhook');
       if (byWebhook) answered++;
-      else failed.push(`${Date.now() - started} ms: ${message.slice(0, MESSAGE_CHARS)}`);
+      else fail(message.slice(0, MESSAGE_CHARS));
     }
   };
   let counter = 0;
@@ -72,7 +80,7 @@ export function startAdmissionStream(input: {
     stop: async () => {
       stop.abort();
       await Promise.all(loops);
-      return { answered, failed };
+      return { answered, failed: failures.map((f) => f.text), failures, startedAt: started };
     },
   };
 }
