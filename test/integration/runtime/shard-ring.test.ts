@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
+import type { LeaseTimings } from '../../../src/cli/start-flags.ts';
 import { KubeClient } from '../../../src/kube/index.ts';
 import { LeaderElectionLostError } from '../../../src/runtime/errors.ts';
 import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
@@ -21,8 +22,6 @@ import { createTestNamespace, kubeConfig, testCluster, uniqueName } from '../../
 import { takeLease } from '../../support/lease.ts';
 import { waitFor } from '../../support/wait.ts';
 import { LEASE_TIMINGS } from './fixtures/timings.ts';
-
-type LeaseTimings = { readonly [K in keyof typeof LEASE_TIMINGS]: number };
 
 const logger = pino({ level: 'silent' });
 

@@ -58,9 +58,8 @@ interface Gate {
   readonly name: string;
   /** Hold the first CREATE (else only count). */
   readonly hold: boolean;
-  calls: number;
-  /** When each CREATE came (ISO time), for the message of a failed count. */
-  readonly times: string[];
+  /** When each CREATE came (ISO time): how many, and when, for a failed count's message. */
+  readonly calls: string[];
   held: boolean;
   release?: (result: AdmissionResult) => void;
 }
@@ -103,9 +102,8 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
       const gate = gates.get(request.namespace ?? '');
       const name = (request.object?.['metadata'] as { name?: string } | undefined)?.name;
       if (!gate || name !== gate.name || request.operation !== 'CREATE') return allow();
-      gate.calls += 1;
-      gate.times.push(new Date().toISOString());
-      if (!gate.hold || gate.calls > 1) return allow();
+      gate.calls.push(new Date().toISOString());
+      if (!gate.hold || gate.calls.length > 1) return allow();
       return new Promise<AdmissionResult>((resolve) => {
         gate.release = resolve;
         gate.held = true;
@@ -324,8 +322,7 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
         namespace: ns,
         name: child,
         hold: inFlight,
-        calls: 0,
-        times: [],
+        calls: [],
         held: false,
       };
       gates.set(ns, gate);
@@ -388,9 +385,9 @@ describe('restart safety of Pipe and KudoOperator tasks (dedicated workloads clu
       // Created once: a second CREATE reached the apiserver only when the first was dropped.
       // Checked after the outcome, and with the restarted manager's log, so that a failure here
       // tells an extra attempt from an extra child or plan.
-      if (gate.calls !== (inFlight ? 2 : 1)) {
+      if (gate.calls.length !== (inFlight ? 2 : 1)) {
         throw new Error(
-          `${gate.calls} CREATEs of ${child} reached the apiserver (at ${gate.times.join(', ')}), ${inFlight ? 2 : 1} expected; the restarted manager's log (tail):\n${second.log.slice(-3000)}`,
+          `${gate.calls.length} CREATEs of ${child} reached the apiserver (at ${gate.calls.join(', ')}), ${inFlight ? 2 : 1} expected; the restarted manager's log (tail):\n${second.log.slice(-3000)}`,
         );
       }
       second.proc.kill('SIGTERM');
